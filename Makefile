@@ -1,0 +1,73 @@
+# kfleet: kfleetd (daemon), kfleet (CLI), kfleet-agent (static, in the guest).
+#   make               build into build/ (binaries in build/bin/)
+#   make check         unit tests, the same under ASan+UBSan, then end-to-end tests
+#   make check-unit    unit tests only (SANITIZE=1 for the sanitizer build)
+#   make check-e2e     end-to-end tests (need libvirtd, see README.md)
+#   WERROR=1           add -Werror (CI does)
+CC      ?= gcc
+PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcrypto zlib
+CFLAGS  ?= -O2 -g
+override CFLAGS += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -I. \
+	$(shell pkg-config --cflags $(PKGS)) $(if $(WERROR),-Werror)
+LDLIBS  := $(shell pkg-config --libs $(PKGS)) -lpthread
+
+ifeq ($(SANITIZE),1)
+B := build-san
+override CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+else
+B := build
+endif
+
+ARCH_HOST := $(shell uname -m)
+LIB_SRCS := $(filter-out images/agent.c orchestrator/kfleetd.c orchestrator/kfleet.c, \
+	$(wildcard common/*.c db/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+UNIT_SRCS := $(wildcard t/unit/*/*_test.c)
+UNIT_BINS := $(UNIT_SRCS:t/unit/%.c=$(B)/t/unit/%)
+BINS := $(B)/bin/kfleetd $(B)/bin/kfleet $(B)/bin/kfleet-agent-x86_64
+
+all: $(BINS)
+
+$(B)/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/libkfleet.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/bin/kfleetd: $(B)/orchestrator/kfleetd.o $(B)/libkfleet.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bin/kfleet: $(B)/orchestrator/kfleet.o $(B)/libkfleet.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The agent runs as the guest's only program besides busybox: static, no sanitizers.
+$(B)/bin/kfleet-agent-x86_64: images/agent.c common/frame.c common/frame.h images/images.h
+	@mkdir -p $(dir $@)
+	gcc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
+		-I. -static -o $@ images/agent.c common/frame.c
+
+$(B)/t/unit/%: t/unit/%.c $(B)/libkfleet.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleet.a $(LDLIBS) -lcmocka
+
+check-unit: $(UNIT_BINS) $(BINS)
+	@t/run-unit.sh $(B) $(UNIT_BINS)
+
+check-san:
+	$(MAKE) SANITIZE=1 check-unit
+
+check-e2e: $(BINS)
+	@t/run-e2e.sh $(B)
+
+check: check-unit check-san check-e2e
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all check check-unit check-san check-e2e clean
+.SECONDARY:

@@ -1,0 +1,307 @@
+/* util.c: time, file and path helpers, SHA-256 (OpenSSL's libcrypto) and
+ * strict number parsing, shared by every part of kfleet. */
+#include "common/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char tmp[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(tmp, path, n + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static int read_fd(int fd, struct buf *b, size_t max)
+{
+	char chunk[65536];
+	size_t got = 0;
+
+	for (;;) {
+		size_t want = sizeof(chunk);
+		ssize_t r;
+
+		if (got >= max) {
+			/* one more byte tells whether the file was longer */
+			r = read(fd, chunk, 1);
+			if (r > 0)
+				b->truncated = 1;
+			return r < 0 ? -1 : 0;
+		}
+		if (want > max - got)
+			want = max - got;
+		r = read(fd, chunk, want);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			return 0;
+		if (buf_append(b, chunk, (size_t)r) < 0 && !b->truncated)
+			return -1;
+		got += (size_t)r;
+	}
+}
+
+int read_file(const char *path, struct buf *b, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = read_fd(fd, b, max);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int read_file_tail(const char *path, struct buf *b, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int rc = -1, saved;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto out;
+	if ((size_t)st.st_size > max) {
+		if (lseek(fd, st.st_size - (off_t)max, SEEK_SET) < 0)
+			goto out;
+		b->truncated = 1;
+	}
+	{
+		int t = b->truncated;
+
+		rc = read_fd(fd, b, max);
+		b->truncated |= t;
+	}
+out:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int write_file(const char *path, const void *data, size_t len, unsigned mode)
+{
+	char tmp[PATH_MAX];
+	const char *p = data;
+	int fd, saved;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -1;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = saved;
+	return -1;
+}
+
+char *path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	char *s = malloc(la + strlen(b) + 2);
+
+	if (!s)
+		return NULL;
+	if (la && a[la - 1] == '/')
+		sprintf(s, "%s%s", a, b);
+	else
+		sprintf(s, "%s/%s", a, b);
+	return s;
+}
+
+char *path_abs(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (path[0] == '.' && path[1] == '/')
+		path += 2;
+	return path_join(cwd, path);
+}
+
+char *exe_dir(void)
+{
+	char p[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", p, sizeof(p) - 1);
+	char *slash;
+
+	if (n < 0)
+		return NULL;
+	p[n] = '\0';
+	slash = strrchr(p, '/');
+	if (slash)
+		*slash = '\0';
+	return strdup(p);
+}
+
+static void to_hex(const unsigned char *d, unsigned n, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < n; i++) {
+		out[2 * i] = hx[d[i] >> 4];
+		out[2 * i + 1] = hx[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void sha256_mem(const void *p, size_t n, char out[65])
+{
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned dn = 0;
+
+	EVP_Digest(p, n, d, &dn, EVP_sha256(), NULL);
+	to_hex(d, dn, out);
+}
+
+int sha256_file(const char *path, char out[65])
+{
+	unsigned char d[EVP_MAX_MD_SIZE], chunk[65536];
+	unsigned dn = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1, saved;
+	EVP_MD_CTX *ctx;
+
+	if (fd < 0)
+		return -1;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		goto out;
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		EVP_DigestUpdate(ctx, chunk, (size_t)r);
+	}
+	EVP_DigestFinal_ex(ctx, d, &dn);
+	to_hex(d, dn, out);
+	rc = 0;
+out:
+	saved = errno;
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int parse_int(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || end == s || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v, mul = 1;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case '\0': break;
+	case 'K': case 'k': mul = 1ULL << 10; end++; break;
+	case 'M': case 'm': mul = 1ULL << 20; end++; break;
+	case 'G': case 'g': mul = 1ULL << 30; end++; break;
+	default: return -1;
+	}
+	if (*end || (v && mul > ~0ULL / v))
+		return -1;
+	*out = v * mul;
+	return 0;
+}

@@ -1,0 +1,748 @@
+/* db.c: opening the database and every query kfleet makes on runs, hosts
+ * and kernels. The queue is the runs table: claims, finishes and recovery
+ * are each one IMMEDIATE transaction, so two workers never take the same run
+ * and a daemon killed at any point leaves a consistent file. */
+#include "db/dbint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "common/util.h"
+
+static const char *const state_names[RUN_STATE_COUNT] = { "queued", "running", "done" };
+static const char *const outcome_names[RUN_OUT_COUNT] = {
+	"none", "passed", "failed", "timeout", "no-boot", "crash",
+	"console-flood", "infra", "canceled",
+};
+
+const char *run_state_name(enum run_state s)
+{
+	return (unsigned)s < RUN_STATE_COUNT ? state_names[s] : "?";
+}
+
+const char *run_outcome_name(enum run_outcome o)
+{
+	return (unsigned)o < RUN_OUT_COUNT ? outcome_names[o] : "?";
+}
+
+int run_state_parse(const char *s, enum run_state *out)
+{
+	for (int i = 0; s && i < RUN_STATE_COUNT; i++)
+		if (!strcmp(s, state_names[i])) {
+			*out = (enum run_state)i;
+			return 0;
+		}
+	return -1;
+}
+
+int run_outcome_parse(const char *s, enum run_outcome *out)
+{
+	for (int i = 0; s && i < RUN_OUT_COUNT; i++)
+		if (!strcmp(s, outcome_names[i])) {
+			*out = (enum run_outcome)i;
+			return 0;
+		}
+	return -1;
+}
+
+void run_release(struct run *r)
+{
+	if (!r)
+		return;
+	free(r->kernel_path);
+	free(r->arch);
+	free(r->command);
+	free(r->detail);
+	free(r->splat);
+	free(r->host);
+	free(r->accel);
+	free(r->machine);
+	free(r->qemu_version);
+	free(r->libvirt_version);
+	free(r->domain);
+	free(r->guest_release);
+	free(r->run_dir);
+	memset(r, 0, sizeof(*r));
+}
+
+void run_list_free(struct run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		run_release(&runs[i]);
+	free(runs);
+}
+
+struct sqlite3 *db_sqlite(struct db *db)
+{
+	return db->sql;
+}
+
+const char *db_errmsg(struct db *db)
+{
+	return sqlite3_errmsg(db->sql);
+}
+
+const char *db_instance(struct db *db)
+{
+	return db->instance;
+}
+
+static int exec(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->sql, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int pragma_int(struct db *db, const char *sql, int *out)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int migrate(struct db *db, char **err)
+{
+	int version;
+	char sql[64];
+
+	if (db_migration_count != DB_SCHEMA_VERSION) {
+		*err = strdup("db: schema steps and DB_SCHEMA_VERSION disagree");
+		return -1;
+	}
+	if (pragma_int(db, "PRAGMA user_version", &version) < 0)
+		goto sqlerr;
+	if (version > DB_SCHEMA_VERSION) {
+		if (asprintf(err, "schema version %d is newer than this kfleet knows (%d)",
+			     version, DB_SCHEMA_VERSION) < 0)
+			*err = NULL;
+		return -1;
+	}
+	for (; version < DB_SCHEMA_VERSION; version++) {
+		if (exec(db, "BEGIN IMMEDIATE") < 0)
+			goto sqlerr;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version + 1);
+		if (exec(db, db_migrations[version]) < 0 || exec(db, sql) < 0) {
+			char *msg = strdup(sqlite3_errmsg(db->sql));
+
+			exec(db, "ROLLBACK");
+			if (asprintf(err, "schema step %d: %s", version + 1, msg ? msg : "?") < 0)
+				*err = NULL;
+			free(msg);
+			return -1;
+		}
+		if (exec(db, "COMMIT") < 0)
+			goto sqlerr;
+	}
+	return 0;
+sqlerr:
+	if (asprintf(err, "%s", sqlite3_errmsg(db->sql)) < 0)
+		*err = NULL;
+	return -1;
+}
+
+/* The instance id is made once, in its own transaction (INSERT OR IGNORE
+ * makes two daemons racing on a new file agree). */
+static int load_instance(struct db *db)
+{
+	unsigned char r[4];
+	char id[9], sql[128];
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	snprintf(id, sizeof(id), "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
+	snprintf(sql, sizeof(sql),
+		 "INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', '%s')", id);
+	if (exec(db, sql) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key = 'instance'", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(db->instance, sizeof(db->instance), "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+struct db *db_open(const char *path, char **err)
+{
+	struct db *db = calloc(1, sizeof(*db));
+
+	*err = NULL;
+	if (!db) {
+		*err = strdup("out of memory");
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK)
+		goto sqlerr;
+	sqlite3_busy_timeout(db->sql, 10000);
+	if (exec(db, "PRAGMA journal_mode = WAL") < 0 ||
+	    exec(db, "PRAGMA foreign_keys = ON") < 0 ||
+	    exec(db, "PRAGMA synchronous = NORMAL") < 0)
+		goto sqlerr;
+	if (migrate(db, err) < 0)
+		goto fail;
+	if (load_instance(db) < 0)
+		goto sqlerr;
+	return db;
+sqlerr:
+	if (asprintf(err, "database '%s': %s", path,
+		     db->sql ? sqlite3_errmsg(db->sql) : "cannot open") < 0)
+		*err = NULL;
+fail:
+	if (*err && strncmp(*err, "database", 8)) {
+		char *e = *err;
+
+		if (asprintf(err, "database '%s': %s", path, e) < 0)
+			*err = NULL;
+		free(e);
+	}
+	db_close(db);
+	return NULL;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close_v2(db->sql);
+	free(db);
+}
+
+/* --- small statement helpers ------------------------------------------- */
+
+static sqlite3_stmt *prep(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_time(sqlite3_stmt *st, int i, int64_t t)
+{
+	if (t)
+		sqlite3_bind_int64(st, i, t);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? strdup((const char *)s) : NULL;
+}
+
+/* Runs a statement that returns no rows and finalizes it. 0 / -1 */
+static int step_done(sqlite3_stmt *st)
+{
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* --- hosts and kernels ---------------------------------------------------- */
+
+int db_host_upsert(struct db *db, const char *name, const char *uri, const char *accel,
+		   const char *qemu_version, const char *libvirt_version, int max_vcpus,
+		   int64_t memory_kb)
+{
+	sqlite3_stmt *st = prep(db,
+		"INSERT INTO hosts (name, uri, accel, qemu_version, libvirt_version,"
+		" max_vcpus, memory_kb, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+		" ON CONFLICT (name) DO UPDATE SET uri = ?2, accel = ?3, qemu_version = ?4,"
+		" libvirt_version = ?5, max_vcpus = ?6, memory_kb = ?7, updated_at = ?8");
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, name);
+	bind_text(st, 2, uri);
+	bind_text(st, 3, accel);
+	bind_text(st, 4, qemu_version);
+	bind_text(st, 5, libvirt_version);
+	sqlite3_bind_int(st, 6, max_vcpus);
+	sqlite3_bind_int64(st, 7, memory_kb);
+	sqlite3_bind_int64(st, 8, now_ms());
+	return step_done(st);
+}
+
+int db_kernel_import(struct db *db, const char *path, const char *arch,
+		     const char *sha256, int64_t *id)
+{
+	sqlite3_stmt *st = prep(db,
+		"INSERT INTO kernels (source, path, arch, sha256, created_at)"
+		" VALUES ('imported', ?1, ?2, ?3, ?4)"
+		" ON CONFLICT (path, sha256) DO UPDATE SET arch = arch RETURNING id");
+	int rc = -1;
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, path);
+	bind_text(st, 2, arch);
+	bind_text(st, 3, sha256);
+	sqlite3_bind_int64(st, 4, now_ms());
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* --- runs ----------------------------------------------------------------- */
+
+#define RUN_COLUMNS \
+	"r.id, r.kernel_id, k.path, r.arch, r.vcpus, r.memory_mb, r.timeout_s, r.command," \
+	" r.state, r.outcome, r.detail, r.splat, r.attempt, r.max_attempts, h.name, r.accel," \
+	" r.machine, r.qemu_version, r.libvirt_version, r.domain, r.queued_at, r.started_at," \
+	" r.booted_at, r.ended_at, r.exit_code, r.guest_release, r.guest_nproc," \
+	" r.guest_mem_kb, r.run_dir" \
+	" FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN hosts h ON h.id = r.host_id"
+
+static void run_from_row(sqlite3_stmt *st, struct run *r)
+{
+	const char *s;
+
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->kernel_id = sqlite3_column_int64(st, 1);
+	r->kernel_path = col_text(st, 2);
+	r->arch = col_text(st, 3);
+	r->vcpus = sqlite3_column_int(st, 4);
+	r->memory_mb = sqlite3_column_int(st, 5);
+	r->timeout_s = sqlite3_column_int(st, 6);
+	r->command = col_text(st, 7);
+	s = (const char *)sqlite3_column_text(st, 8);
+	if (run_state_parse(s, &r->state) < 0)
+		r->state = RUN_QUEUED;
+	s = (const char *)sqlite3_column_text(st, 9);
+	if (!s || run_outcome_parse(s, &r->outcome) < 0)
+		r->outcome = RUN_OUT_NONE;
+	r->detail = col_text(st, 10);
+	r->splat = col_text(st, 11);
+	r->attempt = sqlite3_column_int(st, 12);
+	r->max_attempts = sqlite3_column_int(st, 13);
+	r->host = col_text(st, 14);
+	r->accel = col_text(st, 15);
+	r->machine = col_text(st, 16);
+	r->qemu_version = col_text(st, 17);
+	r->libvirt_version = col_text(st, 18);
+	r->domain = col_text(st, 19);
+	r->queued_at = sqlite3_column_int64(st, 20);
+	r->started_at = sqlite3_column_int64(st, 21);
+	r->booted_at = sqlite3_column_int64(st, 22);
+	r->ended_at = sqlite3_column_int64(st, 23);
+	r->has_exit_code = sqlite3_column_type(st, 24) != SQLITE_NULL;
+	r->exit_code = sqlite3_column_int(st, 24);
+	r->guest_release = col_text(st, 25);
+	r->guest_nproc = sqlite3_column_int(st, 26);
+	r->guest_mem_kb = sqlite3_column_int64(st, 27);
+	r->run_dir = col_text(st, 28);
+}
+
+int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
+{
+	int64_t kid;
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (db_kernel_import(db, req->kernel_path, req->arch, req->kernel_sha256, &kid) < 0)
+		goto out;
+	st = prep(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s, command,"
+		      " state, max_attempts, queued_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)");
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, kid);
+	bind_text(st, 2, req->arch);
+	sqlite3_bind_int(st, 3, req->vcpus);
+	sqlite3_bind_int(st, 4, req->memory_mb);
+	sqlite3_bind_int(st, 5, req->timeout_s);
+	bind_text(st, 6, req->command);
+	sqlite3_bind_int(st, 7, req->max_attempts > 0 ? req->max_attempts : 2);
+	sqlite3_bind_int64(st, 8, now_ms());
+	if (step_done(st) < 0)
+		goto out;
+	*id = sqlite3_last_insert_rowid(db->sql);
+	rc = exec(db, "COMMIT");
+out:
+	if (rc < 0)
+		exec(db, "ROLLBACK");
+	return rc;
+}
+
+int db_run_get(struct db *db, int64_t id, struct run *r)
+{
+	sqlite3_stmt *st = prep(db, "SELECT " RUN_COLUMNS " WHERE r.id = ?");
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		run_from_row(st, r);
+		rc = 1;
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, size_t *n)
+{
+	sqlite3_stmt *st = prep(db, "SELECT " RUN_COLUMNS
+				" WHERE r.id < ? ORDER BY r.id DESC LIMIT ?");
+	struct run *v = NULL;
+	size_t cnt = 0;
+	int rc;
+
+	*runs = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
+	sqlite3_bind_int(st, 2, limit);
+	if (limit > 0 && !(v = calloc((size_t)limit, sizeof(*v)))) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit)
+		run_from_row(st, &v[cnt++]);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		run_list_free(v, cnt);
+		return -1;
+	}
+	*runs = v;
+	*n = cnt;
+	return 0;
+}
+
+int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT])
+{
+	sqlite3_stmt *st = prep(db, "SELECT state, count(*) FROM runs GROUP BY state");
+	int rc;
+
+	memset(counts, 0, sizeof(int64_t) * RUN_STATE_COUNT);
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		enum run_state s;
+
+		if (run_state_parse((const char *)sqlite3_column_text(st, 0), &s) == 0)
+			counts[s] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int db_run_claim(struct db *db, const char *host, struct run *r)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0, host_id = 0, now = now_ms();
+	char domain[64];
+	int rc = -1, attempt = 0;
+
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	st = prep(db, "SELECT id, attempt FROM runs WHERE state = 'queued' ORDER BY id LIMIT 1");
+	if (!st)
+		goto out;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		attempt = sqlite3_column_int(st, 1) + 1;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE) {
+		rc = 0;
+		goto out;
+	}
+	rc = -1;
+	if (!id)
+		goto out;
+	st = prep(db, "SELECT id FROM hosts WHERE name = ?");
+	if (!st)
+		goto out;
+	bind_text(st, 1, host);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		host_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (!host_id)
+		goto out;
+	snprintf(domain, sizeof(domain), "kf-%s-%lld", db->instance, (long long)id);
+	st = prep(db, "UPDATE runs SET state = 'running', attempt = ?2, host_id = ?3,"
+		      " domain = ?4, started_at = ?5, booted_at = NULL, ended_at = NULL,"
+		      " outcome = NULL, exit_code = NULL, guest_release = NULL,"
+		      " guest_nproc = NULL, guest_mem_kb = NULL, splat = NULL"
+		      " WHERE id = ?1 AND state = 'queued'");
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, attempt);
+	sqlite3_bind_int64(st, 3, host_id);
+	bind_text(st, 4, domain);
+	sqlite3_bind_int64(st, 5, now);
+	if (step_done(st) < 0)
+		goto out;
+	st = prep(db, "INSERT INTO attempts (run_id, n, host_id, domain, started_at)"
+		      " VALUES (?, ?, ?, ?, ?)");
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, attempt);
+	sqlite3_bind_int64(st, 3, host_id);
+	bind_text(st, 4, domain);
+	sqlite3_bind_int64(st, 5, now);
+	if (step_done(st) < 0)
+		goto out;
+	if (exec(db, "COMMIT") < 0)
+		goto out;
+	return db_run_get(db, id, r) == 1 ? 1 : -1;
+out:
+	exec(db, "ROLLBACK");
+	return rc;
+}
+
+int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,
+		   const char *qemu_version, const char *libvirt_version, const char *run_dir)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE runs SET accel = ?2, machine = ?3, qemu_version = ?4,"
+				" libvirt_version = ?5, run_dir = ?6 WHERE id = ?1");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, accel);
+	bind_text(st, 3, machine);
+	bind_text(st, 4, qemu_version);
+	bind_text(st, 5, libvirt_version);
+	bind_text(st, 6, run_dir);
+	return step_done(st);
+}
+
+int db_run_booted(struct db *db, int64_t id, int64_t at, const char *release, int nproc,
+		  int64_t mem_kb)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE runs SET booted_at = ?2, guest_release = ?3,"
+				" guest_nproc = ?4, guest_mem_kb = ?5 WHERE id = ?1");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	bind_time(st, 2, at);
+	bind_text(st, 3, release);
+	sqlite3_bind_int(st, 4, nproc);
+	sqlite3_bind_int64(st, 5, mem_kb);
+	return step_done(st);
+}
+
+/* The body of db_run_finish, inside the caller's transaction. */
+static int finish_locked(struct db *db, int64_t id, enum run_outcome o, const char *detail,
+			 const char *splat, int has_exit_code, int exit_code)
+{
+	sqlite3_stmt *st = prep(db, "SELECT attempt, max_attempts FROM runs"
+				" WHERE id = ? AND state = 'running'");
+	int attempt, max, requeue;
+	int64_t now = now_ms();
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	attempt = sqlite3_column_int(st, 0);
+	max = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	requeue = o == RUN_OUT_INFRA && attempt < max;
+
+	st = prep(db, "UPDATE attempts SET ended_at = ?3, outcome = ?4, detail = ?5"
+		      " WHERE run_id = ?1 AND n = ?2");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, attempt);
+	sqlite3_bind_int64(st, 3, now);
+	bind_text(st, 4, run_outcome_name(o));
+	bind_text(st, 5, detail);
+	if (step_done(st) < 0)
+		return -1;
+
+	if (requeue)
+		st = prep(db, "UPDATE runs SET state = 'queued', outcome = NULL, detail = ?2,"
+			      " splat = NULL, exit_code = NULL, ended_at = NULL WHERE id = ?1");
+	else
+		st = prep(db, "UPDATE runs SET state = 'done', outcome = ?3, detail = ?2,"
+			      " splat = ?4, exit_code = ?5, ended_at = ?6 WHERE id = ?1");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, detail);
+	if (!requeue) {
+		bind_text(st, 3, run_outcome_name(o));
+		bind_text(st, 4, splat);
+		if (has_exit_code)
+			sqlite3_bind_int(st, 5, exit_code);
+		else
+			sqlite3_bind_null(st, 5);
+		sqlite3_bind_int64(st, 6, now);
+	}
+	return step_done(st);
+}
+
+int db_run_finish(struct db *db, int64_t id, enum run_outcome o, const char *detail,
+		  const char *splat, int has_exit_code, int exit_code)
+{
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (finish_locked(db, id, o, detail, splat, has_exit_code, exit_code) < 0) {
+		exec(db, "ROLLBACK");
+		return -1;
+	}
+	return exec(db, "COMMIT");
+}
+
+int db_recover(struct db *db, char ***domains, size_t *n)
+{
+	sqlite3_stmt *st;
+	char **v = NULL;
+	int64_t *ids = NULL;
+	size_t cnt = 0;
+	int rc = -1;
+
+	*domains = NULL;
+	*n = 0;
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	st = prep(db, "SELECT id, domain FROM runs WHERE state = 'running' ORDER BY id");
+	if (!st)
+		goto out;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char **nv = realloc(v, (cnt + 1) * sizeof(*v));
+		int64_t *ni = realloc(ids, (cnt + 1) * sizeof(*ids));
+
+		if (nv)
+			v = nv;
+		if (ni)
+			ids = ni;
+		if (!nv || !ni) {
+			sqlite3_finalize(st);
+			goto out;
+		}
+		ids[cnt] = sqlite3_column_int64(st, 0);
+		v[cnt] = col_text(st, 1);
+		cnt++;
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < cnt; i++)
+		if (finish_locked(db, ids[i], RUN_OUT_INFRA,
+				  "kfleetd restarted while the run was in flight", NULL, 0, 0) < 0)
+			goto out;
+	if (exec(db, "COMMIT") < 0)
+		goto out;
+	*domains = v;
+	*n = cnt;
+	v = NULL;
+	cnt = 0;
+	rc = 0;
+out:
+	if (rc < 0)
+		exec(db, "ROLLBACK");
+	for (size_t i = 0; i < cnt; i++)
+		free(v[i]);
+	free(v);
+	free(ids);
+	return rc;
+}
+
+int db_attempt_list(struct db *db, int64_t run_id, struct attempt **a, size_t *n)
+{
+	sqlite3_stmt *st = prep(db, "SELECT a.n, h.name, a.started_at, a.ended_at, a.outcome,"
+				" a.detail FROM attempts a LEFT JOIN hosts h ON h.id = a.host_id"
+				" WHERE a.run_id = ? ORDER BY a.n");
+	struct attempt *v = NULL;
+	size_t cnt = 0;
+	int rc;
+
+	*a = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct attempt *nv = realloc(v, (cnt + 1) * sizeof(*v));
+		const char *o;
+
+		if (!nv) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
+		memset(&v[cnt], 0, sizeof(v[cnt]));
+		v[cnt].n = sqlite3_column_int(st, 0);
+		v[cnt].host = col_text(st, 1);
+		v[cnt].started_at = sqlite3_column_int64(st, 2);
+		v[cnt].ended_at = sqlite3_column_int64(st, 3);
+		o = (const char *)sqlite3_column_text(st, 4);
+		if (!o || run_outcome_parse(o, &v[cnt].outcome) < 0)
+			v[cnt].outcome = RUN_OUT_NONE;
+		v[cnt].detail = col_text(st, 5);
+		cnt++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		attempt_list_free(v, cnt);
+		return -1;
+	}
+	*a = v;
+	*n = cnt;
+	return 0;
+}
+
+void attempt_list_free(struct attempt *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(a[i].host);
+		free(a[i].detail);
+	}
+	free(a);
+}

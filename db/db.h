@@ -1,0 +1,155 @@
+/* db.h: the SQLite database, kfleet's single source of truth.
+ * It holds hosts, kernels, runs (the queue is the runs in state 'queued'),
+ * attempts, results and metric samples. Every state change is one
+ * transaction, so the daemon can die at any moment and carry on after a
+ * restart. Each thread opens its own struct db. */
+#ifndef KF_DB_H
+#define KF_DB_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct sqlite3;
+struct db;
+
+#define DB_SCHEMA_VERSION 1
+
+enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
+
+/* Whose fault a run's end is. Only RUN_OUT_INFRA is retried automatically. */
+enum run_outcome {
+	RUN_OUT_NONE,          /* not ended yet */
+	RUN_OUT_PASSED,        /* the command exited 0 */
+	RUN_OUT_FAILED,        /* the command exited non-zero or was killed */
+	RUN_OUT_TIMEOUT,       /* the run's wall-clock limit was hit */
+	RUN_OUT_NO_BOOT,       /* no agent hello within the boot timeout */
+	RUN_OUT_CRASH,         /* the kernel crashed (panic, oops, BUG...) */
+	RUN_OUT_CONSOLE_FLOOD, /* the guest wrote more console than allowed */
+	RUN_OUT_INFRA,         /* libvirt error, QEMU died, disk full... */
+	RUN_OUT_CANCELED,
+	RUN_OUT_COUNT
+};
+
+const char *run_state_name(enum run_state s);
+const char *run_outcome_name(enum run_outcome o);
+int run_state_parse(const char *s, enum run_state *out);     /* 0 / -1 */
+int run_outcome_parse(const char *s, enum run_outcome *out); /* 0 / -1 */
+
+/* What a user asks for; the strings are borrowed. */
+struct run_request {
+	const char *kernel_path;   /* absolute */
+	const char *kernel_sha256; /* 64 hex */
+	const char *arch;          /* "x86_64" */
+	int vcpus;
+	int memory_mb;
+	int timeout_s;
+	const char *command;
+	int max_attempts;          /* infra failures retried until this many attempts */
+};
+
+/* A run as stored. All strings are owned; run_release() frees them.
+ * Times are ms since the epoch, 0 when not reached. */
+struct run {
+	int64_t id;
+	int64_t kernel_id;
+	char *kernel_path;
+	char *arch;
+	int vcpus;
+	int memory_mb;
+	int timeout_s;
+	char *command;
+	enum run_state state;
+	enum run_outcome outcome;
+	char *detail;          /* why, in one line (NULL when none) */
+	char *splat;           /* the first crash lines from the console, or NULL */
+	int attempt;           /* attempts started so far */
+	int max_attempts;
+	char *host;            /* host name it ran on, or NULL */
+	char *accel;           /* "kvm" / "tcg", or NULL */
+	char *machine;         /* e.g. "pc-q35-7.2" */
+	char *qemu_version;
+	char *libvirt_version;
+	char *domain;          /* libvirt domain name of the current attempt */
+	int64_t queued_at, started_at, booted_at, ended_at;
+	int has_exit_code;
+	int exit_code;
+	char *guest_release;   /* uname -r as the agent reported it */
+	int guest_nproc;
+	int64_t guest_mem_kb;
+	char *run_dir;         /* directory with console.log, output.txt, domain.xml */
+};
+
+void run_release(struct run *r);
+
+/* Opens (creating) the database at path, sets WAL, busy_timeout and foreign
+ * keys, and migrates the schema to DB_SCHEMA_VERSION. Returns NULL with *err
+ * (caller frees) on failure. A database newer than this program is refused. */
+struct db *db_open(const char *path, char **err);
+void db_close(struct db *db);
+struct sqlite3 *db_sqlite(struct db *db);   /* borrowed */
+/* The last error of this connection, borrowed until the next call */
+const char *db_errmsg(struct db *db);
+
+/* A short random id of this database, made when it was created: names of
+ * libvirt domains carry it, so two state directories never touch each
+ * other's guests. Borrowed. */
+const char *db_instance(struct db *db);
+
+/* Hosts: upsert by name with what libvirt told about it. 0 / -1 */
+int db_host_upsert(struct db *db, const char *name, const char *uri, const char *accel,
+		   const char *qemu_version, const char *libvirt_version, int max_vcpus,
+		   int64_t memory_kb);
+
+/* Finds or adds the kernel with this path and content hash; *id set. 0 / -1 */
+int db_kernel_import(struct db *db, const char *path, const char *arch,
+		     const char *sha256, int64_t *id);
+
+/* Queues a run; *id set. 0 / -1 */
+int db_run_insert(struct db *db, const struct run_request *req, int64_t *id);
+/* 1 found (r filled, release it), 0 not found, -1 error */
+int db_run_get(struct db *db, int64_t id, struct run *r);
+/* Newest first, at most limit, with id < before (0: from the newest).
+ * *runs is an array the caller frees with run_list_free(). 0 / -1 */
+int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, size_t *n);
+void run_list_free(struct run *runs, size_t n);
+/* Counts per state, for the status page. 0 / -1 */
+int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT]);
+
+/* Claims the oldest queued run for host in one transaction: state becomes
+ * running, attempt is incremented, an attempt row is opened, domain is set to
+ * "kf-<instance>-<id>". 1 claimed (r filled), 0 queue empty, -1 error. */
+int db_run_claim(struct db *db, const char *host, struct run *r);
+
+/* Records what the run's guest runs with, once it is defined. 0 / -1 */
+int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,
+		   const char *qemu_version, const char *libvirt_version, const char *run_dir);
+/* Records the agent's hello. 0 / -1 */
+int db_run_booted(struct db *db, int64_t id, int64_t at, const char *release, int nproc,
+		  int64_t mem_kb);
+
+/* Ends the current attempt with an outcome. For RUN_OUT_INFRA the run goes
+ * back to the queue when attempts remain (state queued), else it is done.
+ * exit_code < 0 means none. detail and splat may be NULL. 0 / -1 */
+int db_run_finish(struct db *db, int64_t id, enum run_outcome o, const char *detail,
+		  const char *splat, int has_exit_code, int exit_code);
+
+/* Start-up recovery: every run left 'running' by a daemon that died is
+ * finished as RUN_OUT_INFRA ("daemon restarted while the run was in
+ * flight"), and so requeued when attempts remain. The domains of those
+ * runs are returned (caller frees each and the array) so the caller can
+ * destroy them. 0 / -1 */
+int db_recover(struct db *db, char ***domains, size_t *n);
+
+/* One attempt of a run, for the run page. */
+struct attempt {
+	int n;
+	char *host;
+	int64_t started_at, ended_at;
+	enum run_outcome outcome;
+	char *detail;
+};
+/* Oldest first; free with attempt_list_free. 0 / -1 */
+int db_attempt_list(struct db *db, int64_t run_id, struct attempt **a, size_t *n);
+void attempt_list_free(struct attempt *a, size_t n);
+
+#endif

@@ -1,0 +1,628 @@
+/* agent.c: kfleet-agent, the static program the guest's /init runs.
+ * It reads the run's command and settings from the initramfs (/kfleet), runs
+ * the command with /bin/sh -c, and reports to kfleetd in frames (frame.h) on
+ * the second serial port: HELLO, OUT chunks, TRUNC, EXIT; then powers off.
+ * With --root DIR --channel FILE it does the same on the host for tests,
+ * without mounting anything or powering off. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "common/frame.h"
+#include "images/images.h"
+
+#define AGENT_CONF_MAX    4096
+/* one argv string may not exceed MAX_ARG_STRLEN (32 pages) */
+#define AGENT_CMD_MAX     (128 * 1024 - 1)
+#define AGENT_TIMEOUT_DEF 600
+#define AGENT_TIMEOUT_MAX (7 * 24 * 3600)
+#define AGENT_OUTPUT_DEF  (1024ULL * 1024)
+#define AGENT_DRAIN_MS    1000   /* output drained after the command exited */
+#define AGENT_KILL_DRAIN_MS 200  /* output drained after killing the group */
+#define AGENT_ERR_MAX     512
+
+struct agent {
+	int test_mode;
+	const char *root;          /* "" in the guest */
+	int chan_fd;               /* -1 when the channel could not be opened */
+	uint32_t seq;
+	long long run_id;
+	int timeout_s;
+	unsigned long long output_max;
+	unsigned long long sent;   /* output bytes sent in OUT frames */
+	unsigned long long dropped;/* output bytes past output_max */
+	char exit_payload[AGENT_ERR_MAX];
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kfleet-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static int64_t mono_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int send_frame(struct agent *a, enum frame_type t, const void *p, size_t n)
+{
+	char line[FRAME_MAX_LINE + 1];
+	int len;
+
+	if (a->chan_fd < 0)
+		return -1;
+	len = frame_encode(line, a->seq, t, p, n);
+	if (len < 0)
+		return -1;
+	a->seq++;
+	if (write_all(a->chan_fd, line, (size_t)len) < 0) {
+		say("channel: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int send_text(struct agent *a, enum frame_type t, const char *s)
+{
+	size_t n = strlen(s);
+
+	return send_frame(a, t, s, n > FRAME_MAX_PAYLOAD ? FRAME_MAX_PAYLOAD : n);
+}
+
+/* Reads at most max bytes of path into a new NUL-terminated string (caller
+ * frees). Returns NULL with errno set; EFBIG when the file is longer. */
+static char *slurp(const char *path, size_t max, size_t *lenp)
+{
+	char *data = NULL;
+	size_t len = 0;
+	ssize_t r;
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	data = malloc(max + 2);
+	if (!data)
+		goto fail;
+	for (;;) {
+		r = read(fd, data + len, max + 1 - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		if (len > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	data[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return data;
+fail:
+	saved = errno;
+	free(data);
+	close(fd);
+	errno = saved;
+	return NULL;
+}
+
+static int parse_ull(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (max - (unsigned)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* Reads run.conf; a missing file or bad values leave the defaults in place */
+static void read_conf(struct agent *a, const char *path)
+{
+	unsigned long long v;
+	char *data, *line, *next, *eq;
+	int lineno = 0;
+
+	data = slurp(path, AGENT_CONF_MAX, NULL);
+	if (!data) {
+		say("run.conf '%s': %s", path, strerror(errno));
+		return;
+	}
+	for (line = data; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line[strcspn(line, "\r")] = '\0';
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			say("run.conf:%d: line '%s' has no '='", lineno, line);
+			continue;
+		}
+		*eq++ = '\0';
+		if (strcmp(line, "run") == 0) {
+			if (parse_ull(eq, LLONG_MAX, &v) < 0)
+				say("run.conf:%d: run '%s' is not a run id", lineno, eq);
+			else
+				a->run_id = (long long)v;
+		} else if (strcmp(line, "timeout") == 0) {
+			if (parse_ull(eq, AGENT_TIMEOUT_MAX, &v) < 0 || v == 0)
+				say("run.conf:%d: timeout '%s' is not 1 to %d seconds",
+				    lineno, eq, AGENT_TIMEOUT_MAX);
+			else
+				a->timeout_s = (int)v;
+		} else if (strcmp(line, "output_max") == 0) {
+			if (parse_ull(eq, ULLONG_MAX, &v) < 0)
+				say("run.conf:%d: output_max '%s' is not a byte count", lineno, eq);
+			else
+				a->output_max = v;
+		}
+	}
+	free(data);
+}
+
+/* "MemTotal:  123456 kB" from /proc/meminfo; 0 when unknown */
+static unsigned long long mem_total_kb(void)
+{
+	unsigned long long kb = 0;
+	char *data, *p;
+
+	data = slurp("/proc/meminfo", 64 * 1024, NULL);
+	if (!data)
+		return 0;
+	p = strstr(data, "MemTotal:");
+	if (p)
+		kb = strtoull(p + strlen("MemTotal:"), NULL, 10);
+	free(data);
+	return kb;
+}
+
+/* First field of /proc/uptime ("12.34 56.78") in ms; 0 when unknown */
+static unsigned long long uptime_ms(void)
+{
+	unsigned long long ms = 0, frac = 0, scale = 100;
+	char buf[128], *p;
+	ssize_t r;
+	int fd;
+
+	fd = open("/proc/uptime", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	for (p = buf; *p >= '0' && *p <= '9'; p++)
+		ms = ms * 10 + (unsigned)(*p - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9' && scale; p++, scale /= 10)
+			frac += (unsigned)(*p - '0') * scale;
+	return ms * 1000 + frac;
+}
+
+static void send_hello(struct agent *a)
+{
+	char payload[FRAME_MAX_PAYLOAD + 1];
+	struct utsname u;
+	long nproc;
+
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	nproc = sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(payload, sizeof(payload),
+		 "release=%s\nnproc=%ld\nmem_kb=%llu\nuptime_ms=%llu\nrun=%lld\n",
+		 u.release, nproc, mem_total_kb(), uptime_ms(), a->run_id);
+	send_text(a, FRAME_HELLO, payload);
+}
+
+static void set_exit(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_exit(struct agent *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->exit_payload, sizeof(a->exit_payload), fmt, ap);
+	va_end(ap);
+}
+
+/* Sends a chunk of output, or counts it as dropped past output_max */
+static void output(struct agent *a, const char *p, size_t n)
+{
+	unsigned long long room = a->output_max - a->sent;
+	size_t keep = n;
+
+	if ((unsigned long long)keep > room)
+		keep = (size_t)room;
+	if (keep) {
+		send_frame(a, FRAME_OUT, p, keep);
+		a->sent += keep;
+	}
+	a->dropped += n - keep;
+}
+
+/* The child: its own session, clean environment, output into the pipe */
+static void exec_child(const char *cmd, int out_fd)
+{
+	static char *const envp[] = {
+		"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/root", "TERM=linux", NULL,
+	};
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+	struct sigaction sa;
+	sigset_t none;
+	int fd, sig;
+
+	setsid();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &sa, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0) {
+		dprintf(out_fd, "kfleet-agent: child stdio: %s\n", strerror(errno));
+		_exit(127);
+	}
+	if (fd > 2)
+		close(fd);
+	if (out_fd > 2)
+		close(out_fd);
+	execve("/bin/sh", argv, envp);
+	dprintf(2, "kfleet-agent: exec '/bin/sh': %s\n", strerror(errno));
+	_exit(127);
+}
+
+/* Reads what the pipe has right now (it is non-blocking), at most 64 KiB so
+ * a flood does not keep the caller from its deadlines; returns 1 on EOF */
+static int drain_ready(struct agent *a, int fd)
+{
+	char buf[FRAME_MAX_PAYLOAD];
+	ssize_t r;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		r = read(fd, buf, sizeof(buf));
+		if (r > 0) {
+			output(a, buf, (size_t)r);
+			continue;
+		}
+		if (r == 0)
+			return 1;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return 0;
+		say("command output: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static void record_status(struct agent *a, int status)
+{
+	if (WIFEXITED(status))
+		set_exit(a, "code=%d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		set_exit(a, "signal=%d", WTERMSIG(status));
+	else
+		set_exit(a, "error=unexpected wait status %d", status);
+}
+
+static void kill_group(pid_t pid)
+{
+	/* the child may not have run setsid() yet: then it is alone */
+	if (kill(-pid, SIGKILL) < 0 && errno == ESRCH)
+		kill(pid, SIGKILL);
+}
+
+/* Runs cmd and streams its output; sets a->exit_payload */
+static void run_command(struct agent *a, const char *cmd)
+{
+	int64_t deadline, drain_deadline = 0, now, until;
+	int pfd[2] = { -1, -1 };
+	int pipe_open = 1, exited = 0, status = 0, timed_out = 0, failed = 0;
+	struct pollfd pf;
+	pid_t pid, w;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		set_exit(a, "error=pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		set_exit(a, "error=fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		exec_child(cmd, pfd[1]);
+	}
+	close(pfd[1]);
+	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
+	deadline = mono_now_ms() + (int64_t)a->timeout_s * 1000;
+
+	while (pipe_open || !exited) {
+		now = mono_now_ms();
+		if (!exited && now >= deadline) {
+			timed_out = 1;
+			break;
+		}
+		if (exited && now >= drain_deadline)
+			break; /* background children still hold the pipe */
+		if (exited) {
+			until = drain_deadline;
+		} else {
+			/* wake up now and then to reap the child */
+			until = now + (pipe_open ? 100 : 10);
+			if (until > deadline)
+				until = deadline;
+		}
+		pf.fd = pfd[0];
+		pf.events = POLLIN;
+		pf.revents = 0;
+		if (poll(&pf, pipe_open ? 1 : 0, (int)(until - now)) < 0 && errno != EINTR) {
+			set_exit(a, "error=poll: %s", strerror(errno));
+			failed = 1;
+			break;
+		}
+		if (pipe_open && pf.revents && drain_ready(a, pfd[0]))
+			pipe_open = 0;
+		if (!exited) {
+			w = waitpid(pid, &status, WNOHANG);
+			if (w == pid) {
+				exited = 1;
+				drain_deadline = mono_now_ms() + AGENT_DRAIN_MS;
+			} else if (w < 0 && errno != EINTR) {
+				set_exit(a, "error=waitpid: %s", strerror(errno));
+				failed = 1;
+				exited = 1; /* nothing to reap */
+				break;
+			}
+		}
+	}
+
+	if (timed_out || failed || pipe_open)
+		kill_group(pid);
+	if (pipe_open) {
+		/* what the killed group wrote before it died */
+		until = mono_now_ms() + AGENT_KILL_DRAIN_MS;
+		while (pipe_open && (now = mono_now_ms()) < until) {
+			pf.fd = pfd[0];
+			pf.events = POLLIN;
+			pf.revents = 0;
+			if (poll(&pf, 1, (int)(until - now)) > 0 && drain_ready(a, pfd[0]))
+				pipe_open = 0;
+		}
+	}
+	close(pfd[0]);
+	if (!exited) {
+		while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+			;
+	}
+	if (timed_out)
+		set_exit(a, "timeout=%d", a->timeout_s);
+	else if (!failed)
+		record_status(a, status);
+}
+
+/* Mounts what the command expects in a minimal system; failures are reported */
+static void mount_guest(void)
+{
+	static const struct {
+		const char *src, *dir, *type;
+	} m[] = {
+		{ "proc", "/proc", "proc" },
+		{ "sysfs", "/sys", "sysfs" },
+		{ "devtmpfs", "/dev", "devtmpfs" },
+		{ "tmpfs", "/tmp", "tmpfs" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (mount(m[i].src, m[i].dir, m[i].type, 0, NULL) < 0 && errno != EBUSY)
+			say("mount '%s': %s", m[i].dir, strerror(errno));
+}
+
+static int open_tty(const char *path)
+{
+	struct termios tio;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		say("channel '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (tcgetattr(fd, &tio) == 0) {
+		cfmakeraw(&tio);
+		cfsetispeed(&tio, B115200);
+		cfsetospeed(&tio, B115200);
+		if (tcsetattr(fd, TCSANOW, &tio) < 0)
+			say("channel '%s': tcsetattr: %s", path, strerror(errno));
+	}
+	return fd;
+}
+
+/* The guest's root is the initramfs: a ramfs or tmpfs holding run.conf */
+static int in_initramfs(void)
+{
+	struct statfs sf;
+
+	if (statfs("/", &sf) < 0)
+		return 0;
+	if ((unsigned long)sf.f_type != RAMFS_MAGIC && (unsigned long)sf.f_type != TMPFS_MAGIC)
+		return 0;
+	return access(IMG_RUNCONF_PATH, F_OK) == 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: kfleet-agent                      (in the guest, started by /init)\n"
+			"       kfleet-agent --root DIR --channel FILE  (test mode)\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct agent a;
+	char conf_path[PATH_MAX], cmd_path[PATH_MAX];
+	const char *channel = NULL;
+	char *cmd = NULL;
+	struct sigaction sa;
+	int i;
+
+	memset(&a, 0, sizeof(a));
+	a.root = "";
+	a.chan_fd = -1;
+	a.run_id = -1;
+	a.timeout_s = AGENT_TIMEOUT_DEF;
+	a.output_max = AGENT_OUTPUT_DEF;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
+			a.root = argv[++i];
+		else if (strcmp(argv[i], "--channel") == 0 && i + 1 < argc)
+			channel = argv[++i];
+		else
+			return usage();
+	}
+	if (*a.root || channel) {
+		if (!*a.root || !channel)
+			return usage();
+		a.test_mode = 1;
+	} else {
+		/* Never mount or power off anything but a guest */
+		if (getppid() != 1) {
+			say("not started by the guest's init; use --root/--channel to test");
+			return 2;
+		}
+		if (!in_initramfs()) {
+			say("'/' is not a kfleet initramfs; use --root/--channel to test");
+			return 2;
+		}
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	if (snprintf(conf_path, sizeof(conf_path), "%s%s", a.root, IMG_RUNCONF_PATH) >= (int)sizeof(conf_path) ||
+	    snprintf(cmd_path, sizeof(cmd_path), "%s%s", a.root, IMG_CMD_PATH) >= (int)sizeof(cmd_path)) {
+		say("root '%s': path too long", a.root);
+		return 2;
+	}
+
+	if (a.test_mode) {
+		a.chan_fd = open(channel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (a.chan_fd < 0) {
+			say("channel '%s': %s", channel, strerror(errno));
+			return 1;
+		}
+	} else {
+		mount_guest();
+		a.chan_fd = open_tty(IMG_AGENT_TTY);
+	}
+
+	read_conf(&a, conf_path);
+	send_hello(&a);
+
+	cmd = slurp(cmd_path, AGENT_CMD_MAX, NULL);
+	if (!cmd) {
+		if (errno == EFBIG)
+			set_exit(&a, "error=command '%s' longer than %d bytes", IMG_CMD_PATH, AGENT_CMD_MAX);
+		else
+			set_exit(&a, "error=command '%s': %s", IMG_CMD_PATH, strerror(errno));
+	} else {
+		say("run %lld: starting command", a.run_id);
+		run_command(&a, cmd);
+	}
+	free(cmd);
+
+	if (a.dropped) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%llu", a.dropped);
+		send_text(&a, FRAME_TRUNC, n);
+	}
+	send_text(&a, FRAME_EXIT, a.exit_payload);
+
+	if (a.chan_fd >= 0) {
+		if (isatty(a.chan_fd))
+			tcdrain(a.chan_fd);
+		close(a.chan_fd);
+	}
+	sync();
+	say("run %lld: %s", a.run_id, a.exit_payload);
+	if (a.test_mode)
+		return 0;
+	reboot(RB_POWER_OFF);
+	say("reboot: %s", strerror(errno));
+	return 1;
+}

@@ -1,0 +1,35 @@
+/* images.h: what a guest boots besides its kernel.
+ * The base initramfs (busybox, the kfleet agent, /init) is built with
+ * libarchive as a gzip-compressed cpio "newc" archive and cached by the
+ * content hash of everything in it. Each run gets its own initrd: a small
+ * uncompressed cpio with the run's command and settings, followed by the
+ * cached base (the kernel unpacks concatenated cpio archives in order). */
+#ifndef KF_IMAGES_H
+#define KF_IMAGES_H
+
+#include <stdint.h>
+
+/* Paths inside the guest */
+#define IMG_AGENT_PATH   "/sbin/kfleet-agent"
+#define IMG_CMD_PATH     "/kfleet/cmd"       /* the command, run with /bin/sh -c */
+#define IMG_RUNCONF_PATH "/kfleet/run.conf"  /* key=value lines, see struct img_run */
+#define IMG_AGENT_TTY    "/dev/ttyS1"        /* the agent channel */
+
+struct img_run {
+	int64_t run_id;
+	const char *command;
+	int timeout_s;              /* the agent kills the command after this */
+	unsigned long long output_max; /* bytes of output the agent sends at most */
+};
+
+/* Returns the path of the cached base initramfs for this busybox and agent,
+ * building it into cache_dir if it is not there yet. Returns a string the
+ * caller frees, or NULL with *err set (caller frees) saying what failed. */
+char *img_base_initramfs(const char *busybox, const char *agent,
+			 const char *cache_dir, char **err);
+
+/* Writes the run's initrd to out (mode 0644): the run archive then the base.
+ * 0 / -1 with *err set (caller frees). */
+int img_run_initrd(const char *base, const struct img_run *r, const char *out, char **err);
+
+#endif

@@ -1,0 +1,418 @@
+/* initramfs.c: builds what a guest boots besides its kernel (images.h).
+ * The base (busybox, the agent, /init) is a gzip'd cpio "newc" archive
+ * cached under the SHA-256 of its inputs; each run's initrd is a small
+ * uncompressed cpio with /kfleet/cmd and /kfleet/run.conf followed by the
+ * bytes of the base. The orchestrator hands the result to libvirt. */
+#include "images/images.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/util.h"
+
+/* Changes whenever the layout below changes, so old cache entries go unused */
+#define IMG_FORMAT_VERSION "kfleet-initramfs-1"
+/* The agent refuses longer commands: one argv string is at most 128 KiB */
+#define IMG_CMD_MAX (128 * 1024 - 1)
+
+static const char init_script[] =
+	"#!/bin/busybox sh\n"
+	"# kfleet: PID 1 of a test guest. Runs the agent, which powers the guest\n"
+	"# off; if it returns, power off here: PID 1 must never exit.\n"
+	"/bin/busybox --install -s\n"
+	"/sbin/kfleet-agent\n"
+	"echo \"kfleet-init: agent returned $?, powering off\"\n"
+	"/bin/busybox poweroff -f\n"
+	"while :; do /bin/busybox sleep 60; done\n";
+
+static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_err(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+}
+
+/* One archive being written, with a counter for inode numbers */
+struct cpio {
+	struct archive *a;
+	struct archive_entry *e;
+	const char *path;       /* the file written, for messages */
+	unsigned ino;
+};
+
+static int cpio_open(struct cpio *c, int fd, int gzip, const char *path, char **err)
+{
+	memset(c, 0, sizeof(*c));
+	c->path = path;
+	c->a = archive_write_new();
+	c->e = archive_entry_new();
+	if (!c->a || !c->e) {
+		set_err(err, "archive '%s': out of memory", path);
+		return -1;
+	}
+	if (archive_write_set_format_cpio_newc(c->a) != ARCHIVE_OK ||
+	    (gzip && archive_write_add_filter_gzip(c->a) != ARCHIVE_OK) ||
+	    (gzip && archive_write_set_filter_option(c->a, "gzip", "timestamp", NULL) != ARCHIVE_OK) ||
+	    archive_write_set_bytes_in_last_block(c->a, 1) != ARCHIVE_OK ||
+	    archive_write_open_fd(c->a, fd) != ARCHIVE_OK) {
+		set_err(err, "archive '%s': %s", path, archive_error_string(c->a));
+		return -1;
+	}
+	return 0;
+}
+
+/* Frees the archive; with close set, finishes it first (writes the trailer) */
+static int cpio_finish(struct cpio *c, int finish, char **err)
+{
+	int rc = 0;
+
+	if (finish && c->a && archive_write_close(c->a) != ARCHIVE_OK) {
+		set_err(err, "archive '%s': %s", c->path, archive_error_string(c->a));
+		rc = -1;
+	}
+	if (c->a)
+		archive_write_free(c->a);
+	archive_entry_free(c->e);
+	c->a = NULL;
+	c->e = NULL;
+	return rc;
+}
+
+/* Writes one header: uid/gid 0, mtime 0, so the archive is reproducible */
+static int cpio_header(struct cpio *c, const char *name, unsigned mode, int64_t size,
+		       unsigned rmajor, unsigned rminor, char **err)
+{
+	struct archive_entry *e = c->e;
+
+	archive_entry_clear(e);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_mode(e, mode);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_mtime(e, 0, 0);
+	archive_entry_set_ino(e, ++c->ino);
+	archive_entry_set_nlink(e, (mode & AE_IFMT) == AE_IFDIR ? 2 : 1);
+	archive_entry_set_size(e, size);
+	if ((mode & AE_IFMT) == AE_IFCHR) {
+		archive_entry_set_rdevmajor(e, rmajor);
+		archive_entry_set_rdevminor(e, rminor);
+	}
+	if (archive_write_header(c->a, e) != ARCHIVE_OK) {
+		set_err(err, "archive '%s': entry '%s': %s", c->path, name,
+			archive_error_string(c->a));
+		return -1;
+	}
+	return 0;
+}
+
+static int cpio_data(struct cpio *c, const char *name, const void *p, size_t n, char **err)
+{
+	if (n && archive_write_data(c->a, p, n) != (la_ssize_t)n) {
+		set_err(err, "archive '%s': entry '%s': %s", c->path, name,
+			archive_error_string(c->a));
+		return -1;
+	}
+	return 0;
+}
+
+static int cpio_dir(struct cpio *c, const char *name, unsigned perm, char **err)
+{
+	return cpio_header(c, name, AE_IFDIR | perm, 0, 0, 0, err);
+}
+
+static int cpio_mem(struct cpio *c, const char *name, unsigned perm,
+		    const void *p, size_t n, char **err)
+{
+	if (cpio_header(c, name, AE_IFREG | perm, (int64_t)n, 0, 0, err) < 0)
+		return -1;
+	return cpio_data(c, name, p, n, err);
+}
+
+/* Adds the regular file src as name; what names src in messages */
+static int cpio_file(struct cpio *c, const char *name, unsigned perm,
+		     const char *what, const char *src, char **err)
+{
+	char chunk[65536];
+	struct stat st;
+	int64_t left;
+	ssize_t r;
+	int fd, rc = -1;
+
+	fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, "%s '%s': %s", what, src, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		set_err(err, "%s '%s': %s", what, src, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(err, "%s '%s': not a regular file", what, src);
+		goto out;
+	}
+	if (cpio_header(c, name, AE_IFREG | perm, (int64_t)st.st_size, 0, 0, err) < 0)
+		goto out;
+	/* exactly the size in the header, even if the file changes meanwhile */
+	for (left = st.st_size; left > 0; left -= r) {
+		r = read(fd, chunk, left < (int64_t)sizeof(chunk) ? (size_t)left : sizeof(chunk));
+		if (r < 0 && errno == EINTR) {
+			r = 0;
+			continue;
+		}
+		if (r <= 0) {
+			set_err(err, "%s '%s': %s", what, src,
+				r < 0 ? strerror(errno) : "file shrank while reading");
+			goto out;
+		}
+		if (cpio_data(c, name, chunk, (size_t)r, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+static int write_base(struct cpio *c, const char *busybox, const char *agent, char **err)
+{
+	static const struct {
+		const char *name;
+		unsigned perm;
+	} dirs[] = {
+		{ "bin", 0755 }, { "sbin", 0755 }, { "usr", 0755 }, { "usr/bin", 0755 },
+		{ "usr/sbin", 0755 }, { "dev", 0755 }, { "proc", 0555 }, { "sys", 0555 },
+		{ "tmp", 01777 }, { "root", 0700 }, { "etc", 0755 }, { "kfleet", 0755 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (cpio_dir(c, dirs[i].name, dirs[i].perm, err) < 0)
+			return -1;
+	/* the kernel opens it for init's stdin, stdout and stderr */
+	if (cpio_header(c, "dev/console", AE_IFCHR | 0600, 0, 5, 1, err) < 0)
+		return -1;
+	if (cpio_mem(c, "init", 0755, init_script, strlen(init_script), err) < 0)
+		return -1;
+	if (cpio_file(c, "bin/busybox", 0755, "busybox", busybox, err) < 0)
+		return -1;
+	if (cpio_file(c, IMG_AGENT_PATH + 1, 0755, "agent", agent, err) < 0)
+		return -1;
+	return 0;
+}
+
+char *img_base_initramfs(const char *busybox, const char *agent,
+			 const char *cache_dir, char **err)
+{
+	struct buf key = BUF_INIT(0);
+	struct cpio c = { 0 };
+	char bb_hash[65], agent_hash[65], hash[65];
+	char *path = NULL, *tmp = NULL, *result = NULL;
+	struct stat st;
+	int fd = -1;
+
+	if (err)
+		*err = NULL;
+	if (sha256_file(busybox, bb_hash) < 0) {
+		set_err(err, "busybox '%s': %s", busybox, strerror(errno));
+		goto out;
+	}
+	if (sha256_file(agent, agent_hash) < 0) {
+		set_err(err, "agent '%s': %s", agent, strerror(errno));
+		goto out;
+	}
+	if (buf_printf(&key, "%s\nbusybox %s\nagent %s\ninit\n%s",
+		       IMG_FORMAT_VERSION, bb_hash, agent_hash, init_script) < 0) {
+		set_err(err, "initramfs cache key: out of memory");
+		goto out;
+	}
+	sha256_mem(key.data, key.len, hash);
+
+	if (asprintf(&path, "%s/initramfs-%s.cpio.gz", cache_dir, hash) < 0 ||
+	    asprintf(&tmp, "%s/.initramfs-%s.XXXXXX", cache_dir, hash) < 0) {
+		path = tmp = NULL;
+		set_err(err, "initramfs cache path: out of memory");
+		goto out;
+	}
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		result = path;
+		path = NULL;
+		goto out;
+	}
+	if (mkdir_p(cache_dir, 0755) < 0) {
+		set_err(err, "cache directory '%s': %s", cache_dir, strerror(errno));
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (cpio_open(&c, fd, 1, tmp, err) < 0 ||
+	    write_base(&c, busybox, agent, err) < 0 ||
+	    cpio_finish(&c, 1, err) < 0)
+		goto fail;
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		set_err(err, "initramfs '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	result = path;
+	path = NULL;
+	goto out;
+fail:
+	unlink(tmp);
+out:
+	cpio_finish(&c, 0, NULL);
+	if (fd >= 0)
+		close(fd);
+	buf_release(&key);
+	free(path);
+	free(tmp);
+	return result;
+}
+
+/* Appends the whole file src to fd */
+static int append_file(int fd, const char *src, const char *out, char **err)
+{
+	char chunk[65536];
+	ssize_t r, w;
+	size_t off;
+	int in, rc = -1;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		set_err(err, "base '%s': %s", src, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		r = read(in, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			set_err(err, "base '%s': %s", src, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		for (off = 0; off < (size_t)r; off += (size_t)w) {
+			w = write(fd, chunk + off, (size_t)r - off);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w < 0) {
+				set_err(err, "initrd '%s': %s", out, strerror(errno));
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	close(in);
+	return rc;
+}
+
+int img_run_initrd(const char *base, const struct img_run *r, const char *out, char **err)
+{
+	struct buf conf = BUF_INIT(0);
+	struct cpio c = { 0 };
+	struct stat st;
+	char *tmp = NULL;
+	size_t cmd_len;
+	int fd = -1, rc = -1;
+
+	if (err)
+		*err = NULL;
+	if (!r || !r->command) {
+		set_err(err, "initrd '%s': no command", out);
+		goto out;
+	}
+	cmd_len = strlen(r->command);
+	if (cmd_len > IMG_CMD_MAX) {
+		set_err(err, "run %lld: command is %zu bytes, more than %d",
+			(long long)r->run_id, cmd_len, IMG_CMD_MAX);
+		goto out;
+	}
+	if (r->timeout_s < 1) {
+		set_err(err, "run %lld: timeout %d s is not positive", (long long)r->run_id, r->timeout_s);
+		goto out;
+	}
+	if (stat(base, &st) < 0) {
+		set_err(err, "base '%s': %s", base, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(err, "base '%s': not a regular file", base);
+		goto out;
+	}
+	if (buf_printf(&conf, "run=%lld\ntimeout=%d\noutput_max=%llu\n",
+		       (long long)r->run_id, r->timeout_s, r->output_max) < 0 ||
+	    asprintf(&tmp, "%s.tmp", out) < 0) {
+		tmp = NULL;
+		set_err(err, "initrd '%s': out of memory", out);
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (cpio_open(&c, fd, 0, tmp, err) < 0 ||
+	    cpio_dir(&c, "kfleet", 0755, err) < 0 ||
+	    cpio_mem(&c, IMG_CMD_PATH + 1, 0644, r->command, cmd_len, err) < 0 ||
+	    cpio_mem(&c, IMG_RUNCONF_PATH + 1, 0644, conf.data, conf.len, err) < 0 ||
+	    cpio_finish(&c, 1, err) < 0 ||
+	    append_file(fd, base, tmp, err) < 0)
+		goto fail;
+	if (fchmod(fd, 0644) < 0) {
+		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, out) < 0) {
+		set_err(err, "initrd '%s': %s", out, strerror(errno));
+		goto fail;
+	}
+	rc = 0;
+	goto out;
+fail:
+	unlink(tmp);
+out:
+	cpio_finish(&c, 0, NULL);
+	if (fd >= 0)
+		close(fd);
+	buf_release(&conf);
+	free(tmp);
+	return rc;
+}

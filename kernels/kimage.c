@@ -1,0 +1,74 @@
+/* kimage.c: recognises kernel image files before a run is queued, so a
+ * wrong path or a file that is not a kernel is refused at submit time with
+ * a clear message instead of becoming a guest that never boots. */
+#include "kernels/kernels.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KIMAGE_MIN (64 * 1024)
+#define KIMAGE_MAX (512LL * 1024 * 1024)
+
+static int fail(char **err, const char *path, const char *why)
+{
+	if (asprintf(err, "kernel '%s': %s", path, why) < 0)
+		*err = NULL;
+	return -1;
+}
+
+int kimage_check(const char *path, const char *arch, char **err)
+{
+	unsigned char hdr[0x240];
+	struct stat st;
+	ssize_t n;
+	int fd, rc = -1;
+
+	*err = NULL;
+	if (!path || path[0] != '/')
+		return fail(err, path ? path : "", "not an absolute path");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		fail(err, path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fail(err, path, "not a regular file");
+		goto out;
+	}
+	if (st.st_size < KIMAGE_MIN || st.st_size > KIMAGE_MAX) {
+		fail(err, path, "size is not that of a kernel image (64 KiB to 512 MiB)");
+		goto out;
+	}
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	if (n != (ssize_t)sizeof(hdr)) {
+		fail(err, path, n < 0 ? strerror(errno) : "short read");
+		goto out;
+	}
+	if (!strcmp(arch, "x86_64")) {
+		/* boot_flag 0xAA55 at 0x1fe and the setup header magic at 0x202
+		 * (Documentation/arch/x86/boot.rst) */
+		if (hdr[0x1fe] != 0x55 || hdr[0x1ff] != 0xaa || memcmp(hdr + 0x202, "HdrS", 4)) {
+			fail(err, path, "not an x86_64 bzImage (no 'HdrS' setup header at 0x202)");
+			goto out;
+		}
+	} else if (!strcmp(arch, "arm64")) {
+		/* Documentation/arch/arm64/booting.rst: magic at offset 0x38 */
+		if (memcmp(hdr + 0x38, "ARM\x64", 4)) {
+			fail(err, path, "not an arm64 Image (no 'ARM\\x64' magic at 0x38)");
+			goto out;
+		}
+	} else {
+		fail(err, path, "unknown arch");
+		goto out;
+	}
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,164 @@
+/* channel.c: reads the agent channel file while the guest runs. QEMU
+ * appends to it; this picks up the new bytes, splits them into lines of at
+ * most FRAME_MAX_LINE, decodes frames, writes the command's output to
+ * output.txt (capped) and remembers hello and exit. Everything here comes
+ * from the guest and is treated as untrusted. */
+#include "orchestrator/orchint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+int channel_open(struct channel *ch, const char *path, const char *output_path,
+		 unsigned long long output_max)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->path = path;
+	buf_init(&ch->line, FRAME_MAX_LINE);
+	ch->out_max = output_max;
+	ch->out_fd = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return ch->out_fd < 0 ? -1 : 0;
+}
+
+void channel_release(struct channel *ch)
+{
+	if (ch->out_fd >= 0)
+		close(ch->out_fd);
+	ch->out_fd = -1;
+	buf_release(&ch->line);
+}
+
+static void output(struct channel *ch, const void *p, size_t n)
+{
+	if (ch->out_len + n > ch->out_max) {
+		n = ch->out_max - ch->out_len;
+		ch->out_capped = 1;
+	}
+	if (n && write(ch->out_fd, p, n) == (ssize_t)n)
+		ch->out_len += n;
+}
+
+static void hello(struct channel *ch, const char *payload)
+{
+	char *copy = strdup(payload), *save = NULL;
+
+	if (!copy)
+		return;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(l, '=');
+
+		if (!eq)
+			continue;
+		*eq++ = '\0';
+		if (!strcmp(l, "release"))
+			snprintf(ch->release, sizeof(ch->release), "%s", eq);
+		else if (!strcmp(l, "nproc"))
+			ch->nproc = atoi(eq);
+		else if (!strcmp(l, "mem_kb"))
+			ch->mem_kb = atoll(eq);
+	}
+	free(copy);
+	ch->hello = 1;
+}
+
+/* One complete line; returns 1 when it was a hello or an exit. */
+static int handle_line(struct channel *ch, const char *l, size_t n)
+{
+	struct frame *f = malloc(sizeof(*f));
+	const char *why = NULL;
+	int news = 0;
+
+	if (!f)
+		return 0;
+	switch (frame_decode(l, n, f, &why)) {
+	case FRAME_NOT_FRAME:
+		ch->noise_lines++;
+		goto out;
+	case FRAME_BAD:
+		ch->bad_frames++;
+		if (ch->bad_frames <= 5)
+			log_warn("channel '%s': bad frame: %s", ch->path, why ? why : "?");
+		goto out;
+	case FRAME_OK:
+		break;
+	}
+	if (f->seq != ch->next_seq) {
+		ch->bad_frames++;
+		log_warn("channel '%s': frame %u out of order (expected %u)", ch->path,
+			 f->seq, ch->next_seq);
+	}
+	ch->next_seq = f->seq + 1;
+	switch (f->type) {
+	case FRAME_HELLO:
+		if (!ch->hello) {
+			hello(ch, (const char *)f->payload);
+			news = 1;
+		}
+		break;
+	case FRAME_OUT:
+		if (!ch->exited)
+			output(ch, f->payload, f->len);
+		break;
+	case FRAME_TRUNC:
+		ch->truncated += atoll((const char *)f->payload);
+		break;
+	case FRAME_EXIT:
+		if (!ch->exited) {
+			size_t k = f->len < sizeof(ch->exit_payload) - 1 ?
+				   f->len : sizeof(ch->exit_payload) - 1;
+
+			memcpy(ch->exit_payload, f->payload, k);
+			ch->exit_payload[k] = '\0';
+			ch->exited = 1;
+			news = 1;
+		}
+		break;
+	default:
+		break;
+	}
+out:
+	free(f);
+	return news;
+}
+
+int channel_poll(struct channel *ch)
+{
+	char chunk[16384];
+	int fd = open(ch->path, O_RDONLY | O_CLOEXEC), news = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	for (;;) {
+		ssize_t r = pread(fd, chunk, sizeof(chunk), ch->offset);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		ch->offset += r;
+		for (ssize_t i = 0; i < r; i++) {
+			char c = chunk[i];
+
+			if (c != '\n') {
+				if (ch->overlong)
+					continue;
+				if (buf_append(&ch->line, &c, 1) < 0) {
+					ch->overlong = 1;
+					ch->noise_lines++;
+				}
+				continue;
+			}
+			if (!ch->overlong)
+				news |= handle_line(ch, buf_str(&ch->line), ch->line.len);
+			ch->overlong = 0;
+			buf_reset(&ch->line);
+		}
+	}
+	close(fd);
+	return news;
+}

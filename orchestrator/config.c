@@ -1,0 +1,376 @@
+/* config.c: reads kfleetd's INI configuration with inih over the embedded
+ * defaults, checks every value, and prints the result back normalised
+ * (kfleetd -nv). Every problem is reported as "file:line: message"; a bad
+ * file never half-applies, the caller just refuses to start. */
+#include "orchestrator/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define DEFAULT_STATE_DIR "./var"
+#define DEFAULT_LISTEN_ADDR "127.0.0.1"
+#define DEFAULT_PORT 8080
+
+static void host_release(struct config_host *h)
+{
+	free(h->name);
+	free(h->uri);
+	free(h->accel);
+}
+
+void config_release(struct config *c)
+{
+	free(c->path);
+	free(c->state_dir);
+	free(c->listen_addr);
+	for (size_t i = 0; i < c->nhosts; i++)
+		host_release(&c->hosts[i]);
+	free(c->hosts);
+	free(c->busybox);
+	free(c->agent_dir);
+	memset(c, 0, sizeof(*c));
+}
+
+static struct config_host *host_add(struct config *c, const char *name)
+{
+	struct config_host *v = realloc(c->hosts, (c->nhosts + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	c->hosts = v;
+	v = &c->hosts[c->nhosts++];
+	memset(v, 0, sizeof(*v));
+	v->name = strdup(name);
+	v->uri = strdup("qemu:///system");
+	v->accel = strdup("auto");
+	v->slots = 2;
+	return v;
+}
+
+int config_defaults(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->state_dir = strdup(DEFAULT_STATE_DIR);
+	c->listen_addr = strdup(DEFAULT_LISTEN_ADDR);
+	c->listen_port = DEFAULT_PORT;
+	c->log_level = LOG_LVL_INFO;
+	c->run_memory_mb = 512;
+	c->run_timeout_s = 300;
+	c->boot_timeout_s = 120;
+	c->max_attempts = 2;
+	c->console_max = 16ULL << 20;
+	c->output_max = 4ULL << 20;
+	c->busybox = strdup("/bin/busybox");
+	c->agent_dir = exe_dir();
+	if (!c->agent_dir)
+		c->agent_dir = strdup(".");
+	if (!host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
+	    !c->agent_dir)
+		return -1;
+	return 0;
+}
+
+char *config_db_path(const struct config *c)
+{
+	return path_join(c->state_dir, "kfleet.db");
+}
+
+char *config_token_path(const struct config *c)
+{
+	return path_join(c->state_dir, "token");
+}
+
+/* --- parsing -------------------------------------------------------------- */
+
+struct parse {
+	struct config *c;
+	const char *file;
+	FILE *fp;
+	int line;             /* the line inih is handling: counted by our reader */
+	int hosts_from_file;  /* the file's first [host] replaces the default one */
+	struct buf *err;
+	int nerr;
+};
+
+static void perr(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void perr(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf_printf(p->err, "%s:%d: ", p->file, p->line);
+	va_start(ap, fmt);
+	buf_vprintf(p->err, fmt, ap);
+	va_end(ap);
+	buf_puts(p->err, "\n");
+	p->nerr++;
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	char *r = fgets(str, num, p->fp);
+
+	if (r)
+		p->line++;
+	return r;
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *s = strdup(v);
+
+	if (!s)
+		return -1;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+static int set_int(struct parse *p, const char *key, const char *v, long long min,
+		   long long max, int *dst)
+{
+	long long n;
+
+	if (parse_int(v, min, max, &n) < 0) {
+		perr(p, "%s: '%s' is not a whole number from %lld to %lld", key, v, min, max);
+		return -1;
+	}
+	*dst = (int)n;
+	return 0;
+}
+
+static int set_size(struct parse *p, const char *key, const char *v, unsigned long long min,
+		    unsigned long long *dst)
+{
+	unsigned long long n;
+
+	if (parse_size(v, &n) < 0 || n < min) {
+		perr(p, "%s: '%s' is not a size of at least %llu bytes (like 64K, 16M, 1G)",
+		     key, v, min);
+		return -1;
+	}
+	*dst = n;
+	return 0;
+}
+
+/* "127.0.0.1:8080", "[::1]:8080", "8080" (address kept) */
+static int set_listen(struct parse *p, const char *v)
+{
+	const char *colon = strrchr(v, ':');
+	char addr[64];
+	long long port;
+
+	if (!colon) {
+		if (parse_int(v, 0, 65535, &port) == 0) {
+			p->c->listen_port = (int)port;
+			return 0;
+		}
+		goto bad;
+	}
+	if (parse_int(colon + 1, 0, 65535, &port) < 0)
+		goto bad;
+	if (v[0] == '[') {
+		if (colon[-1] != ']' || colon - v - 2 <= 0 || colon - v - 2 >= (int)sizeof(addr))
+			goto bad;
+		memcpy(addr, v + 1, (size_t)(colon - v - 2));
+		addr[colon - v - 2] = '\0';
+	} else {
+		if (colon == v || colon - v >= (int)sizeof(addr) || memchr(v, ':', (size_t)(colon - v)))
+			goto bad;
+		memcpy(addr, v, (size_t)(colon - v));
+		addr[colon - v] = '\0';
+	}
+	if (set_str(&p->c->listen_addr, addr) < 0)
+		return -1;
+	p->c->listen_port = (int)port;
+	return 0;
+bad:
+	perr(p, "listen: '%s' is not ADDRESS:PORT (like 127.0.0.1:8080 or [::1]:8080)", v);
+	return -1;
+}
+
+static int valid_name(const char *s)
+{
+	if (!*s || strlen(s) > 32)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
+			return 0;
+	return 1;
+}
+
+/* The host a [host NAME] section names, made on first sight. */
+static struct config_host *section_host(struct parse *p, const char *section)
+{
+	char name[64];
+	const char *s = section + 4;
+	size_t n;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	n = strlen(s);
+	if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+		s++;
+		n -= 2;
+	}
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	if (!valid_name(name)) {
+		perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
+		     section, name);
+		return NULL;
+	}
+	if (!p->hosts_from_file) {
+		for (size_t i = 0; i < p->c->nhosts; i++)
+			host_release(&p->c->hosts[i]);
+		p->c->nhosts = 0;
+		p->hosts_from_file = 1;
+	}
+	for (size_t i = 0; i < p->c->nhosts; i++)
+		if (!strcmp(p->c->hosts[i].name, name))
+			return &p->c->hosts[i];
+	return host_add(p->c, name);
+}
+
+static int handler(void *user, const char *section, const char *key, const char *v)
+{
+	struct parse *p = user;
+	struct config *c = p->c;
+
+	if (!key)  /* a section header alone */
+		return 1;
+	if (!strcmp(section, "daemon")) {
+		if (!strcmp(key, "state_dir")) {
+			if (!*v)
+				perr(p, "state_dir: must not be empty");
+			else
+				set_str(&c->state_dir, v);
+		} else if (!strcmp(key, "listen")) {
+			set_listen(p, v);
+		} else if (!strcmp(key, "log_level")) {
+			if (log_level_parse(v, &c->log_level) < 0)
+				perr(p, "log_level: '%s' is not debug, info, warn or error", v);
+		} else {
+			perr(p, "[daemon]: unknown key '%s'", key);
+		}
+	} else if (!strncmp(section, "host", 4) && (section[4] == ' ' || section[4] == '\t')) {
+		struct config_host *h = section_host(p, section);
+
+		if (!h)
+			return 1;
+		if (!strcmp(key, "uri")) {
+			if (!strstr(v, "://"))
+				perr(p, "uri: '%s' is not a libvirt URI (like qemu:///system)", v);
+			else
+				set_str(&h->uri, v);
+		} else if (!strcmp(key, "slots")) {
+			set_int(p, key, v, 1, 1024, &h->slots);
+		} else if (!strcmp(key, "accel")) {
+			if (strcmp(v, "auto") && strcmp(v, "kvm") && strcmp(v, "tcg"))
+				perr(p, "accel: '%s' is not auto, kvm or tcg", v);
+			else
+				set_str(&h->accel, v);
+		} else {
+			perr(p, "[%s]: unknown key '%s'", section, key);
+		}
+	} else if (!strcmp(section, "run")) {
+		if (!strcmp(key, "memory_mb"))
+			set_int(p, key, v, 64, 1 << 22, &c->run_memory_mb);
+		else if (!strcmp(key, "timeout"))
+			set_int(p, key, v, 1, 7 * 86400, &c->run_timeout_s);
+		else if (!strcmp(key, "boot_timeout"))
+			set_int(p, key, v, 1, 86400, &c->boot_timeout_s);
+		else if (!strcmp(key, "max_attempts"))
+			set_int(p, key, v, 1, 10, &c->max_attempts);
+		else if (!strcmp(key, "console_max"))
+			set_size(p, key, v, 4096, &c->console_max);
+		else if (!strcmp(key, "output_max"))
+			set_size(p, key, v, 1024, &c->output_max);
+		else
+			perr(p, "[run]: unknown key '%s'", key);
+	} else if (!strcmp(section, "image")) {
+		if (!strcmp(key, "busybox"))
+			set_str(&c->busybox, v);
+		else if (!strcmp(key, "agent_dir"))
+			set_str(&c->agent_dir, v);
+		else
+			perr(p, "[image]: unknown key '%s'", key);
+	} else if (!*section) {
+		perr(p, "'%s' is outside any section", key);
+	} else {
+		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image)", section);
+	}
+	return 1;
+}
+
+int config_load(struct config *c, const char *path, struct buf *err)
+{
+	struct parse p = { .c = c, .file = path, .err = err };
+	int rc;
+
+	p.fp = fopen(path, "r");
+	if (!p.fp) {
+		buf_printf(err, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = ini_parse_stream(reader, &p, handler, &p);
+	fclose(p.fp);
+	if (rc > 0) {
+		p.line = rc;
+		perr(&p, "syntax error: expected '[section]', 'key = value' or a comment");
+	} else if (rc < 0) {
+		buf_printf(err, "%s: cannot read\n", path);
+		p.nerr++;
+	}
+	if (!p.nerr && c->nhosts == 0) {
+		buf_printf(err, "%s: no [host NAME] section\n", path);
+		p.nerr++;
+	}
+	if (p.nerr)
+		return -1;
+	set_str(&c->path, path);
+	return 0;
+}
+
+/* --- printing ------------------------------------------------------------- */
+
+static void print_size(FILE *out, const char *key, unsigned long long n)
+{
+	static const char units[] = "KMG";
+	int u = -1;
+
+	while (u < 2 && n && n % 1024 == 0) {
+		n /= 1024;
+		u++;
+	}
+	if (u < 0)
+		fprintf(out, "%s = %llu\n", key, n);
+	else
+		fprintf(out, "%s = %llu%c\n", key, n, units[u]);
+}
+
+void config_print(const struct config *c, FILE *out)
+{
+	int v6 = strchr(c->listen_addr, ':') != NULL;
+
+	fprintf(out, "# kfleetd configuration: %s\n", c->path ? c->path : "embedded defaults");
+	fprintf(out, "[daemon]\nstate_dir = %s\n", c->state_dir);
+	fprintf(out, "listen = %s%s%s:%d\n", v6 ? "[" : "", c->listen_addr, v6 ? "]" : "",
+		c->listen_port);
+	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
+	for (size_t i = 0; i < c->nhosts; i++)
+		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\n", c->hosts[i].name,
+			c->hosts[i].uri, c->hosts[i].slots, c->hosts[i].accel);
+	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\nmax_attempts = %d\n",
+		c->run_memory_mb, c->run_timeout_s, c->boot_timeout_s, c->max_attempts);
+	print_size(out, "console_max", c->console_max);
+	print_size(out, "output_max", c->output_max);
+	fprintf(out, "\n[image]\nbusybox = %s\nagent_dir = %s\n", c->busybox, c->agent_dir);
+}

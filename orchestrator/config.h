@@ -1,0 +1,52 @@
+/* config.h: kfleetd's configuration, an INI file read with inih.
+ * With no file the embedded defaults apply (state ./var, one host
+ * qemu:///system, web on 127.0.0.1:8080). Errors name file:line. */
+#ifndef KF_CONFIG_H
+#define KF_CONFIG_H
+
+#include <stdio.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+
+struct config_host {
+	char *name;
+	char *uri;      /* libvirt URI */
+	int slots;      /* guests at once on this host */
+	char *accel;    /* "auto", "kvm" or "tcg" */
+};
+
+struct config {
+	char *path;              /* the file read, NULL for the embedded defaults */
+	char *state_dir;         /* database, token, runs/, cache/ */
+	char *listen_addr;       /* IPv4 or IPv6 literal */
+	int listen_port;
+	enum log_level log_level;
+	struct config_host *hosts;
+	size_t nhosts;
+	/* [run] defaults and limits */
+	int run_memory_mb;
+	int run_timeout_s;
+	int boot_timeout_s;
+	int max_attempts;
+	unsigned long long console_max;   /* bytes of console kept; more ends the run */
+	unsigned long long output_max;    /* bytes of command output kept */
+	/* [image] */
+	char *busybox;           /* static busybox for x86_64 guests */
+	char *agent_dir;         /* where kfleet-agent-<arch> lives; default: next to kfleetd */
+};
+
+/* Fills c with the embedded defaults. 0 / -1 */
+int config_defaults(struct config *c);
+/* Reads path over the defaults already in c. On error returns -1 and
+ * appends one "file:line: message" line per problem to err. */
+int config_load(struct config *c, const char *path, struct buf *err);
+/* Prints the configuration normalised, in the file's own format. */
+void config_print(const struct config *c, FILE *out);
+void config_release(struct config *c);
+
+/* The database, token and per-run paths under the state directory; caller frees. */
+char *config_db_path(const struct config *c);
+char *config_token_path(const struct config *c);
+
+#endif

@@ -1,0 +1,82 @@
+/* console.c: reads a guest's serial console for the first sign that the
+ * kernel crashed (panic, Oops, BUG, KASAN...) and keeps the report's lines
+ * for the run page. The console is untrusted text: lines are bounded and
+ * nothing in it can make this read past the buffer. */
+#include "orchestrator/orchint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SPLAT_LINES 40
+#define SPLAT_MAX 8192
+
+static const struct {
+	const char *marker;
+	const char *what;
+} markers[] = {
+	{ "Kernel panic - not syncing", "kernel panic" },
+	{ "BUG: KASAN:", "KASAN report" },
+	{ "BUG: KFENCE:", "KFENCE report" },
+	{ "UBSAN:", "UBSAN report" },
+	{ "BUG: soft lockup", "soft lockup" },
+	{ "rcu: INFO: rcu_", "RCU stall" },
+	{ "INFO: task ", "hung task" },
+	{ "Oops:", "Oops" },
+	{ "BUG:", "BUG" },
+	{ "kernel BUG at", "BUG" },
+	{ "general protection fault", "general protection fault" },
+};
+
+/* The kernel's console lines start with "[    1.234567] " when timed. */
+static const char *strip_time(const char *l, const char *end)
+{
+	if (l < end && *l == '[') {
+		const char *p = memchr(l, ']', (size_t)(end - l));
+
+		if (p && p - l < 20)
+			return p + 1 < end && p[1] == ' ' ? p + 2 : p + 1;
+	}
+	return l;
+}
+
+static int starts(const char *l, const char *end, const char *m)
+{
+	size_t n = strlen(m);
+
+	return (size_t)(end - l) >= n && !memcmp(l, m, n);
+}
+
+void console_scan(const char *text, size_t n, struct console_verdict *v)
+{
+	const char *p = text, *end = text + n;
+
+	memset(v, 0, sizeof(*v));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *l = strip_time(p, le);
+
+		for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
+			struct buf s;
+			const char *q = p;
+			int lines = 0;
+
+			if (!starts(l, le, markers[i].marker))
+				continue;
+			v->crashed = 1;
+			snprintf(v->what, sizeof(v->what), "%s", markers[i].what);
+			buf_init(&s, SPLAT_MAX);
+			while (q < end && lines < SPLAT_LINES && !s.truncated) {
+				const char *qn = memchr(q, '\n', (size_t)(end - q));
+				const char *qe = qn ? qn : end;
+
+				buf_append(&s, q, (size_t)(qe - q));
+				buf_puts(&s, "\n");
+				lines++;
+				q = qn ? qn + 1 : end;
+			}
+			v->splat = buf_detach(&s);
+			return;
+		}
+		p = nl ? nl + 1 : end;
+	}
+}

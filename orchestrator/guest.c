@@ -1,0 +1,349 @@
+/* guest.c: kfleet's side of libvirt. It writes the domain XML for a run
+ * (direct kernel boot, the run's initrd, console and agent channel to files),
+ * connects to each configured host, tells KVM from TCG, and follows domain
+ * lifecycle events so workers learn at once when their guest stopped. */
+#include "orchestrator/orchint.h"
+
+#include <fcntl.h>
+#include <libvirt/virterror.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+
+static void xml_text(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': buf_puts(b, "&amp;"); break;
+		case '<': buf_puts(b, "&lt;"); break;
+		case '>': buf_puts(b, "&gt;"); break;
+		case '\'': buf_puts(b, "&apos;"); break;
+		case '"': buf_puts(b, "&quot;"); break;
+		default: buf_append(b, s, 1);
+		}
+	}
+}
+
+static const char *domain_type(const char *accel)
+{
+	if (!strcmp(accel, "kvm"))
+		return "kvm";
+	if (!strcmp(accel, "test"))
+		return "test";
+	return "qemu";
+}
+
+int guest_domain_xml(const struct guest_spec *s, struct buf *b)
+{
+	if (strcmp(s->arch, "x86_64"))
+		return -1;
+	buf_printf(b, "<domain type='%s'>\n  <name>", domain_type(s->accel));
+	xml_text(b, s->name);
+	buf_printf(b, "</name>\n"
+		   "  <metadata>\n"
+		   "    <kfleet:run xmlns:kfleet='https://kfleet.invalid/xmlns/run/1'"
+		   " id='%lld' attempt='%d'/>\n"
+		   "  </metadata>\n"
+		   "  <memory unit='MiB'>%d</memory>\n"
+		   "  <vcpu>%d</vcpu>\n"
+		   "  <os>\n"
+		   "    <type arch='x86_64' machine='q35'>hvm</type>\n"
+		   "    <kernel>", (long long)s->run_id, s->attempt, s->memory_mb, s->vcpus);
+	xml_text(b, s->kernel);
+	buf_puts(b, "</kernel>\n    <initrd>");
+	xml_text(b, s->initrd);
+	/* panic=-1: a panicking kernel reboots at once, and on_reboot ends the
+	 * domain; the console says it was a panic. */
+	buf_puts(b, "</initrd>\n    <cmdline>console=ttyS0,115200 panic=-1 rdinit=/init");
+	if (s->cmdline && *s->cmdline) {
+		buf_puts(b, " ");
+		xml_text(b, s->cmdline);
+	}
+	buf_puts(b, "</cmdline>\n  </os>\n"
+		 "  <features>\n    <acpi/>\n  </features>\n");
+	if (!strcmp(s->accel, "kvm"))
+		buf_puts(b, "  <cpu mode='host-passthrough'/>\n");
+	buf_puts(b, "  <clock offset='utc'/>\n"
+		 "  <on_poweroff>destroy</on_poweroff>\n"
+		 "  <on_reboot>destroy</on_reboot>\n"
+		 "  <on_crash>destroy</on_crash>\n"
+		 "  <devices>\n"
+		 "    <serial type='file'>\n      <source path='");
+	xml_text(b, s->console);
+	buf_puts(b, "'/>\n      <target port='0'/>\n    </serial>\n"
+		 "    <serial type='file'>\n      <source path='");
+	xml_text(b, s->channel);
+	buf_puts(b, "'/>\n      <target port='1'/>\n    </serial>\n"
+		 "    <controller type='usb' model='none'/>\n"
+		 "    <memballoon model='none'/>\n"
+		 "  </devices>\n"
+		 "</domain>\n");
+	return b->truncated ? -1 : 0;
+}
+
+char *guest_last_error(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	return strdup(e && e->message ? e->message : "unknown libvirt error");
+}
+
+/* --- lifecycle events ---------------------------------------------------- */
+
+static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+			void *opaque)
+{
+	struct orch *o = opaque;
+	const char *name = virDomainGetName(dom);
+
+	if (!name || (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED))
+		return 0;
+	pthread_mutex_lock(&o->lock);
+	for (struct watch *w = o->watches; w; w = w->next) {
+		if (strcmp(w->name, name))
+			continue;
+		if (event == VIR_DOMAIN_EVENT_CRASHED ||
+		    detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED)
+			w->crashed = 1;
+		if (event == VIR_DOMAIN_EVENT_STOPPED) {
+			w->stopped = 1;
+			w->detail = detail;
+		}
+	}
+	pthread_cond_broadcast(&o->events);
+	pthread_mutex_unlock(&o->lock);
+	return 0;
+}
+
+void watch_add(struct orch *o, struct watch *w)
+{
+	pthread_mutex_lock(&o->lock);
+	w->next = o->watches;
+	o->watches = w;
+	pthread_mutex_unlock(&o->lock);
+}
+
+void watch_remove(struct orch *o, struct watch *w)
+{
+	pthread_mutex_lock(&o->lock);
+	for (struct watch **p = &o->watches; *p; p = &(*p)->next) {
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&o->lock);
+}
+
+void watch_wait(struct orch *o, struct watch *w, int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&o->lock);
+	if (!w->stopped && !o->stopping)
+		pthread_cond_timedwait(&o->events, &o->lock, &ts);
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* --- hosts --------------------------------------------------------------- */
+
+static void version_str(unsigned long v, char *out, size_t n)
+{
+	snprintf(out, n, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+}
+
+/* A local /dev/kvm that opens is not enough: nested setups expose one whose
+ * guests never run. The host CPU must also advertise VMX or SVM. */
+static int local_kvm_usable(char *why, size_t n)
+{
+	FILE *f;
+	char line[4096];
+	int flags = 0;
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, n, "/dev/kvm cannot be opened");
+		return 0;
+	}
+	close(fd);
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		flags = strstr(line, " vmx") || strstr(line, " svm");
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (!flags)
+		snprintf(why, n, "/dev/kvm exists but the CPU shows no vmx/svm flag");
+	return flags;
+}
+
+static int is_local_uri(const char *uri)
+{
+	return !strncmp(uri, "qemu:///", 8);
+}
+
+static int caps_max_vcpus(const char *caps)
+{
+	const char *p = caps ? strstr(caps, "<vcpu max='") : NULL;
+
+	return p ? atoi(p + 11) : 0;
+}
+
+static int choose_accel(struct host *h)
+{
+	const char *want = h->conf->accel;
+	const char *type = virConnectGetType(h->conn);
+	char *caps;
+	int kvm_caps;
+
+	if (type && !strcmp(type, "TEST")) {
+		snprintf(h->accel, sizeof(h->accel), "test");
+		snprintf(h->why_accel, sizeof(h->why_accel), "libvirt test driver");
+		caps = NULL;
+		h->max_vcpus = virConnectGetMaxVcpus(h->conn, NULL);
+		return 0;
+	}
+	caps = virConnectGetDomainCapabilities(h->conn, NULL, "x86_64", "q35", "kvm", 0);
+	kvm_caps = caps != NULL;
+	if (caps)
+		h->max_vcpus = caps_max_vcpus(caps);
+	free(caps);
+	if (!strcmp(want, "tcg") ||
+	    (!strcmp(want, "auto") && (!kvm_caps || (is_local_uri(h->conf->uri) &&
+				       !local_kvm_usable(h->why_accel, sizeof(h->why_accel)))))) {
+		snprintf(h->accel, sizeof(h->accel), "tcg");
+		if (!strcmp(want, "tcg"))
+			snprintf(h->why_accel, sizeof(h->why_accel), "accel = tcg in the config");
+		else if (!kvm_caps)
+			snprintf(h->why_accel, sizeof(h->why_accel), "libvirt reports no kvm");
+		virResetLastError();
+		caps = virConnectGetDomainCapabilities(h->conn, NULL, "x86_64", "q35", "qemu", 0);
+		if (!caps)
+			return -1;
+		h->max_vcpus = caps_max_vcpus(caps);
+		free(caps);
+		return 0;
+	}
+	if (!kvm_caps)
+		return -1;   /* accel = kvm but libvirt has none */
+	snprintf(h->accel, sizeof(h->accel), "kvm");
+	snprintf(h->why_accel, sizeof(h->why_accel), "libvirt and the CPU support kvm");
+	return 0;
+}
+
+int guest_host_connect(struct orch *o, struct host *h, char **err)
+{
+	unsigned long v = 0;
+	virNodeInfo ni;
+
+	*err = NULL;
+	h->conn = virConnectOpen(h->conf->uri);
+	if (!h->conn)
+		goto fail;
+	virConnectSetKeepAlive(h->conn, 5, 3);
+	if (choose_accel(h) < 0) {
+		char *e = guest_last_error();
+
+		if (asprintf(err, "host '%s' (%s): cannot use accel '%s': %s", h->conf->name,
+			     h->conf->uri, h->conf->accel, e) < 0)
+			*err = NULL;
+		free(e);
+		guest_host_disconnect(h);
+		return -1;
+	}
+	if (virConnectGetVersion(h->conn, &v) == 0)
+		version_str(v, h->qemu_version, sizeof(h->qemu_version));
+	if (virConnectGetLibVersion(h->conn, &v) == 0)
+		version_str(v, h->libvirt_version, sizeof(h->libvirt_version));
+	if (virNodeGetInfo(h->conn, &ni) == 0)
+		h->memory_kb = (int64_t)ni.memory;
+	if (h->max_vcpus <= 0)
+		h->max_vcpus = 1;
+	h->callback_id = virConnectDomainEventRegisterAny(h->conn, NULL,
+		VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), o, NULL);
+	if (h->callback_id < 0)
+		goto fail;
+	return 0;
+fail:
+	{
+		char *e = guest_last_error();
+
+		if (asprintf(err, "host '%s' (%s): %s", h->conf->name, h->conf->uri, e) < 0)
+			*err = NULL;
+		free(e);
+	}
+	guest_host_disconnect(h);
+	return -1;
+}
+
+void guest_host_disconnect(struct host *h)
+{
+	if (!h->conn)
+		return;
+	if (h->callback_id >= 0)
+		virConnectDomainEventDeregisterAny(h->conn, h->callback_id);
+	h->callback_id = -1;
+	virConnectClose(h->conn);
+	h->conn = NULL;
+}
+
+int guest_destroy_name(struct host *h, const char *name)
+{
+	virDomainPtr d;
+	int rc = 0;
+
+	if (!h->conn)
+		return -1;
+	d = virDomainLookupByName(h->conn, name);
+	if (!d) {
+		virResetLastError();
+		return 0;
+	}
+	if (virDomainIsActive(d) == 1 && virDomainDestroy(d) < 0)
+		rc = -1;
+	/* a defined (persistent) domain of ours is removed too */
+	if (virDomainIsPersistent(d) == 1)
+		virDomainUndefine(d);
+	virDomainFree(d);
+	return rc;
+}
+
+int guest_sweep(struct host *h, const char *prefix)
+{
+	virDomainPtr *doms = NULL;
+	int n, killed = 0;
+
+	if (!h->conn)
+		return -1;
+	n = virConnectListAllDomains(h->conn, &doms, 0);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		if (name && !strncmp(name, prefix, strlen(prefix))) {
+			log_info("host '%s': destroying leftover domain '%s'", h->conf->name, name);
+			if (virDomainIsActive(doms[i]) == 1)
+				virDomainDestroy(doms[i]);
+			if (virDomainIsPersistent(doms[i]) == 1)
+				virDomainUndefine(doms[i]);
+			killed++;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	return killed;
+}

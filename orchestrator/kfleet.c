@@ -1,0 +1,742 @@
+/* kfleet.c: the command-line client. It talks to kfleetd's JSON API over
+ * HTTP (libcurl): `run` submits a run (optionally waiting for its end),
+ * `runs` lists the newest runs, `show` prints one run with its output.
+ * Exit status: 0 ok (with --wait: the run passed), 1 the run did not pass,
+ * 2 usage, connection or API errors. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/util.h"
+#include "orchestrator/config.h"
+#include "orchestrator/orchestrator.h"
+
+#define DEFAULT_URL      "http://127.0.0.1:8080"
+#define RESP_MAX         (64u << 20)   /* a response body; 500 runs with long commands fit */
+#define TOKEN_MAX        4096
+#define CONNECT_TIMEOUT_MS 5000L
+#define TOTAL_TIMEOUT_MS   60000L
+#define WAIT_RETRIES     30           /* polls that may fail in a row while waiting */
+
+enum { EXIT_OK = 0, EXIT_NOT_PASSED = 1, EXIT_USAGE = 2 };
+
+struct cli {
+	const char *config_path;   /* -c */
+	const char *url_opt;       /* --url */
+	const char *token_file;    /* --token-file */
+	const char *cmd;           /* the command, for messages */
+	char *url;                 /* base URL, no trailing slash */
+	struct config cfg;
+};
+
+/* What one API call returned */
+struct resp {
+	long status;       /* 0 when no HTTP answer came */
+	json_t *j;         /* the parsed body of a 2xx answer */
+	char err[1024];    /* "400: message" or "'url': transport error" */
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: kfleet [-c CONFIG] [--url URL] [--token-file FILE] COMMAND ...\n"
+	      "\n"
+	      "  run --kernel PATH [--arch A] [--vcpus N] [--memory MB] [--timeout S]\n"
+	      "      [--wait] [--json] -- CMD...     queue a run of CMD in a guest\n"
+	      "  runs [--limit N] [--json]            list the newest runs\n"
+	      "  show ID [--json]                     print one run and its output\n"
+	      "\n"
+	      "URL: --url, $KFLEET_URL, the config's listen address, or " DEFAULT_URL ".\n"
+	      "Token: --token-file, $KFLEET_TOKEN_FILE, or the config's state_dir/token.\n",
+	      f);
+}
+
+/* ---- configuration: URL and token ---- */
+
+static int resolve_url(struct cli *k)
+{
+	const char *env = getenv("KFLEET_URL");
+	struct buf b = BUF_INIT(0);
+
+	if (k->url_opt && *k->url_opt)
+		buf_puts(&b, k->url_opt);
+	else if (env && *env)
+		buf_puts(&b, env);
+	else if (k->config_path) {
+		const char *a = k->cfg.listen_addr;
+		int v6;
+
+		/* a server listening on every address is reached on loopback */
+		if (!strcmp(a, "0.0.0.0"))
+			a = "127.0.0.1";
+		else if (!strcmp(a, "::"))
+			a = "::1";
+		v6 = strchr(a, ':') != NULL;
+		buf_printf(&b, "http://%s%s%s:%d", v6 ? "[" : "", a, v6 ? "]" : "",
+			   k->cfg.listen_port);
+	} else {
+		buf_puts(&b, DEFAULT_URL);
+	}
+	while (b.len && b.data[b.len - 1] == '/')
+		b.data[--b.len] = '\0';
+	k->url = buf_detach(&b);
+	return k->url ? 0 : -1;
+}
+
+/* Returns the token (caller frees) or NULL after printing why */
+static char *read_token(struct cli *k)
+{
+	const char *env = getenv("KFLEET_TOKEN_FILE");
+	char *path = NULL, *tok = NULL;
+	struct buf b = BUF_INIT(0);
+	size_t n;
+
+	if (k->token_file && *k->token_file)
+		path = strdup(k->token_file);
+	else if (env && *env)
+		path = strdup(env);
+	else
+		path = config_token_path(&k->cfg);
+	if (!path) {
+		fprintf(stderr, "kfleet: out of memory\n");
+		goto out;
+	}
+	if (read_file(path, &b, TOKEN_MAX) < 0) {
+		fprintf(stderr, "kfleet: token file '%s': %s\n", path, strerror(errno));
+		goto out;
+	}
+	n = b.len;
+	while (n && (b.data[n - 1] == '\n' || b.data[n - 1] == '\r' ||
+		     b.data[n - 1] == ' ' || b.data[n - 1] == '\t'))
+		b.data[--n] = '\0';
+	b.len = n;
+	if (!n || b.truncated || strlen(b.data) != n) {
+		fprintf(stderr, "kfleet: token file '%s': %s\n", path,
+			n ? "not a token" : "empty");
+		goto out;
+	}
+	tok = buf_detach(&b);
+out:
+	buf_release(&b);
+	free(path);
+	return tok;
+}
+
+/* ---- HTTP ---- */
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *cls)
+{
+	struct buf *b = cls;
+
+	if (buf_append(b, p, size * nmemb) < 0)
+		return 0;   /* too big: curl stops with a write error */
+	return size * nmemb;
+}
+
+/* Calls the API: method on path with an optional JSON body. 0 when the
+ * answer was 2xx with a JSON body (r->j set, caller decrefs), else -1 with
+ * r->err saying why (the API's own "error" text when there is one). */
+static int api_call(struct cli *k, const char *method, const char *path, json_t *body,
+		    const char *token, struct resp *r)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct buf resp = BUF_INIT(RESP_MAX);
+	struct buf url = BUF_INIT(0);
+	struct curl_slist *hdrs = NULL;
+	char *payload = NULL, *auth = NULL;
+	json_error_t jerr;
+	CURL *h = NULL;
+	CURLcode cc;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	buf_printf(&url, "%s%s", k->url, path);
+	h = curl_easy_init();
+	if (!h) {
+		snprintf(r->err, sizeof(r->err), "cannot start libcurl");
+		goto out;
+	}
+	curl_easy_setopt(h, CURLOPT_URL, buf_str(&url));
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, TOTAL_TIMEOUT_MS);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "kfleet");
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	hdrs = curl_slist_append(hdrs, "Accept: application/json");
+	if (token) {
+		size_t n = strlen(token) + 32;
+
+		auth = malloc(n);
+		if (!auth) {
+			snprintf(r->err, sizeof(r->err), "out of memory");
+			goto out;
+		}
+		snprintf(auth, n, "Authorization: Bearer %s", token);
+		hdrs = curl_slist_append(hdrs, auth);
+	}
+	if (body) {
+		payload = json_dumps(body, JSON_COMPACT);
+		if (!payload) {
+			snprintf(r->err, sizeof(r->err), "out of memory");
+			goto out;
+		}
+		hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
+		hdrs = curl_slist_append(hdrs, "Expect:");
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(payload));
+	}
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	cc = curl_easy_perform(h);
+	if (cc != CURLE_OK) {
+		if (cc == CURLE_WRITE_ERROR && resp.truncated)
+			snprintf(r->err, sizeof(r->err), "'%s': response larger than %u bytes",
+				 buf_str(&url), RESP_MAX);
+		else
+			snprintf(r->err, sizeof(r->err), "'%s': %s", buf_str(&url),
+				 errbuf[0] ? errbuf : curl_easy_strerror(cc));
+		goto out;
+	}
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+	r->j = json_loadb(buf_str(&resp), resp.len, 0, &jerr);
+	if (r->status < 200 || r->status > 299) {
+		json_t *e = r->j ? json_object_get(r->j, "error") : NULL;
+
+		if (json_is_string(e))
+			snprintf(r->err, sizeof(r->err), "%ld: %s", r->status, json_string_value(e));
+		else
+			snprintf(r->err, sizeof(r->err), "%ld: '%s' answered without an error text",
+				 r->status, buf_str(&url));
+		json_decref(r->j);
+		r->j = NULL;
+		goto out;
+	}
+	if (!r->j) {
+		snprintf(r->err, sizeof(r->err), "'%s': bad JSON in the answer: %d:%d: %s",
+			 buf_str(&url), jerr.line, jerr.column, jerr.text);
+		goto out;
+	}
+	rc = 0;
+out:
+	curl_slist_free_all(hdrs);
+	if (h)
+		curl_easy_cleanup(h);
+	free(payload);
+	free(auth);
+	buf_release(&resp);
+	buf_release(&url);
+	return rc;
+}
+
+/* ---- printing ---- */
+
+static const char *jget_str(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static long long jget_int(json_t *o, const char *key, long long dflt)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : dflt;
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void fmt_time(long long ms, char out[40])
+{
+	time_t t;
+	struct tm tm;
+
+	if (ms <= 0) {
+		strcpy(out, "-");
+		return;
+	}
+	t = (time_t)(ms / 1000);
+	if (!localtime_r(&t, &tm) || !strftime(out, 40, "%Y-%m-%d %H:%M:%S %Z", &tm))
+		strcpy(out, "?");
+}
+
+static void fmt_duration(long long d, char out[32])
+{
+	if (d < 0)
+		snprintf(out, 32, "-");
+	else if (d < 1000)
+		snprintf(out, 32, "%lld ms", d);
+	else if (d < 60000)
+		snprintf(out, 32, "%lld.%lld s", d / 1000, d % 1000 / 100);
+	else if (d < 3600000)
+		snprintf(out, 32, "%lld min %02lld s", d / 60000, d / 1000 % 60);
+	else
+		snprintf(out, 32, "%lld h %02lld min", d / 3600000, d / 60000 % 60);
+}
+
+static void print_json(json_t *j)
+{
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+}
+
+/* Prints text indented, one line at a time */
+static void print_indented(const char *s, const char *indent)
+{
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+
+		printf("%s%.*s\n", indent, (int)n, s);
+		s += n + (nl ? 1 : 0);
+	}
+}
+
+static void print_run(json_t *r)
+{
+	json_t *kernel = json_object_get(r, "kernel");
+	json_t *guest = json_object_get(r, "guest");
+	json_t *attempts = json_object_get(r, "attempts");
+	const char *outcome = jget_str(r, "outcome");
+	const char *run_dir = jget_str(r, "run_dir");
+	const char *output = jget_str(r, "output");
+	const char *s;
+	long long started = jget_int(r, "started_at", 0), booted = jget_int(r, "booted_at", 0);
+	long long ended = jget_int(r, "ended_at", 0);
+	char t[40], d[32];
+
+	printf("run %lld: %s%s%s\n", jget_int(r, "id", 0), or_dash(jget_str(r, "state")),
+	       outcome ? ", " : "", outcome ? outcome : "");
+	if ((s = jget_str(r, "detail")))
+		printf("  detail:     %s\n", s);
+	printf("  kernel:     %s\n", or_dash(jget_str(kernel, "path")));
+	printf("  arch:       %s, %lld vCPUs, %lld MiB, timeout %lld s\n",
+	       or_dash(jget_str(r, "arch")), jget_int(r, "vcpus", 0),
+	       jget_int(r, "memory_mb", 0), jget_int(r, "timeout_s", 0));
+	printf("  attempt:    %lld of at most %lld\n", jget_int(r, "attempt", 0),
+	       jget_int(r, "max_attempts", 0));
+	printf("  host:       %s", or_dash(jget_str(r, "host")));
+	if (jget_str(r, "accel"))
+		printf(" (%s, machine %s, QEMU %s, libvirt %s)", jget_str(r, "accel"),
+		       or_dash(jget_str(r, "machine")), or_dash(jget_str(r, "qemu_version")),
+		       or_dash(jget_str(r, "libvirt_version")));
+	printf("\n");
+	if ((s = jget_str(r, "domain")))
+		printf("  domain:     %s\n", s);
+	fmt_time(jget_int(r, "queued_at", 0), t);
+	printf("  queued:     %s\n", t);
+	fmt_time(started, t);
+	printf("  started:    %s\n", t);
+	fmt_time(booted, t);
+	fmt_duration(started > 0 && booted > 0 ? booted - started : -1, d);
+	printf("  booted:     %s%s%s%s\n", t, booted > 0 ? " (after " : "", booted > 0 ? d : "",
+	       booted > 0 ? ")" : "");
+	fmt_time(ended, t);
+	printf("  ended:      %s\n", t);
+	fmt_duration(jget_int(r, "duration_ms", -1), d);
+	printf("  duration:   %s\n", d);
+	if (json_is_integer(json_object_get(r, "exit_code")))
+		printf("  exit code:  %lld\n", jget_int(r, "exit_code", 0));
+	if (jget_str(guest, "release"))
+		printf("  guest:      %s, %lld CPUs, %lld kB\n", jget_str(guest, "release"),
+		       jget_int(guest, "nproc", 0), jget_int(guest, "mem_kb", 0));
+	printf("  command:    %s\n", or_dash(jget_str(r, "command")));
+	if (run_dir) {
+		printf("  console:    %s/%s\n", run_dir, RUN_FILE_CONSOLE);
+		printf("  output:     %s/%s\n", run_dir, RUN_FILE_OUTPUT);
+		printf("  domain xml: %s/%s\n", run_dir, RUN_FILE_XML);
+	}
+	if (json_array_size(attempts) > 1) {
+		size_t i;
+		json_t *a;
+
+		printf("attempts:\n");
+		json_array_foreach(attempts, i, a) {
+			fmt_time(jget_int(a, "started_at", 0), t);
+			printf("  %lld  %-10s  %s  %-13s  %s\n", jget_int(a, "n", 0),
+			       or_dash(jget_str(a, "host")), t, or_dash(jget_str(a, "outcome")),
+			       or_dash(jget_str(a, "detail")));
+		}
+	}
+	if ((s = jget_str(r, "splat"))) {
+		printf("splat:\n");
+		print_indented(s, "  ");
+	}
+	if (output) {
+		size_t n = json_string_length(json_object_get(r, "output"));
+
+		printf("output:\n");
+		fwrite(output, 1, n, stdout);
+		if (n && output[n - 1] != '\n')
+			fputc('\n', stdout);
+		if (json_is_true(json_object_get(r, "output_truncated")))
+			printf("(output truncated; all of it is in %s/%s)\n", or_dash(run_dir),
+			       RUN_FILE_OUTPUT);
+	}
+}
+
+/* ---- commands ---- */
+
+static int get_run(struct cli *k, long long id, struct resp *r)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/api/runs/%lld", id);
+	return api_call(k, "GET", path, NULL, NULL, r);
+}
+
+/* Polls the run until it is done; prints it; 0 passed, 1 not, 2 error */
+static int wait_run(struct cli *k, long long id, int json)
+{
+	const char *last_state = "queued";
+	struct resp r;
+	int failures = 0, rc;
+
+	for (;;) {
+		const char *state;
+
+		if (get_run(k, id, &r) < 0) {
+			/* a daemon restarting is not the run's end */
+			if (r.status || ++failures >= WAIT_RETRIES) {
+				fprintf(stderr, "kfleet: %s: %s\n", k->cmd, r.err);
+				return EXIT_USAGE;
+			}
+			sleep(1);
+			continue;
+		}
+		failures = 0;
+		state = jget_str(r.j, "state");
+		if (state && !strcmp(state, "done"))
+			break;
+		if (!json && state && strcmp(state, last_state)) {
+			fprintf(stderr, "run %lld %s%s%s\n", id, state,
+				jget_str(r.j, "host") ? " on " : "", or_dash(jget_str(r.j, "host")));
+			last_state = !strcmp(state, "running") ? "running" : "queued";
+		}
+		json_decref(r.j);
+		sleep(1);
+	}
+	if (json)
+		print_json(r.j);
+	else
+		print_run(r.j);
+	{
+		const char *o = jget_str(r.j, "outcome");
+
+		rc = o && !strcmp(o, "passed") ? EXIT_OK : EXIT_NOT_PASSED;
+	}
+	json_decref(r.j);
+	return rc;
+}
+
+static int parse_num(const char *cmd, const char *opt, const char *s, long long min,
+		     long long max, long long *out)
+{
+	if (parse_int(s, min, max, out) < 0) {
+		fprintf(stderr, "kfleet: %s: %s '%s': not a number from %lld to %lld\n", cmd, opt,
+			s, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_run(struct cli *k, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "vcpus", required_argument, NULL, 'v' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *kernel = NULL, *arch = NULL;
+	long long vcpus = 0, memory = 0, timeout = 0, id;
+	int wait = 0, json = 0, c, rc = EXIT_USAGE;
+	struct buf command = BUF_INIT(0);
+	char *kabs = NULL, *token = NULL;
+	json_t *body = NULL;
+	struct resp r = { 0 };
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': kernel = optarg; break;
+		case 'a': arch = optarg; break;
+		case 'v':
+			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+				goto out;
+			break;
+		case 'm':
+			if (parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
+				goto out;
+			break;
+		case 't':
+			if (parse_num(k->cmd, "--timeout", optarg, 1, 1 << 30, &timeout) < 0)
+				goto out;
+			break;
+		case 'w': wait = 1; break;
+		case 'j': json = 1; break;
+		case 'h':
+			usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (!kernel || optind >= argc) {
+		fprintf(stderr, "kfleet: run: %s\n", !kernel ? "--kernel PATH is required"
+			: "no command given (put it after --)");
+		usage(stderr);
+		goto out;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (i > optind)
+			buf_puts(&command, " ");
+		buf_puts(&command, argv[i]);
+	}
+	kabs = path_abs(kernel);
+	if (!kabs) {
+		fprintf(stderr, "kfleet: run: kernel '%s': %s\n", kernel, strerror(errno));
+		goto out;
+	}
+	token = read_token(k);
+	if (!token)
+		goto out;
+	body = json_object();
+	if (!body || json_object_set_new(body, "kernel", json_string(kabs)) < 0 ||
+	    json_object_set_new(body, "command", json_string(buf_str(&command))) < 0 ||
+	    (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
+	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)) < 0) ||
+	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0) ||
+	    (timeout && json_object_set_new(body, "timeout_s", json_integer(timeout)) < 0)) {
+		/* json_string refuses invalid UTF-8 */
+		fprintf(stderr, "kfleet: run: the kernel path and the command must be UTF-8\n");
+		goto out;
+	}
+	if (api_call(k, "POST", "/api/runs", body, token, &r) < 0) {
+		fprintf(stderr, "kfleet: run: %s\n", r.err);
+		goto out;
+	}
+	id = jget_int(r.j, "id", 0);
+	if (id <= 0) {
+		fprintf(stderr, "kfleet: run: the answer has no run id\n");
+		goto out;
+	}
+	if (!wait) {
+		if (json)
+			print_json(r.j);
+		else
+			printf("run %lld queued\n", id);
+		rc = EXIT_OK;
+		goto out;
+	}
+	if (!json)
+		fprintf(stderr, "run %lld queued\n", id);
+	rc = wait_run(k, id, json);
+out:
+	json_decref(r.j);
+	json_decref(body);
+	free(token);
+	free(kabs);
+	buf_release(&command);
+	return rc;
+}
+
+static int cmd_runs(struct cli *k, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "limit", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long limit = 50;
+	int json = 0, c;
+	struct resp r;
+	json_t *runs, *run;
+	char path[64], d[32];
+	size_t i;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (parse_num(k->cmd, "--limit", optarg, 1, 500, &limit) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'j': json = 1; break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "kfleet: runs: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/api/runs?limit=%lld", limit);
+	if (api_call(k, "GET", path, NULL, NULL, &r) < 0) {
+		fprintf(stderr, "kfleet: runs: %s\n", r.err);
+		return EXIT_USAGE;
+	}
+	if (json) {
+		print_json(r.j);
+		json_decref(r.j);
+		return EXIT_OK;
+	}
+	runs = json_object_get(r.j, "runs");
+	printf("%-7s %-8s %-13s %-8s %5s %-5s %-12s %s\n", "ID", "STATE", "OUTCOME", "ARCH",
+	       "VCPUS", "ACCEL", "DURATION", "KERNEL");
+	json_array_foreach(runs, i, run) {
+		fmt_duration(jget_int(run, "duration_ms", -1), d);
+		printf("%-7lld %-8s %-13s %-8s %5lld %-5s %-12s %s\n", jget_int(run, "id", 0),
+		       or_dash(jget_str(run, "state")), or_dash(jget_str(run, "outcome")),
+		       or_dash(jget_str(run, "arch")), jget_int(run, "vcpus", 0),
+		       or_dash(jget_str(run, "accel")), d,
+		       or_dash(jget_str(json_object_get(run, "kernel"), "path")));
+	}
+	{
+		json_t *cn = json_object_get(r.j, "counts");
+
+		printf("%lld queued, %lld running, %lld done\n", jget_int(cn, "queued", 0),
+		       jget_int(cn, "running", 0), jget_int(cn, "done", 0));
+	}
+	json_decref(r.j);
+	return EXIT_OK;
+}
+
+static int cmd_show(struct cli *k, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long id;
+	int json = 0, c;
+	struct resp r;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "kfleet: show: expected one run id\n");
+		return EXIT_USAGE;
+	}
+	if (parse_num(k->cmd, "run id", argv[optind], 1, INT64_MAX, &id) < 0)
+		return EXIT_USAGE;
+	if (get_run(k, id, &r) < 0) {
+		fprintf(stderr, "kfleet: show: %s\n", r.err);
+		return EXIT_USAGE;
+	}
+	if (json)
+		print_json(r.j);
+	else
+		print_run(r.j);
+	json_decref(r.j);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "url", required_argument, NULL, 'u' },
+		{ "token-file", required_argument, NULL, 'T' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli k;
+	int c, rc = EXIT_USAGE;
+
+	memset(&k, 0, sizeof(k));
+	while ((c = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': k.config_path = optarg; break;
+		case 'u': k.url_opt = optarg; break;
+		case 'T': k.token_file = optarg; break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (config_defaults(&k.cfg) < 0) {
+		fprintf(stderr, "kfleet: out of memory\n");
+		goto out;
+	}
+	if (k.config_path) {
+		struct buf err = BUF_INIT(64 * 1024);
+
+		if (config_load(&k.cfg, k.config_path, &err) < 0) {
+			fprintf(stderr, "%s", buf_str(&err));
+			if (!err.len)
+				fprintf(stderr, "kfleet: config '%s' is not valid\n", k.config_path);
+			buf_release(&err);
+			goto out;
+		}
+		buf_release(&err);
+	}
+	if (resolve_url(&k) < 0) {
+		fprintf(stderr, "kfleet: out of memory\n");
+		goto out;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "kfleet: cannot start libcurl\n");
+		goto out;
+	}
+	k.cmd = argv[optind];
+	argc -= optind;
+	argv += optind;
+	if (!strcmp(k.cmd, "run"))
+		rc = cmd_run(&k, argc, argv);
+	else if (!strcmp(k.cmd, "runs"))
+		rc = cmd_runs(&k, argc, argv);
+	else if (!strcmp(k.cmd, "show"))
+		rc = cmd_show(&k, argc, argv);
+	else {
+		fprintf(stderr, "kfleet: '%s' is not a command\n", k.cmd);
+		usage(stderr);
+	}
+	curl_global_cleanup();
+out:
+	free(k.url);
+	config_release(&k.cfg);
+	return rc;
+}

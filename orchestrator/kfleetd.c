@@ -1,0 +1,173 @@
+/* kfleetd.c: the daemon's main(): reads the config (or uses the embedded
+ * defaults), checks it (-n), then starts the orchestrator (database,
+ * libvirt hosts, workers) and the web server, and runs until SIGINT or
+ * SIGTERM. Only this file may exit on an error. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "orchestrator/config.h"
+#include "orchestrator/orchestrator.h"
+#include "web/web.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: kfleetd [-c CONFIG] [-n [-v]] [-d] [-l LOGFILE]\n"
+		"  -c CONFIG   read this INI file (default: embedded defaults)\n"
+		"  -n          check the configuration and exit; with -v print it normalised\n"
+		"  -d          debug logging\n"
+		"  -l LOGFILE  log to this file instead of stderr\n");
+}
+
+/* Reads the token, or makes one (0600) on first start. Returns it, caller frees. */
+static char *load_token(const char *path)
+{
+	struct buf b = BUF_INIT(256);
+	unsigned char r[24];
+	char hex[49];
+	int fd;
+
+	if (read_file(path, &b, 255) == 0 && b.len >= 16) {
+		while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r'))
+			b.data[--b.len] = '\0';
+		return buf_detach(&b);
+	}
+	buf_release(&b);
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return NULL;
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, hex, 48) != 48 || write(fd, "\n", 1) != 1) {
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	close(fd);
+	return strdup(hex);
+}
+
+int main(int argc, char **argv)
+{
+	struct config c;
+	struct buf err = BUF_INIT(64 * 1024);
+	const char *conf_path = NULL, *log_path = NULL;
+	int check = 0, verbose = 0, debug = 0, opt, sig;
+	char *e = NULL, *token = NULL, *token_path = NULL;
+	struct orch *o = NULL;
+	struct web *w = NULL;
+	struct web_opts wo;
+	sigset_t set;
+
+	log_init("kfleetd", LOG_LVL_INFO);
+	while ((opt = getopt(argc, argv, "c:nvdl:h")) != -1) {
+		switch (opt) {
+		case 'c': conf_path = optarg; break;
+		case 'n': check = 1; break;
+		case 'v': verbose = 1; break;
+		case 'd': debug = 1; break;
+		case 'l': log_path = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (config_defaults(&c) < 0) {
+		fprintf(stderr, "kfleetd: out of memory\n");
+		return 1;
+	}
+	if (conf_path && config_load(&c, conf_path, &err) < 0) {
+		fputs(buf_str(&err), stderr);
+		fprintf(stderr, "kfleetd: configuration '%s' has errors\n", conf_path);
+		return 1;
+	}
+	if (check) {
+		if (verbose)
+			config_print(&c, stdout);
+		else
+			printf("configuration %s: ok\n", conf_path ? conf_path : "(embedded defaults)");
+		config_release(&c);
+		return 0;
+	}
+	log_set_level(debug ? LOG_LVL_DEBUG : c.log_level);
+	if (log_path && log_to_file(log_path) < 0) {
+		fprintf(stderr, "kfleetd: log file '%s': %s\n", log_path, strerror(errno));
+		return 1;
+	}
+
+	/* Signals go to sigwait() below, not to whichever thread runs. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	o = orch_new(&c, &e);
+	if (!o) {
+		log_error("%s", e ? e : "cannot start");
+		free(e);
+		return 1;
+	}
+	token_path = config_token_path(&c);
+	token = token_path ? load_token(token_path) : NULL;
+	if (!token) {
+		log_error("token '%s': %s", token_path ? token_path : "?", strerror(errno));
+		orch_free(o);
+		return 1;
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.listen_addr = c.listen_addr;
+	wo.port = c.listen_port;
+	wo.db_path = orch_db_path(o);
+	wo.token = token;
+	wo.orch = o;
+	w = web_start(&wo, &e);
+	if (!w) {
+		log_error("web: %s", e ? e : "cannot start");
+		free(e);
+		orch_free(o);
+		return 1;
+	}
+	if (orch_start(o) < 0) {
+		log_error("cannot start the workers");
+		web_stop(w);
+		orch_free(o);
+		return 1;
+	}
+	log_info("kfleetd ready: http://%s%s%s:%d/ (state '%s', token in '%s')",
+		 strchr(c.listen_addr, ':') ? "[" : "", c.listen_addr,
+		 strchr(c.listen_addr, ':') ? "]" : "", web_port(w), c.state_dir, token_path);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			log_info("SIGHUP: reloading is not supported yet; restart kfleetd");
+			continue;
+		}
+		break;
+	}
+	log_info("signal %d: stopping", sig);
+	web_stop(w);
+	orch_free(o);
+	free(token);
+	free(token_path);
+	config_release(&c);
+	buf_release(&err);
+	return 0;
+}

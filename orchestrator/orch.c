@@ -1,0 +1,287 @@
+/* orch.c: the orchestrator's life: start-up (state directory, database,
+ * recovery of runs a dead daemon left in flight, libvirt hosts and their
+ * event loop), validating and queuing submitted runs, and shutdown. */
+#include "orchestrator/orchint.h"
+
+#include <errno.h>
+#include <libvirt/virterror.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "kernels/kernels.h"
+
+#define COMMAND_MAX (16 * 1024)
+
+static int event_loop_registered;
+
+static void *event_main(void *arg)
+{
+	struct orch *o = arg;
+
+	for (;;) {
+		int stop;
+
+		pthread_mutex_lock(&o->lock);
+		stop = o->stopping > 1;
+		pthread_mutex_unlock(&o->lock);
+		if (stop)
+			break;
+		if (virEventRunDefaultImpl() < 0)
+			usleep(100000);
+	}
+	return NULL;
+}
+
+/* libvirt prints every error to stderr unless told otherwise; kfleet
+ * reports the ones that matter itself, with the run they belong to. */
+static void libvirt_error(void *opaque, virErrorPtr e)
+{
+	if (e && e->message)
+		log_debug("libvirt: %s", e->message);
+}
+
+static void tick(int timer, void *opaque)
+{
+	/* wakes the event loop so it sees o->stopping */
+}
+
+static int errf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int errf(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return -1;
+}
+
+/* Runs the start-up recovery: runs left in flight become infrastructure
+ * failures (requeued when they have attempts left) and every domain of this
+ * instance still on a host is destroyed. */
+static void recover(struct orch *o)
+{
+	char **doms = NULL, prefix[32];
+	size_t n = 0;
+
+	if (db_recover(o->db, &doms, &n) < 0) {
+		log_error("recovery: %s", db_errmsg(o->db));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		log_warn("recovery: domain '%s' was in flight when kfleetd stopped", doms[i]);
+		free(doms[i]);
+	}
+	free(doms);
+	snprintf(prefix, sizeof(prefix), "kf-%s-", o->instance);
+	for (size_t i = 0; i < o->nhosts; i++)
+		if (o->hosts[i].conn)
+			guest_sweep(&o->hosts[i], prefix);
+}
+
+struct orch *orch_new(const struct config *c, char **err)
+{
+	struct orch *o = calloc(1, sizeof(*o));
+	char *e = NULL;
+
+	*err = NULL;
+	if (!o)
+		return NULL;
+	o->conf = c;
+	pthread_mutex_init(&o->lock, NULL);
+	pthread_cond_init(&o->work, NULL);
+	pthread_cond_init(&o->events, NULL);
+	o->event_timer = -1;
+	o->state_dir = path_abs(c->state_dir);
+	if (!o->state_dir || mkdir_p(o->state_dir, 0755) < 0) {
+		errf(err, "state directory '%s': %s", c->state_dir, strerror(errno));
+		goto fail;
+	}
+	o->db_path = path_join(o->state_dir, "kfleet.db");
+	o->cache_dir = path_join(o->state_dir, "cache");
+	o->runs_dir = path_join(o->state_dir, "runs");
+	o->agent_x86_64 = path_join(c->agent_dir, "kfleet-agent-x86_64");
+	if (!o->db_path || !o->cache_dir || !o->runs_dir || !o->agent_x86_64)
+		goto fail;
+	if (mkdir_p(o->runs_dir, 0755) < 0 || mkdir_p(o->cache_dir, 0755) < 0) {
+		errf(err, "state directory '%s': %s", o->state_dir, strerror(errno));
+		goto fail;
+	}
+	if (access(o->agent_x86_64, R_OK) < 0)
+		log_warn("agent '%s': %s; x86_64 runs will fail", o->agent_x86_64, strerror(errno));
+	o->db = db_open(o->db_path, &e);
+	if (!o->db) {
+		*err = e;
+		goto fail;
+	}
+	snprintf(o->instance, sizeof(o->instance), "%s", db_instance(o->db));
+
+	if (!event_loop_registered) {
+		virSetErrorFunc(NULL, libvirt_error);
+		if (virEventRegisterDefaultImpl() < 0) {
+			errf(err, "libvirt: cannot set up its event loop");
+			goto fail;
+		}
+		event_loop_registered = 1;
+	}
+	o->event_timer = virEventAddTimeout(500, tick, o, NULL);
+	o->hosts = calloc(c->nhosts, sizeof(*o->hosts));
+	if (!o->hosts)
+		goto fail;
+	o->nhosts = c->nhosts;
+	for (size_t i = 0; i < c->nhosts; i++) {
+		struct host *h = &o->hosts[i];
+
+		h->conf = &c->hosts[i];
+		h->callback_id = -1;
+		if (guest_host_connect(o, h, &e) < 0) {
+			*err = e;
+			goto fail;
+		}
+		log_info("host '%s' (%s): accel %s (%s), max %d vCPUs, %" PRId64 " MiB, "
+			 "QEMU %s, libvirt %s", h->conf->name, h->conf->uri, h->accel,
+			 h->why_accel, h->max_vcpus, h->memory_kb / 1024, h->qemu_version,
+			 h->libvirt_version);
+		if (db_host_upsert(o->db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
+				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0) {
+			errf(err, "database: %s", db_errmsg(o->db));
+			goto fail;
+		}
+	}
+	if (pthread_create(&o->event_thread, NULL, event_main, o)) {
+		errf(err, "cannot start the libvirt event thread");
+		goto fail;
+	}
+	o->event_thread_started = 1;
+	recover(o);
+	return o;
+fail:
+	if (!*err)
+		*err = strdup("out of memory");
+	orch_free(o);
+	return NULL;
+}
+
+int orch_start(struct orch *o)
+{
+	return sched_start(o);
+}
+
+const char *orch_db_path(const struct orch *o)
+{
+	return o->db_path;
+}
+
+void orch_free(struct orch *o)
+{
+	if (!o)
+		return;
+	if (o->workers)
+		sched_stop(o);
+	pthread_mutex_lock(&o->lock);
+	o->stopping = 2;
+	pthread_mutex_unlock(&o->lock);
+	if (o->event_thread_started)
+		pthread_join(o->event_thread, NULL);
+	for (size_t i = 0; i < o->nhosts; i++)
+		guest_host_disconnect(&o->hosts[i]);
+	if (o->event_timer >= 0)
+		virEventRemoveTimeout(o->event_timer);
+	free(o->hosts);
+	db_close(o->db);
+	free(o->agent_x86_64);
+	free(o->runs_dir);
+	free(o->cache_dir);
+	free(o->db_path);
+	free(o->state_dir);
+	pthread_cond_destroy(&o->events);
+	pthread_cond_destroy(&o->work);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
+}
+
+/* --- submitting ---------------------------------------------------------- */
+
+static int bad(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(char **err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		*err = NULL;
+	va_end(ap);
+	return -1;
+}
+
+int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **err)
+{
+	const struct config *c = o->conf;
+	struct run_request req;
+	char sha[65], *e = NULL;
+	int max_vcpus = 0, rc;
+	int64_t max_mem_kb = 0;
+	const char *arch = s->arch && *s->arch ? s->arch : "x86_64";
+
+	*err = NULL;
+	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64"))
+		return bad(err, "arch '%s': unknown (known: x86_64, arm64)", arch);
+	if (!strcmp(arch, "arm64"))
+		return bad(err, "arch 'arm64': no arm64 guest agent and busybox yet; "
+			   "only x86_64 guests run for now");
+	if (!s->command || !*s->command)
+		return bad(err, "command: empty");
+	if (strlen(s->command) > COMMAND_MAX)
+		return bad(err, "command: %zu bytes, more than the %d allowed",
+			   strlen(s->command), COMMAND_MAX);
+	if (!s->kernel || !*s->kernel)
+		return bad(err, "kernel: missing");
+	if (kimage_check(s->kernel, arch, &e) < 0) {
+		*err = e;
+		return -1;
+	}
+	for (size_t i = 0; i < o->nhosts; i++) {
+		if (o->hosts[i].max_vcpus > max_vcpus)
+			max_vcpus = o->hosts[i].max_vcpus;
+		if (o->hosts[i].memory_kb > max_mem_kb)
+			max_mem_kb = o->hosts[i].memory_kb;
+	}
+	memset(&req, 0, sizeof(req));
+	req.kernel_path = s->kernel;
+	req.arch = arch;
+	req.command = s->command;
+	req.vcpus = s->vcpus ? s->vcpus : 1;
+	req.memory_mb = s->memory_mb ? s->memory_mb : c->run_memory_mb;
+	req.timeout_s = s->timeout_s ? s->timeout_s : c->run_timeout_s;
+	req.max_attempts = c->max_attempts;
+	if (req.vcpus < 1 || req.vcpus > max_vcpus)
+		return bad(err, "vcpus %d: must be from 1 to %d, the most any host here takes",
+			   req.vcpus, max_vcpus);
+	if (req.memory_mb < 64 || (int64_t)req.memory_mb * 1024 > max_mem_kb)
+		return bad(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
+			   "any host here has", req.memory_mb, max_mem_kb / 1024);
+	if (req.timeout_s < 1 || req.timeout_s > 7 * 86400)
+		return bad(err, "timeout %d s: must be from 1 s to 7 days", req.timeout_s);
+	if (sha256_file(s->kernel, sha) < 0)
+		return bad(err, "kernel '%s': %s", s->kernel, strerror(errno));
+	req.kernel_sha256 = sha;
+
+	pthread_mutex_lock(&o->lock);
+	rc = db_run_insert(o->db, &req, id);
+	if (rc < 0)
+		bad(err, "database: %s", db_errmsg(o->db));
+	else
+		pthread_cond_signal(&o->work);
+	pthread_mutex_unlock(&o->lock);
+	if (rc < 0)
+		return -2;
+	log_info("run %" PRId64 ": queued: %s on '%s', %d vCPUs, %d MiB", *id, arch, s->kernel,
+		 req.vcpus, req.memory_mb);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* orchestrator.h: what the rest of kfleet sees of the part that turns
+ * queued runs into guests: submitting a run (validated here, then queued in
+ * the database) and the names of the files every run leaves in its
+ * directory. */
+#ifndef KF_ORCHESTRATOR_H
+#define KF_ORCHESTRATOR_H
+
+#include <stdint.h>
+
+/* Files in a run's directory (state_dir/runs/<id>/) */
+#define RUN_FILE_CONSOLE "console.log"  /* the guest's serial console, as written */
+#define RUN_FILE_AGENT   "agent.log"    /* the raw agent channel (frames) */
+#define RUN_FILE_OUTPUT  "output.txt"   /* the command's output, decoded */
+#define RUN_FILE_XML     "domain.xml"   /* the domain XML the guest was made from */
+#define RUN_FILE_INITRD  "initrd.img"   /* the run's initrd */
+
+/* What a user asks to run; strings borrowed. Zero/NULL fields take the
+ * configured defaults. */
+struct run_spec {
+	const char *kernel;      /* path of the kernel image on the daemon's machine */
+	const char *arch;        /* "x86_64" or "arm64" */
+	int vcpus;
+	int memory_mb;
+	int timeout_s;
+	const char *command;
+};
+
+struct orch;
+struct config;
+
+/* Opens the database under the config's state directory (running start-up
+ * recovery), connects to every configured libvirt host and reads what each
+ * can run. Starts no guest. NULL with *err (caller frees). c is borrowed and
+ * must outlive the orch. */
+struct orch *orch_new(const struct config *c, char **err);
+/* Starts the workers that claim queued runs (slots per host). 0 / -1 */
+int orch_start(struct orch *o);
+/* Stops the workers (destroying guests in flight, whose runs are requeued
+ * as infrastructure failures) and frees everything. Accepts NULL. */
+void orch_free(struct orch *o);
+/* The database path, borrowed */
+const char *orch_db_path(const struct orch *o);
+
+/* Validates spec (kernel exists and is an image of that arch, vCPUs within
+ * the hosts' limits, ...), records the kernel and queues the run.
+ * Returns 0 with *id set; -1 when the request is bad (*err says what, for
+ * the user); -2 on an internal error (*err says what). *err: caller frees. */
+int orch_submit(struct orch *o, const struct run_spec *spec, int64_t *id, char **err);
+
+#endif

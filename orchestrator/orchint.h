@@ -1,0 +1,150 @@
+/* orchint.h: the orchestrator's own structures, shared by its files:
+ * orch.c (start-up, submit), guest.c (libvirt), sched.c (workers),
+ * channel.c (the agent channel) and console.c (reading the console). */
+#ifndef KF_ORCHINT_H
+#define KF_ORCHINT_H
+
+#include <libvirt/libvirt.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/frame.h"
+#include "db/db.h"
+#include "orchestrator/config.h"
+#include "orchestrator/orchestrator.h"
+
+/* --- guest.c: domain XML and libvirt hosts ------------------------------- */
+
+struct guest_spec {
+	const char *name;        /* libvirt domain name */
+	int64_t run_id;
+	int attempt;
+	const char *arch;        /* "x86_64" */
+	const char *accel;       /* "kvm", "tcg", or "test" (libvirt's test driver) */
+	int vcpus;
+	int memory_mb;
+	const char *kernel;
+	const char *initrd;
+	const char *cmdline;     /* appended to kfleet's own kernel arguments, may be NULL */
+	const char *console;     /* file the serial console is written to */
+	const char *channel;     /* file the agent channel (second serial port) is written to */
+};
+
+/* Appends the domain XML for spec to out. 0 / -1 */
+int guest_domain_xml(const struct guest_spec *spec, struct buf *out);
+
+struct host {
+	const struct config_host *conf;
+	virConnectPtr conn;      /* NULL while disconnected */
+	int callback_id;
+	char accel[8];           /* what runs here use: "kvm", "tcg" or "test" */
+	int max_vcpus;
+	int64_t memory_kb;
+	char qemu_version[32];
+	char libvirt_version[32];
+	char why_accel[160];     /* why accel was chosen, for the log */
+};
+
+struct orch;
+
+/* Connects h (registering the lifecycle callback) and reads its
+ * capabilities. 0 / -1 with *err (caller frees). */
+int guest_host_connect(struct orch *o, struct host *h, char **err);
+void guest_host_disconnect(struct host *h);
+/* Destroys every domain on h whose name starts with prefix (left over from a
+ * daemon that died). Returns how many, or -1. */
+int guest_sweep(struct host *h, const char *prefix);
+/* Destroys the named domain if it exists; 0 also when it does not exist. */
+int guest_destroy_name(struct host *h, const char *name);
+/* Reads libvirt's last error as a string, caller frees. */
+char *guest_last_error(void);
+
+/* --- watching domains: the lifecycle callback fills these ---------------- */
+
+struct watch {
+	char name[64];
+	int stopped;             /* a STOPPED/CRASHED event arrived */
+	int detail;              /* the event's detail */
+	int crashed;             /* VIR_DOMAIN_EVENT_CRASHED or STOPPED_CRASHED */
+	struct watch *next;
+};
+
+void watch_add(struct orch *o, struct watch *w);
+void watch_remove(struct orch *o, struct watch *w);
+/* Waits at most ms for an event on any watch; returns at once if w stopped. */
+void watch_wait(struct orch *o, struct watch *w, int ms);
+
+/* --- channel.c: the agent channel, read as it grows ---------------------- */
+
+struct channel {
+	const char *path;
+	long long offset;        /* bytes of the file consumed */
+	struct buf line;         /* a partial line (capped) */
+	int overlong;            /* the current line passed FRAME_MAX_LINE: skip it */
+	uint32_t next_seq;
+	int hello;               /* a HELLO was read */
+	char release[128];
+	int nproc;
+	int64_t mem_kb;
+	int exited;              /* an EXIT was read */
+	char exit_payload[256];
+	long long truncated;     /* output bytes the agent dropped */
+	long long bad_frames;    /* malformed or out-of-order frames */
+	long long noise_lines;   /* lines that are not frames */
+	int out_fd;              /* output.txt */
+	unsigned long long out_len, out_max;
+	int out_capped;
+};
+
+int channel_open(struct channel *ch, const char *path, const char *output_path,
+		 unsigned long long output_max);
+/* Reads what was appended since the last call and handles whole lines.
+ * Returns 1 when something new (hello/exit) arrived, 0 otherwise, -1 on error. */
+int channel_poll(struct channel *ch);
+void channel_release(struct channel *ch);
+
+/* --- console.c: what the console tells about the kernel ------------------ */
+
+struct console_verdict {
+	int crashed;
+	char what[128];          /* "kernel panic", "Oops", "BUG", ... */
+	char *splat;             /* the first lines of the report, caller frees */
+};
+
+/* Scans console text for the first kernel crash report. */
+void console_scan(const char *text, size_t n, struct console_verdict *v);
+
+/* --- the orchestrator ---------------------------------------------------- */
+
+struct orch {
+	const struct config *conf;
+	char *state_dir;         /* absolute */
+	char *db_path;
+	char *cache_dir;
+	char *runs_dir;
+	char *agent_x86_64;      /* the static agent for x86_64 guests */
+	struct db *db;           /* for orch_submit, under lock */
+	char instance[17];
+	struct host *hosts;
+	size_t nhosts;
+
+	pthread_mutex_t lock;
+	pthread_cond_t work;     /* signalled when a run is queued */
+	pthread_cond_t events;   /* signalled when a watched domain changes */
+	struct watch *watches;
+	int stopping;
+
+	pthread_t event_thread;
+	int event_thread_started;
+	int event_timer;
+	pthread_t *workers;
+	size_t nworkers;
+};
+
+/* sched.c: starts the workers (slots per host); stops and joins them,
+ * which ends guests in flight as infrastructure failures. */
+int sched_start(struct orch *o);
+void sched_stop(struct orch *o);
+
+#endif

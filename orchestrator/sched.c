@@ -1,0 +1,432 @@
+/* sched.c: the workers. Each claims the oldest queued run for its host in a
+ * transaction, makes the run's initrd and domain XML, starts the guest,
+ * follows the agent channel and the console until the guest stops or a
+ * deadline passes, decides the outcome and stores it. A guest is always
+ * destroyed before its run is finished, so nothing is left behind. */
+#include "orchestrator/orchint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "images/images.h"
+
+#define POLL_MS 250
+#define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
+
+struct worker {
+	struct orch *o;
+	struct host *h;
+	int slot;
+};
+
+struct outcome {
+	enum run_outcome o;
+	char detail[512];
+	char *splat;
+	int has_exit;
+	int exit_code;
+};
+
+static void set_outcome(struct outcome *out, enum run_outcome o, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_outcome(struct outcome *out, enum run_outcome o, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->o = o;
+	va_start(ap, fmt);
+	vsnprintf(out->detail, sizeof(out->detail), fmt, ap);
+	va_end(ap);
+}
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? 0 : (long long)st.st_size;
+}
+
+/* Reads the machine type libvirt chose (q35 -> pc-q35-7.2). */
+static void read_machine(virDomainPtr d, char *out, size_t n)
+{
+	char *xml = virDomainGetXMLDesc(d, 0);
+	const char *p = xml ? strstr(xml, "machine='") : NULL;
+
+	snprintf(out, n, "q35");
+	if (p) {
+		const char *q = strchr(p + 9, '\'');
+
+		if (q && (size_t)(q - p - 9) < n) {
+			memcpy(out, p + 9, (size_t)(q - p - 9));
+			out[q - p - 9] = '\0';
+		}
+	}
+	free(xml);
+}
+
+/* Keeps at most max bytes of the console, marking where it was cut. */
+static void cap_console(const char *path, unsigned long long max)
+{
+	long long n = file_size(path);
+	char note[96];
+	int fd;
+
+	if ((unsigned long long)n <= max)
+		return;
+	if (truncate(path, (off_t)max) < 0)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	snprintf(note, sizeof(note), "\n[kfleet: console cut at %llu of %lld bytes]\n", max, n);
+	if (write(fd, note, strlen(note)) < 0)
+		log_debug("console '%s': cannot mark the cut", path);
+	close(fd);
+}
+
+/* What the agent's exit frame, the console and the stop say, in that order
+ * of weight: a crash in the console beats everything. */
+static void decide(struct channel *ch, const char *console, int timed_out_boot,
+		   int timed_out_run, int flooded, const struct run *r, const struct config *c,
+		   struct outcome *out)
+{
+	struct console_verdict v;
+	struct buf text;
+
+	buf_init(&text, 0);
+	if (read_file(console, &text, 4u << 20) < 0)
+		buf_reset(&text);
+	console_scan(buf_str(&text), text.len, &v);
+	buf_release(&text);
+
+	if (flooded) {
+		set_outcome(out, RUN_OUT_CONSOLE_FLOOD, "the guest wrote more than %llu bytes to "
+			    "its console; the first %llu are kept", c->console_max, c->console_max);
+	} else if (v.crashed) {
+		const char *nl = v.splat ? strchr(v.splat, '\n') : NULL;
+		int len = nl ? (int)(nl - v.splat) : 0;
+
+		set_outcome(out, RUN_OUT_CRASH, "%s: %.*s", v.what, len > 300 ? 300 : len,
+			    v.splat ? v.splat : "");
+		out->splat = v.splat;
+		v.splat = NULL;
+	} else if (ch->exited) {
+		const char *p = ch->exit_payload;
+
+		if (!strncmp(p, "code=", 5)) {
+			out->has_exit = 1;
+			out->exit_code = atoi(p + 5);
+			if (out->exit_code == 0)
+				set_outcome(out, RUN_OUT_PASSED, "command exited with code 0");
+			else
+				set_outcome(out, RUN_OUT_FAILED, "command exited with code %d",
+					    out->exit_code);
+		} else if (!strncmp(p, "signal=", 7)) {
+			set_outcome(out, RUN_OUT_FAILED, "command was killed by signal %d",
+				    atoi(p + 7));
+		} else if (!strncmp(p, "timeout=", 8)) {
+			set_outcome(out, RUN_OUT_TIMEOUT, "command ran past its timeout of %d s",
+				    r->timeout_s);
+		} else {
+			set_outcome(out, RUN_OUT_FAILED, "agent: %.200s", p);
+		}
+	} else if (!ch->hello) {
+		if (timed_out_boot)
+			set_outcome(out, RUN_OUT_NO_BOOT, "no agent hello within %d s of start; "
+				    "see the console", c->boot_timeout_s);
+		else
+			set_outcome(out, RUN_OUT_NO_BOOT, "the guest stopped before the agent "
+				    "said hello; see the console");
+	} else if (timed_out_run) {
+		set_outcome(out, RUN_OUT_TIMEOUT, "no exit status %d s past the command's "
+			    "timeout of %d s", EXIT_GRACE_MS / 1000, r->timeout_s);
+	} else {
+		set_outcome(out, RUN_OUT_FAILED, "the guest stopped before the agent reported "
+			    "an exit status");
+	}
+	free(v.splat);
+}
+
+static char *agent_for(struct orch *o, const char *arch)
+{
+	return strcmp(arch, "x86_64") ? NULL : o->agent_x86_64;
+}
+
+/* Runs one claimed run to its end. Returns the outcome to store. */
+static void run_one(struct worker *wk, struct db *db, struct run *r, struct outcome *out)
+{
+	struct orch *o = wk->o;
+	struct host *h = wk->h;
+	const struct config *c = o->conf;
+	char dir_rel[64], machine[64];
+	char *dir = NULL, *console = NULL, *chan = NULL, *outp = NULL, *xmlp = NULL;
+	char *initrd = NULL, *base = NULL, *err = NULL;
+	struct img_run ir;
+	struct guest_spec gs;
+	struct buf xml = BUF_INIT(1 << 20);
+	struct channel ch = { .out_fd = -1 };
+	struct watch w;
+	virDomainPtr d = NULL;
+	int64_t t0, boot_deadline, run_deadline = 0;
+	int timed_out_boot = 0, timed_out_run = 0, flooded = 0, destroyed = 0;
+
+	memset(&w, 0, sizeof(w));
+	snprintf(dir_rel, sizeof(dir_rel), "%" PRId64 "/a%d", r->id, r->attempt);
+	dir = path_join(o->runs_dir, dir_rel);
+	if (!dir || mkdir_p(dir, 0755) < 0) {
+		set_outcome(out, RUN_OUT_INFRA, "run directory '%s': %s", dir ? dir : "?",
+			    strerror(errno));
+		goto out;
+	}
+	console = path_join(dir, RUN_FILE_CONSOLE);
+	chan = path_join(dir, RUN_FILE_AGENT);
+	outp = path_join(dir, RUN_FILE_OUTPUT);
+	xmlp = path_join(dir, RUN_FILE_XML);
+	initrd = path_join(dir, RUN_FILE_INITRD);
+	if (!console || !chan || !outp || !xmlp || !initrd) {
+		set_outcome(out, RUN_OUT_INFRA, "out of memory");
+		goto out;
+	}
+	unlink(console);
+	unlink(chan);
+
+	if (!agent_for(o, r->arch)) {
+		set_outcome(out, RUN_OUT_INFRA, "no guest agent for arch '%s'", r->arch);
+		goto out;
+	}
+	base = img_base_initramfs(c->busybox, agent_for(o, r->arch), o->cache_dir, &err);
+	if (!base) {
+		set_outcome(out, RUN_OUT_INFRA, "initramfs: %s", err ? err : "?");
+		goto out;
+	}
+	ir.run_id = r->id;
+	ir.command = r->command;
+	ir.timeout_s = r->timeout_s;
+	ir.output_max = c->output_max;
+	if (img_run_initrd(base, &ir, initrd, &err) < 0) {
+		set_outcome(out, RUN_OUT_INFRA, "initrd: %s", err ? err : "?");
+		goto out;
+	}
+
+	memset(&gs, 0, sizeof(gs));
+	gs.name = r->domain;
+	gs.run_id = r->id;
+	gs.attempt = r->attempt;
+	gs.arch = r->arch;
+	gs.accel = h->accel;
+	gs.vcpus = r->vcpus;
+	gs.memory_mb = r->memory_mb;
+	gs.kernel = r->kernel_path;
+	gs.initrd = initrd;
+	gs.console = console;
+	gs.channel = chan;
+	if (guest_domain_xml(&gs, &xml) < 0 ||
+	    write_file(xmlp, xml.data, xml.len, 0644) < 0) {
+		set_outcome(out, RUN_OUT_INFRA, "domain XML '%s': %s", xmlp, strerror(errno));
+		goto out;
+	}
+	if (db_run_started(db, r->id, h->accel, "q35", h->qemu_version, h->libvirt_version,
+			   dir) < 0)
+		log_warn("run %" PRId64 ": cannot record its start: %s", r->id, db_errmsg(db));
+	if (channel_open(&ch, chan, outp, c->output_max) < 0) {
+		set_outcome(out, RUN_OUT_INFRA, "output '%s': %s", outp, strerror(errno));
+		goto out;
+	}
+
+	snprintf(w.name, sizeof(w.name), "%s", r->domain);
+	watch_add(o, &w);
+	t0 = mono_ms();
+	d = virDomainCreateXML(h->conn, xml.data, 0);
+	if (!d) {
+		char *e = guest_last_error();
+
+		set_outcome(out, RUN_OUT_INFRA, "libvirt on host '%s': %s", h->conf->name, e);
+		free(e);
+		goto out_watch;
+	}
+	read_machine(d, machine, sizeof(machine));
+	db_run_started(db, r->id, h->accel, machine, h->qemu_version, h->libvirt_version, dir);
+	log_info("run %" PRId64 ": guest '%s' started on host '%s' (%s, %d vCPUs, %d MiB)",
+		 r->id, r->domain, h->conf->name, h->accel, r->vcpus, r->memory_mb);
+	boot_deadline = t0 + (int64_t)c->boot_timeout_s * 1000;
+
+	for (;;) {
+		int news = channel_poll(&ch), stopped;
+		int64_t now = mono_ms();
+
+		if (news > 0 && ch.hello && !run_deadline) {
+			run_deadline = now + (int64_t)r->timeout_s * 1000 + EXIT_GRACE_MS;
+			db_run_booted(db, r->id, now_ms(), ch.release, ch.nproc, ch.mem_kb);
+			log_info("run %" PRId64 ": guest booted in %.1f s (%s, %d cpus)", r->id,
+				 (double)(now - t0) / 1000, ch.release, ch.nproc);
+		}
+		pthread_mutex_lock(&o->lock);
+		stopped = w.stopped;
+		pthread_mutex_unlock(&o->lock);
+		if (stopped)
+			break;
+		if (virDomainIsActive(d) == 0)
+			break;          /* an event lost with a broken connection */
+		if ((unsigned long long)file_size(console) > c->console_max) {
+			flooded = 1;
+		} else if (!ch.hello && now > boot_deadline) {
+			timed_out_boot = 1;
+		} else if (run_deadline && now > run_deadline) {
+			timed_out_run = 1;
+		} else if (o->stopping) {
+			set_outcome(out, RUN_OUT_INFRA, "kfleetd stopped while the run was in flight");
+		} else if (!virConnectIsAlive(h->conn)) {
+			set_outcome(out, RUN_OUT_INFRA, "lost the connection to host '%s'",
+				    h->conf->name);
+		} else {
+			watch_wait(o, &w, POLL_MS);
+			continue;
+		}
+		virDomainDestroy(d);
+		destroyed = 1;
+		break;
+	}
+	channel_poll(&ch);
+	cap_console(console, c->console_max);
+	if (out->o == RUN_OUT_INFRA)
+		goto out_watch;
+	decide(&ch, console, timed_out_boot, timed_out_run, flooded, r, c, out);
+	if (ch.out_capped || ch.truncated) {
+		size_t l = strlen(out->detail);
+
+		snprintf(out->detail + l, sizeof(out->detail) - l, " (output cut at %llu bytes)",
+			 c->output_max);
+	}
+	log_info("run %" PRId64 ": %s: %s%s", r->id, run_outcome_name(out->o), out->detail,
+		 destroyed ? " (guest destroyed)" : "");
+out_watch:
+	watch_remove(o, &w);
+out:
+	if (d) {
+		if (virDomainIsActive(d) == 1)
+			virDomainDestroy(d);
+		virDomainFree(d);
+	}
+	channel_release(&ch);
+	buf_release(&xml);
+	free(err);
+	free(base);
+	free(initrd);
+	free(xmlp);
+	free(outp);
+	free(chan);
+	free(console);
+	free(dir);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct orch *o = wk->o;
+	struct db *db = NULL;
+	char *err = NULL;
+
+	db = db_open(o->db_path, &err);
+	if (!db) {
+		log_error("worker %s/%d: %s", wk->h->conf->name, wk->slot, err ? err : "?");
+		free(err);
+		free(wk);
+		return NULL;
+	}
+	for (;;) {
+		struct run r;
+		struct outcome out;
+		int rc;
+
+		pthread_mutex_lock(&o->lock);
+		if (o->stopping) {
+			pthread_mutex_unlock(&o->lock);
+			break;
+		}
+		pthread_mutex_unlock(&o->lock);
+		rc = wk->h->conn ? db_run_claim(db, wk->h->conf->name, &r) : 0;
+		if (rc <= 0) {
+			struct timespec ts;
+
+			if (rc < 0)
+				log_error("worker %s/%d: claim: %s", wk->h->conf->name, wk->slot,
+					  db_errmsg(db));
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_mutex_lock(&o->lock);
+			if (!o->stopping)
+				pthread_cond_timedwait(&o->work, &o->lock, &ts);
+			pthread_mutex_unlock(&o->lock);
+			continue;
+		}
+		log_info("run %" PRId64 ": claimed by %s/%d (attempt %d)", r.id,
+			 wk->h->conf->name, wk->slot, r.attempt);
+		memset(&out, 0, sizeof(out));
+		run_one(wk, db, &r, &out);
+		if (db_run_finish(db, r.id, out.o, out.detail, out.splat, out.has_exit,
+				  out.exit_code) < 0)
+			log_error("run %" PRId64 ": cannot store outcome '%s': %s", r.id,
+				  run_outcome_name(out.o), db_errmsg(db));
+		if (out.o == RUN_OUT_INFRA) {
+			/* a requeued run is for any worker; wake them */
+			pthread_mutex_lock(&o->lock);
+			pthread_cond_broadcast(&o->work);
+			pthread_mutex_unlock(&o->lock);
+		}
+		free(out.splat);
+		run_release(&r);
+	}
+	db_close(db);
+	free(wk);
+	return NULL;
+}
+
+int sched_start(struct orch *o)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < o->nhosts; i++)
+		total += (size_t)o->hosts[i].conf->slots;
+	o->workers = calloc(total ? total : 1, sizeof(*o->workers));
+	if (!o->workers)
+		return -1;
+	for (size_t i = 0; i < o->nhosts; i++) {
+		for (int s = 0; s < o->hosts[i].conf->slots; s++) {
+			struct worker *wk = calloc(1, sizeof(*wk));
+
+			if (!wk)
+				return -1;
+			wk->o = o;
+			wk->h = &o->hosts[i];
+			wk->slot = s;
+			if (pthread_create(&o->workers[o->nworkers], NULL, worker_main, wk)) {
+				free(wk);
+				return -1;
+			}
+			o->nworkers++;
+		}
+	}
+	return 0;
+}
+
+void sched_stop(struct orch *o)
+{
+	pthread_mutex_lock(&o->lock);
+	o->stopping = 1;
+	pthread_cond_broadcast(&o->work);
+	pthread_cond_broadcast(&o->events);
+	pthread_mutex_unlock(&o->lock);
+	for (size_t i = 0; i < o->nworkers; i++)
+		pthread_join(o->workers[i], NULL);
+	free(o->workers);
+	o->workers = NULL;
+	o->nworkers = 0;
+}

@@ -1,0 +1,104 @@
+# t/lib.sh: the small library every end-to-end test sources. Each test gets
+# its own state directory, database, token and port (from kfleetd's own
+# choice of a free port), and cleans up its daemon when it ends.
+# Usage: . "$(dirname "$0")/lib.sh"; then kf_start, kf ..., check ..., kf_done.
+
+B=${B:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$TOP/$B/bin
+KERNEL=${KFLEET_TEST_KERNEL:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)}
+T=$(mktemp -d /tmp/kfleet-t.XXXXXX)
+chmod 755 "$T"
+PASS=0
+FAIL=0
+KF_PID=
+NAME=$(basename "$0" .sh)
+
+kf_cleanup() {
+	[ -n "$KF_PID" ] && kill -9 "$KF_PID" 2>/dev/null
+	# a test that died must not leave its guests behind
+	if [ -f "$T/instance" ]; then
+		for d in $(virsh -c qemu:///system list --all --name 2>/dev/null | grep "^kf-$(cat "$T/instance")-"); do
+			virsh -c qemu:///system destroy "$d" >/dev/null 2>&1
+		done
+	fi
+	[ -n "$KEEP" ] || rm -rf "$T"
+}
+trap kf_cleanup EXIT
+
+# check DESCRIPTION COMMAND...: one test case
+check() {
+	desc=$1; shift
+	if "$@"; then
+		PASS=$((PASS + 1)); echo "ok $((PASS + FAIL)) - $NAME: $desc"
+	else
+		FAIL=$((FAIL + 1)); echo "not ok $((PASS + FAIL)) - $NAME: $desc"
+	fi
+}
+
+contains() { case "$1" in *"$2"*) return 0;; esac; echo "  expected to find '$2' in: $(printf '%s' "$1" | head -c 600)" >&2; return 1; }
+lacks() { case "$1" in *"$2"*) echo "  did not expect '$2' in: $(printf '%s' "$1" | head -c 600)" >&2; return 1;; esac; return 0; }
+equals() { [ "$1" = "$2" ] && return 0; echo "  expected '$2', got '$1'" >&2; return 1; }
+
+# kf_config EXTRA: writes $T/kfleetd.ini with this test's state and port 0
+kf_config() {
+	cat > "$T/kfleetd.ini" <<EOC
+[daemon]
+state_dir = $T/var
+listen = 127.0.0.1:0
+log_level = info
+
+[host local]
+uri = qemu:///system
+slots = ${SLOTS:-2}
+
+[run]
+boot_timeout = ${BOOT_TIMEOUT:-120}
+$1
+EOC
+}
+
+# kf_start: starts kfleetd on $T/kfleetd.ini and waits until it serves
+kf_start() {
+	[ -f "$T/kfleetd.ini" ] || kf_config
+	"$BIN/kfleetd" -c "$T/kfleetd.ini" >>"$T/kfleetd.log" 2>&1 &
+	KF_PID=$!
+	for _ in $(seq 1 300); do
+		port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/kfleetd.log" | tail -n 1)
+		if [ -n "$port" ] && [ "$(grep -c 'kfleetd ready' "$T/kfleetd.log")" -ge "${KF_STARTS:-1}" ]; then
+			KF_URL=http://127.0.0.1:$port
+			KF_STARTS=$(( ${KF_STARTS:-1} + 1 ))
+			sqlite3 "$T/var/kfleet.db" "select value from meta where key='instance'" > "$T/instance"
+			return 0
+		fi
+		kill -0 "$KF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "kfleetd did not start:" >&2; cat "$T/kfleetd.log" >&2
+	return 1
+}
+
+kf_kill9() { kill -9 "$KF_PID"; wait "$KF_PID" 2>/dev/null; KF_PID=; }
+kf_stop() { kill "$KF_PID"; wait "$KF_PID" 2>/dev/null; KF_PID=; }
+
+# kf ARGS: the CLI against this test's daemon
+kf() { "$BIN/kfleet" --url "$KF_URL" --token-file "$T/var/token" "$@"; }
+
+# kf_field ID FIELD: one field of a run as JSON (jq-free: sqlite does it)
+kf_field() { sqlite3 "$T/var/kfleet.db" "select $2 from runs where id = $1"; }
+
+# kf_wait_state ID STATE SECONDS
+kf_wait_state() {
+	for _ in $(seq 1 $(( $3 * 5 ))); do
+		[ "$(kf_field "$1" state)" = "$2" ] && return 0
+		sleep 0.2
+	done
+	echo "  run $1 did not reach state $2 in $3 s (it is $(kf_field "$1" state))" >&2
+	return 1
+}
+
+kf_done() {
+	echo "$NAME: $PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ] || { echo "--- kfleetd.log ---"; tail -n 40 "$T/kfleetd.log"; }
+	[ "$FAIL" -eq 0 ]
+}

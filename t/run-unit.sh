@@ -1,0 +1,12 @@
+#!/bin/sh
+# Runs the cmocka unit tests given as arguments (builddir first) and prints
+# one closing line: "N passed, N failed".
+b=$1; shift
+pass=0; fail=0; failed=""
+export KFLEET_AGENT="${KFLEET_AGENT:-build/bin/kfleet-agent-x86_64}"
+for t in "$@"; do
+	if "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed $t"; fi
+done
+[ -z "$failed" ] || echo "failed:$failed"
+echo "unit ($b): $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,729 @@
+/* web_test.c: unit tests for web/ (http.c, api.c, pages.c).
+ * Starts a real server on 127.0.0.1 port 0 over a temporary state directory
+ * and an orchestrator on libvirt's test:///default driver (not started, so
+ * runs stay queued), and talks to it with libcurl: the API, the pages, the
+ * token, bounded bodies, HTML escaping and guest output that is not UTF-8. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <curl/curl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "db/db.h"
+#include "orchestrator/config.h"
+#include "orchestrator/orchestrator.h"
+#include "web/web.h"
+#include "web/webint.h"
+
+#define TOKEN "s3cret-token-for-tests"
+
+struct fixture {
+	char dir[64];
+	struct config cfg;
+	struct orch *orch;
+	struct web *web;
+	char *kernel;        /* a fake bzImage */
+	char base[64];       /* http://127.0.0.1:PORT */
+};
+
+static struct fixture *fx;
+
+/* ---- helpers ---- */
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *cls)
+{
+	if (buf_append(cls, p, size * nmemb) < 0)
+		return 0;
+	return size * nmemb;
+}
+
+/* One request; returns the HTTP status (-1 when curl failed). out gets the body. */
+static long http_ex(const char *method, const char *path, const char *auth, const void *body,
+		    size_t body_len, int chunked, struct buf *out, char *ctype, size_t ctlen)
+{
+	struct curl_slist *h = NULL;
+	char url[256], hdr[256];
+	long status = -1;
+	CURL *c = curl_easy_init();
+	CURLcode cc;
+
+	assert_non_null(c);
+	buf_reset(out);
+	snprintf(url, sizeof(url), "%s%s", fx->base, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (!strcmp(method, "HEAD"))
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (auth) {
+		snprintf(hdr, sizeof(hdr), "Authorization: %s", auth);
+		h = curl_slist_append(h, hdr);
+	}
+	if (body) {
+		h = curl_slist_append(h, "Content-Type: application/json");
+		if (chunked)
+			h = curl_slist_append(h, "Transfer-Encoding: chunked");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	cc = curl_easy_perform(c);
+	if (cc == CURLE_OK) {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (ctype) {
+			char *ct = NULL;
+
+			curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+			snprintf(ctype, ctlen, "%s", ct ? ct : "");
+		}
+	} else {
+		fprintf(stderr, "curl %s %s: %s\n", method, path, curl_easy_strerror(cc));
+	}
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return status;
+}
+
+static long http(const char *method, const char *path, const char *auth, const char *body,
+		 struct buf *out)
+{
+	return http_ex(method, path, auth, body, body ? strlen(body) : 0, 0, out, NULL, 0);
+}
+
+static json_t *parse(const struct buf *b)
+{
+	json_error_t e;
+	json_t *j = json_loadb(buf_str(b), b->len, 0, &e);
+
+	if (!j)
+		fail_msg("bad JSON from the server: %d:%d: %s: %s", e.line, e.column, e.text,
+			 buf_str(b));
+	return j;
+}
+
+/* The "error" text of a JSON error answer, copied into out */
+static void error_of(const struct buf *b, char *out, size_t n)
+{
+	json_t *j = parse(b);
+	json_t *e = json_object_get(j, "error");
+
+	assert_true(json_is_string(e));
+	snprintf(out, n, "%s", json_string_value(e));
+	json_decref(j);
+}
+
+static int64_t submit(const char *command)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *req = json_pack("{s:s, s:s}", "kernel", fx->kernel, "command", command);
+	char *body = json_dumps(req, JSON_COMPACT);
+	json_t *j;
+	int64_t id;
+	long st;
+
+	st = http("POST", "/api/runs", "Bearer " TOKEN, body, &b);
+	if (st != 201)
+		fail_msg("submit: %ld: %s", st, buf_str(&b));
+	j = parse(&b);
+	assert_true(json_is_integer(json_object_get(j, "id")));
+	id = json_integer_value(json_object_get(j, "id"));
+	assert_true(id > 0);
+	json_decref(j);
+	json_decref(req);
+	free(body);
+	buf_release(&b);
+	return id;
+}
+
+/* A file with the x86 boot sector flag and the "HdrS" setup header magic */
+static void make_fake_bzimage(const char *path)
+{
+	size_t n = 128 * 1024;
+	unsigned char *img = calloc(1, n);
+
+	assert_non_null(img);
+	img[0x1fe] = 0x55;
+	img[0x1ff] = 0xaa;
+	memcpy(img + 0x202, "HdrS", 4);
+	assert_int_equal(write_file(path, img, n, 0644), 0);
+	free(img);
+}
+
+/* Gives run id a run directory (as a worker would) and returns it */
+static char *give_run_dir(int64_t id)
+{
+	char name[64], *dir, *err = NULL;
+	struct db *db = db_open(orch_db_path(fx->orch), &err);
+
+	if (!db)
+		fail_msg("db_open: %s", err);
+	snprintf(name, sizeof(name), "runs/%lld", (long long)id);
+	dir = path_join(fx->dir, name);
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	assert_int_equal(db_run_started(db, id, "test", "pc-test", "7.2.0", "9.0.0", dir), 0);
+	db_close(db);
+	return dir;
+}
+
+static void put_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	char *p = path_join(dir, name);
+
+	assert_int_equal(write_file(p, data, len, 0644), 0);
+	free(p);
+}
+
+/* ---- setup ---- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct web_opts o;
+	char *err = NULL;
+
+	log_init("web_test", LOG_LVL_ERROR);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return -1;
+	fx = calloc(1, sizeof(*fx));
+	if (!fx)
+		return -1;
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/kfleet-web-XXXXXX");
+	if (!mkdtemp(fx->dir))
+		return -1;
+	if (config_defaults(&fx->cfg) < 0)
+		return -1;
+	free(fx->cfg.state_dir);
+	fx->cfg.state_dir = strdup(fx->dir);
+	free(fx->cfg.hosts[0].uri);
+	fx->cfg.hosts[0].uri = strdup("test:///default");
+	fx->kernel = path_join(fx->dir, "bzImage");
+	make_fake_bzimage(fx->kernel);
+	fx->orch = orch_new(&fx->cfg, &err);
+	if (!fx->orch) {
+		fprintf(stderr, "orch_new: %s\n", err);
+		free(err);
+		return -1;
+	}
+	memset(&o, 0, sizeof(o));
+	o.listen_addr = "127.0.0.1";
+	o.port = 0;
+	o.db_path = orch_db_path(fx->orch);
+	o.token = TOKEN;
+	o.orch = fx->orch;
+	fx->web = web_start(&o, &err);
+	if (!fx->web) {
+		fprintf(stderr, "web_start: %s\n", err);
+		free(err);
+		return -1;
+	}
+	snprintf(fx->base, sizeof(fx->base), "http://127.0.0.1:%d", web_port(fx->web));
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	web_stop(fx->web);
+	orch_free(fx->orch);
+	config_release(&fx->cfg);
+	if (nftw(fx->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		fprintf(stderr, "could not remove '%s'\n", fx->dir);
+	free(fx->kernel);
+	free(fx);
+	fx = NULL;
+	curl_global_cleanup();
+	return 0;
+}
+
+/* ---- text helpers ---- */
+
+static void test_utf8(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *out;
+	} cases[] = {
+		{ "plain", 5, "plain" },
+		{ "caf\xc3\xa9", 5, "caf\xc3\xa9" },
+		{ "\xff", 1, "\xef\xbf\xbd" },
+		{ "a\xc3", 2, "a\xef\xbf\xbd" },                            /* cut sequence */
+		{ "\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd" },              /* overlong '/' */
+		{ "\xe0\x80\xaf", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
+		{ "\xf4\x90\x80\x80", 4,
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },        /* > U+10FFFF */
+		{ "\xf0\x9f\x98\x80!", 5, "\xf0\x9f\x98\x80!" },
+		{ "a\0b", 3, "a\xef\xbf\xbd" "b" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf b = BUF_INIT(0);
+
+		web_utf8(&b, cases[i].in, cases[i].n);
+		assert_string_equal(buf_str(&b), cases[i].out);
+		buf_release(&b);
+	}
+}
+
+static void test_html(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	const char in[] = "<a href=\"x\">&'\x1b[0m\xff\t\n";
+
+	web_html(&b, in, sizeof(in) - 1);
+	assert_string_equal(buf_str(&b), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+			    "\xe2\x90\x9b[0m\xef\xbf\xbd\t\n");
+	buf_release(&b);
+}
+
+static void test_parse_id(void **state)
+{
+	const char *rest;
+	int64_t id;
+
+	assert_int_equal(web_parse_id("42", &id, &rest), 0);
+	assert_int_equal(id, 42);
+	assert_string_equal(rest, "");
+	assert_int_equal(web_parse_id("7/console", &id, &rest), 0);
+	assert_string_equal(rest, "/console");
+	assert_int_equal(web_parse_id("0", &id, &rest), -1);
+	assert_int_equal(web_parse_id("07", &id, &rest), -1);
+	assert_int_equal(web_parse_id("-1", &id, &rest), -1);
+	assert_int_equal(web_parse_id("12x", &id, &rest), -1);
+	assert_int_equal(web_parse_id("", &id, &rest), -1);
+	assert_int_equal(web_parse_id("99999999999999999999", &id, &rest), -1);
+}
+
+/* ---- the server ---- */
+
+static void test_health(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	char ct[128];
+
+	assert_int_equal(http_ex("GET", "/api/health", NULL, NULL, 0, 0, &b, ct, sizeof(ct)), 200);
+	assert_string_equal(buf_str(&b), "{\"ok\":true}\n");
+	assert_string_equal(ct, "application/json");
+	assert_int_equal(http("HEAD", "/api/health", NULL, NULL, &b), 200);
+	assert_int_equal(http("POST", "/api/health", NULL, "{}", &b), 405);
+	buf_release(&b);
+}
+
+static void test_submit_needs_token(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	char body[512], err[256];
+
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"command\":\"true\"}", fx->kernel);
+	assert_int_equal(http("POST", "/api/runs", NULL, body, &b), 401);
+	error_of(&b, err, sizeof(err));
+	assert_non_null(strstr(err, "missing or wrong token: "));
+	assert_int_equal(http("POST", "/api/runs", "Bearer wrong", body, &b), 401);
+	assert_int_equal(http("POST", "/api/runs", "Bearer " TOKEN "x", body, &b), 401);
+	assert_int_equal(http("POST", "/api/runs", "Basic " TOKEN, body, &b), 401);
+	assert_int_equal(http("POST", "/api/runs", "Bearer", body, &b), 401);
+	buf_release(&b);
+}
+
+static void test_submit_and_list(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	int64_t id = submit("uname -a");
+	json_t *j, *runs, *run, *counts;
+	char path[64];
+	int found = 0;
+	size_t i;
+
+	assert_int_equal(http("GET", "/api/runs", NULL, NULL, &b), 200);
+	j = parse(&b);
+	runs = json_object_get(j, "runs");
+	assert_true(json_is_array(runs));
+	json_array_foreach(runs, i, run) {
+		if (json_integer_value(json_object_get(run, "id")) != id)
+			continue;
+		found = 1;
+		assert_string_equal(json_string_value(json_object_get(run, "state")), "queued");
+		assert_true(json_is_null(json_object_get(run, "outcome")));
+		assert_true(json_is_null(json_object_get(run, "started_at")));
+		assert_true(json_is_null(json_object_get(run, "duration_ms")));
+		assert_true(json_is_null(json_object_get(run, "exit_code")));
+		assert_true(json_integer_value(json_object_get(run, "queued_at")) > 0);
+		assert_string_equal(json_string_value(json_object_get(run, "arch")), "x86_64");
+		assert_string_equal(json_string_value(json_object_get(run, "command")), "uname -a");
+		assert_string_equal(json_string_value(json_object_get(
+			json_object_get(run, "kernel"), "path")), fx->kernel);
+		snprintf(path, sizeof(path), "/runs/%lld/console", (long long)id);
+		assert_string_equal(json_string_value(json_object_get(
+			json_object_get(run, "files"), "console")), path);
+	}
+	assert_true(found);
+	counts = json_object_get(j, "counts");
+	assert_true(json_integer_value(json_object_get(counts, "queued")) >= 1);
+	assert_int_equal(json_integer_value(json_object_get(counts, "running")), 0);
+	assert_true(json_is_integer(json_object_get(counts, "done")));
+	json_decref(j);
+
+	/* limit and before */
+	submit("true");
+	assert_int_equal(http("GET", "/api/runs?limit=1", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_int_equal(json_array_size(json_object_get(j, "runs")), 1);
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/runs?before=%lld", (long long)id + 1);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	run = json_array_get(json_object_get(j, "runs"), 0);
+	assert_int_equal(json_integer_value(json_object_get(run, "id")), id);
+	json_decref(j);
+	assert_int_equal(http("GET", "/api/runs?limit=100000", NULL, NULL, &b), 200);
+
+	/* one run */
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_int_equal(json_integer_value(json_object_get(j, "id")), id);
+	assert_true(json_is_array(json_object_get(j, "attempts")));
+	assert_true(json_is_null(json_object_get(j, "output")));
+	assert_true(json_is_false(json_object_get(j, "output_truncated")));
+	json_decref(j);
+	buf_release(&b);
+}
+
+static void test_bad_queries(void **state)
+{
+	static const char *const bad[] = {
+		"/api/runs?limit=abc", "/api/runs?limit=0", "/api/runs?limit=-5",
+		"/api/runs?limit=", "/api/runs?before=x", "/api/runs?before=-1",
+		"/api/runs?limit=99999999999999999999999",
+	};
+	struct buf b = BUF_INIT(0);
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(http("GET", bad[i], NULL, NULL, &b), 400);
+		error_of(&b, err, sizeof(err));
+	}
+	buf_release(&b);
+}
+
+static void test_not_found(void **state)
+{
+	static const char *const missing[] = {
+		"/nope", "/api", "/api/", "/api/nope", "/api/runs/", "/api/runs/abc",
+		"/api/runs/0", "/api/runs/-1", "/api/runs/1/x", "/runs", "/runs/", "/runs/abc",
+		"/runs/1/nope", "/runs/1/console/", "/runs/99999999999999999999999",
+		"/runs/999", "/runs/999/console", "/runs/999/output", "/runs/999/domain.xml",
+		"/runs/1/../../etc/passwd",
+	};
+	static const char *const odd[] = {
+		"/%00", "/api/runs/1%00", "/runs/1%2fconsole", "/%ff%fe", "/runs/%ff",
+		"/?before=%00", "/api/runs?limit=%ff", "//", "/api//runs",
+	};
+	struct buf b = BUF_INIT(0);
+	char err[256];
+
+	assert_int_equal(http("GET", "/api/runs/999", NULL, NULL, &b), 404);
+	error_of(&b, err, sizeof(err));
+	assert_string_equal(err, "run 999: no such run");
+	for (size_t i = 0; i < sizeof(missing) / sizeof(missing[0]); i++)
+		if (http("GET", missing[i], NULL, NULL, &b) != 404)
+			fail_msg("GET %s: not 404", missing[i]);
+	/* whatever these mean, the server answers them */
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		if (http("GET", odd[i], NULL, NULL, &b) < 200)
+			fail_msg("GET %s: no answer", odd[i]);
+	buf_release(&b);
+}
+
+static void test_methods(void **state)
+{
+	struct buf b = BUF_INIT(0);
+
+	assert_int_equal(http("DELETE", "/api/runs", NULL, NULL, &b), 405);
+	assert_int_equal(http("PUT", "/api/runs/1", NULL, "{}", &b), 405);
+	assert_int_equal(http("POST", "/", NULL, "x", &b), 405);
+	assert_int_equal(http("DELETE", "/runs/1", NULL, NULL, &b), 405);
+	assert_int_equal(http("POST", "/runs/1/console", NULL, "x", &b), 405);
+	buf_release(&b);
+}
+
+static void test_bad_bodies(void **state)
+{
+	static const struct {
+		const char *body;
+		const char *want;   /* in the error text */
+	} cases[] = {
+		{ "{bad", "request body:1:" },
+		{ "", "request body:" },
+		{ "[1,2]", "expected a JSON object" },
+		{ "{\"kernel\":1,\"command\":\"x\"}", "'kernel'" },
+		{ "{\"kernel\":\"/k\"}", "'command'" },
+		{ "{\"command\":\"x\"}", "'kernel'" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"vcpus\":\"2\"}", "'vcpus'" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"vcpus\":-1}", "'vcpus'" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"memory_mb\":1.5}", "'memory_mb'" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"timeout_s\":99999999999}", "'timeout_s'" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"arch\":7}", "'arch'" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"colour\":\"red\"}", "'colour'" },
+		{ "{\"kernel\":\"/k\",\"kernel\":\"/j\",\"command\":\"x\"}", "request body:" },
+		{ "{\"kernel\":\"/no/such/kernel\",\"command\":\"x\"}", "/no/such/kernel" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\\u0000y\"}", "request body:" },
+		{ "{\"kernel\":\"\xff\",\"command\":\"x\"}", "request body:" },
+	};
+	struct buf b = BUF_INIT(0);
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long st = http("POST", "/api/runs", "Bearer " TOKEN, cases[i].body, &b);
+
+		if (st != 400)
+			fail_msg("body %zu '%s': %ld, not 400: %s", i, cases[i].body, st, buf_str(&b));
+		error_of(&b, err, sizeof(err));
+		if (!strstr(err, cases[i].want))
+			fail_msg("body %zu: error '%s' does not say '%s'", i, err, cases[i].want);
+	}
+	buf_release(&b);
+}
+
+static void test_body_too_big(void **state)
+{
+	size_t n = 100 * 1024;
+	char *big = malloc(n);
+	struct buf b = BUF_INIT(0);
+	char err[256];
+
+	assert_non_null(big);
+	memset(big, ' ', n);
+	big[0] = '{';
+	big[n - 1] = '}';
+	/* with a Content-Length: refused before the body is read */
+	assert_int_equal(http_ex("POST", "/api/runs", "Bearer " TOKEN, big, n, 0, &b, NULL, 0),
+			 413);
+	error_of(&b, err, sizeof(err));
+	assert_non_null(strstr(err, "request body"));
+	/* chunked: refused once the cap is passed */
+	assert_int_equal(http_ex("POST", "/api/runs", "Bearer " TOKEN, big, n, 1, &b, NULL, 0),
+			 413);
+	/* the server still answers */
+	assert_int_equal(http("GET", "/api/health", NULL, NULL, &b), 200);
+	free(big);
+	buf_release(&b);
+}
+
+static void test_status_page(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	int64_t id = submit("echo status");
+	char want[128], ct[128];
+
+	assert_int_equal(http_ex("GET", "/", NULL, NULL, 0, 0, &b, ct, sizeof(ct)), 200);
+	assert_string_equal(ct, "text/html; charset=utf-8");
+	snprintf(want, sizeof(want), "<a href=\"/runs/%lld\">%lld</a>", (long long)id,
+		 (long long)id);
+	assert_non_null(strstr(buf_str(&b), want));
+	assert_non_null(strstr(buf_str(&b), ">queued</td>"));
+	assert_non_null(strstr(buf_str(&b), "title=\"/"));   /* full kernel path */
+	assert_non_null(strstr(buf_str(&b), ">bzImage</td>"));
+	/* a queued run on the page: it refreshes itself */
+	assert_non_null(strstr(buf_str(&b), "http-equiv=\"refresh\""));
+	assert_int_equal(http("GET", "/?before=1", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "no older runs"));
+	assert_int_equal(http("GET", "/?before=zz", NULL, NULL, &b), 400);
+	buf_release(&b);
+}
+
+static void test_html_escaping(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	int64_t id = submit("<script>alert('x')</script> & echo \"hi\"");
+	char path[64];
+
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; "
+			       "&amp; echo &quot;hi&quot;"));
+	assert_null(strstr(buf_str(&b), "<script>"));
+	assert_non_null(strstr(buf_str(&b), "no output yet"));
+	buf_release(&b);
+}
+
+static void test_output_not_utf8(void **state)
+{
+	static const char out[] = "ok \xff\xfe bad \xc3\x28 <b>\x1b[0m end\n";
+	static const char console[] = "[    0.000000] Linux version 6.1 <script>\xff\n";
+	struct buf b = BUF_INIT(0);
+	int64_t id = submit("printf bad");
+	char *dir = give_run_dir(id);
+	char path[64], ct[128];
+	json_t *j;
+
+	put_file(dir, RUN_FILE_OUTPUT, out, sizeof(out) - 1);
+	put_file(dir, RUN_FILE_CONSOLE, console, sizeof(console) - 1);
+
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);   /* jansson refuses invalid UTF-8: parsing is the test */
+	assert_string_equal(json_string_value(json_object_get(j, "output")),
+			    "ok \xef\xbf\xbd\xef\xbf\xbd bad \xef\xbf\xbd( <b>\x1b[0m end\n");
+	assert_true(json_is_false(json_object_get(j, "output_truncated")));
+	assert_string_equal(json_string_value(json_object_get(j, "run_dir")), dir);
+	assert_string_equal(json_string_value(json_object_get(j, "accel")), "test");
+	json_decref(j);
+
+	/* the run page: escaped, valid UTF-8, control characters visible */
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "ok \xef\xbf\xbd\xef\xbf\xbd bad \xef\xbf\xbd( "
+			       "&lt;b&gt;\xe2\x90\x9b[0m end"));
+	assert_non_null(strstr(buf_str(&b), "Linux version 6.1 &lt;script&gt;\xef\xbf\xbd"));
+
+	/* the raw files, as written */
+	snprintf(path, sizeof(path), "/runs/%lld/console", (long long)id);
+	assert_int_equal(http_ex("GET", path, NULL, NULL, 0, 0, &b, ct, sizeof(ct)), 200);
+	assert_int_equal(b.len, sizeof(console) - 1);
+	assert_memory_equal(b.data, console, b.len);
+	assert_string_equal(ct, "text/plain; charset=utf-8");
+	snprintf(path, sizeof(path), "/runs/%lld/output", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	assert_int_equal(b.len, sizeof(out) - 1);
+	snprintf(path, sizeof(path), "/runs/%lld/domain.xml", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 404);
+	put_file(dir, RUN_FILE_XML, "<domain/>\n", 10);
+	assert_int_equal(http_ex("GET", path, NULL, NULL, 0, 0, &b, ct, sizeof(ct)), 200);
+	assert_string_equal(buf_str(&b), "<domain/>\n");
+	assert_string_equal(ct, "application/xml");
+	free(dir);
+	buf_release(&b);
+}
+
+static void test_output_truncated(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	int64_t id = submit("yes");
+	char *dir = give_run_dir(id);
+	size_t n = WEB_OUTPUT_MAX + 1000;
+	char *big = malloc(n), path[64];
+	json_t *j;
+
+	assert_non_null(big);
+	memset(big, 'y', n);
+	put_file(dir, RUN_FILE_OUTPUT, big, n);
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_int_equal(json_string_length(json_object_get(j, "output")), WEB_OUTPUT_MAX);
+	assert_true(json_is_true(json_object_get(j, "output_truncated")));
+	json_decref(j);
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "showing the first 256 KiB only"));
+	free(big);
+	free(dir);
+	buf_release(&b);
+}
+
+static void *hammer(void *arg)
+{
+	static const char *const paths[] = { "/", "/api/runs", "/api/health", "/runs/1",
+					     "/api/runs/1" };
+	struct buf b = BUF_INIT(0);
+	long bad = 0;
+
+	for (int i = 0; i < 25; i++)
+		if (http(i % 2 ? "GET" : "HEAD", paths[i % 5], NULL, NULL, &b) != 200)
+			bad++;
+	buf_release(&b);
+	return (void *)bad;
+}
+
+static void test_concurrent(void **state)
+{
+	pthread_t t[6];
+	void *bad;
+
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, hammer, NULL), 0);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(pthread_join(t[i], &bad), 0);
+		assert_int_equal((long)bad, 0);
+	}
+}
+
+static void test_start_errors(void **state)
+{
+	struct web_opts o;
+	struct web *w;
+	char *err = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.listen_addr = "localhost";
+	o.db_path = orch_db_path(fx->orch);
+	o.token = TOKEN;
+	assert_null(web_start(&o, &err));
+	assert_non_null(strstr(err, "'localhost'"));
+	free(err);
+
+	/* the port is taken */
+	o.listen_addr = "127.0.0.1";
+	o.port = web_port(fx->web);
+	assert_null(web_start(&o, &err));
+	assert_non_null(strstr(err, "cannot listen"));
+	free(err);
+
+	/* IPv6, when this machine has it */
+	o.listen_addr = "::1";
+	o.port = 0;
+	w = web_start(&o, &err);
+	if (!w) {
+		free(err);
+		skip();
+	}
+	assert_true(web_port(w) > 0);
+	web_stop(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_parse_id),
+		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_submit_needs_token),
+		cmocka_unit_test(test_submit_and_list),
+		cmocka_unit_test(test_bad_queries),
+		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_methods),
+		cmocka_unit_test(test_bad_bodies),
+		cmocka_unit_test(test_body_too_big),
+		cmocka_unit_test(test_status_page),
+		cmocka_unit_test(test_html_escaping),
+		cmocka_unit_test(test_output_not_utf8),
+		cmocka_unit_test(test_output_truncated),
+		cmocka_unit_test(test_concurrent),
+		cmocka_unit_test(test_start_errors),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,463 @@
+/* api.c: the JSON API under /api/ (health, the run list, one run with its
+ * attempts and output, submitting a run). Reads come from this thread's
+ * database connection; POST /api/runs checks the bearer token and hands the
+ * request to orch_submit(). Every string put into JSON is valid UTF-8. */
+#include "web/web.h"
+#include "web/webint.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "orchestrator/orchestrator.h"
+
+static int is_get(const char *method)
+{
+	return !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+}
+
+/* ---- JSON building ---- */
+
+static json_t *jstr_n(const char *s, size_t n)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *j;
+
+	web_utf8(&b, s, n);
+	j = json_stringn(buf_str(&b), b.len);
+	buf_release(&b);
+	return j;
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? jstr_n(s, strlen(s)) : json_null();
+}
+
+static json_t *jtime(int64_t ms)
+{
+	return ms > 0 ? json_integer(ms) : json_null();
+}
+
+/* json_object_set_new that remembers a failure in *bad */
+static void put(json_t *o, const char *key, json_t *v, int *bad)
+{
+	if (!v || json_object_set_new(o, key, v) < 0)
+		*bad = 1;
+}
+
+static json_t *run_json(const struct run *r)
+{
+	json_t *o = json_object(), *k, *g, *f;
+	char path[96];
+	int bad = 0;
+
+	if (!o)
+		return NULL;
+	put(o, "id", json_integer(r->id), &bad);
+	put(o, "state", json_string(run_state_name(r->state)), &bad);
+	put(o, "outcome", r->outcome == RUN_OUT_NONE ? json_null()
+	    : json_string(run_outcome_name(r->outcome)), &bad);
+	put(o, "detail", jstr(r->detail), &bad);
+	put(o, "splat", jstr(r->splat), &bad);
+	k = json_object();
+	if (k) {
+		put(k, "id", json_integer(r->kernel_id), &bad);
+		put(k, "path", jstr(r->kernel_path), &bad);
+	}
+	put(o, "kernel", k, &bad);
+	put(o, "arch", jstr(r->arch), &bad);
+	put(o, "vcpus", json_integer(r->vcpus), &bad);
+	put(o, "memory_mb", json_integer(r->memory_mb), &bad);
+	put(o, "timeout_s", json_integer(r->timeout_s), &bad);
+	put(o, "command", jstr(r->command), &bad);
+	put(o, "attempt", json_integer(r->attempt), &bad);
+	put(o, "max_attempts", json_integer(r->max_attempts), &bad);
+	put(o, "host", jstr(r->host), &bad);
+	put(o, "accel", jstr(r->accel), &bad);
+	put(o, "machine", jstr(r->machine), &bad);
+	put(o, "qemu_version", jstr(r->qemu_version), &bad);
+	put(o, "libvirt_version", jstr(r->libvirt_version), &bad);
+	put(o, "domain", jstr(r->domain), &bad);
+	put(o, "queued_at", jtime(r->queued_at), &bad);
+	put(o, "started_at", jtime(r->started_at), &bad);
+	put(o, "booted_at", jtime(r->booted_at), &bad);
+	put(o, "ended_at", jtime(r->ended_at), &bad);
+	put(o, "duration_ms", r->started_at > 0 && r->ended_at >= r->started_at
+	    ? json_integer(r->ended_at - r->started_at) : json_null(), &bad);
+	put(o, "exit_code", r->has_exit_code ? json_integer(r->exit_code) : json_null(), &bad);
+	g = json_object();
+	if (g) {
+		put(g, "release", jstr(r->guest_release), &bad);
+		put(g, "nproc", r->guest_nproc > 0 ? json_integer(r->guest_nproc) : json_null(), &bad);
+		put(g, "mem_kb", r->guest_mem_kb > 0 ? json_integer(r->guest_mem_kb) : json_null(),
+		    &bad);
+	}
+	put(o, "guest", g, &bad);
+	put(o, "run_dir", jstr(r->run_dir), &bad);
+	f = json_object();
+	if (f) {
+		snprintf(path, sizeof(path), "/runs/%lld/console", (long long)r->id);
+		put(f, "console", json_string(path), &bad);
+		snprintf(path, sizeof(path), "/runs/%lld/output", (long long)r->id);
+		put(f, "output", json_string(path), &bad);
+		snprintf(path, sizeof(path), "/runs/%lld/domain.xml", (long long)r->id);
+		put(f, "xml", json_string(path), &bad);
+	}
+	put(o, "files", f, &bad);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* ---- GET /api/runs ---- */
+
+static enum MHD_Result runs_list(struct web *w, struct MHD_Connection *c)
+{
+	const char *ls = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+	const char *bs = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "before");
+	int64_t counts[RUN_STATE_COUNT];
+	long long limit = WEB_LIST_DEFAULT, before = 0;
+	struct run *runs = NULL;
+	size_t n = 0;
+	json_t *o = NULL, *arr, *cj;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL;
+	int bad = 0;
+
+	if (ls && parse_int(ls, 1, LLONG_MAX, &limit) < 0)
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST,
+				       "limit '%.64s': not a number from 1 to %d", ls, WEB_LIST_MAX);
+	if (limit > WEB_LIST_MAX)
+		limit = WEB_LIST_MAX;
+	if (bs && parse_int(bs, 0, INT64_MAX, &before) < 0)
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST,
+				       "before '%.64s': not a run id", bs);
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	if (db_run_list(db, (int)limit, before, &runs, &n) < 0 || db_run_counts(db, counts) < 0) {
+		log_warn("web: run list: %s", db_errmsg(db));
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				     db_errmsg(db));
+		goto out;
+	}
+	o = json_object();
+	arr = json_array();
+	cj = json_object();
+	if (!o || !arr || !cj) {
+		json_decref(o);
+		json_decref(arr);
+		json_decref(cj);
+		rc = MHD_NO;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (json_array_append_new(arr, run_json(&runs[i])) < 0)
+			bad = 1;
+	for (int s = 0; s < RUN_STATE_COUNT; s++)
+		put(cj, run_state_name((enum run_state)s), json_integer(counts[s]), &bad);
+	put(o, "runs", arr, &bad);
+	put(o, "counts", cj, &bad);
+	if (bad) {
+		json_decref(o);
+		rc = MHD_NO;
+		goto out;
+	}
+	rc = web_reply_json(c, MHD_HTTP_OK, o);
+out:
+	run_list_free(runs, n);
+	return rc;
+}
+
+/* ---- GET /api/runs/ID ---- */
+
+static json_t *attempts_json(struct db *db, int64_t id)
+{
+	struct attempt *a = NULL;
+	size_t n = 0;
+	json_t *arr;
+	int bad = 0;
+
+	if (db_attempt_list(db, id, &a, &n) < 0)
+		return NULL;
+	arr = json_array();
+	for (size_t i = 0; arr && i < n; i++) {
+		json_t *e = json_object();
+
+		if (!e) {
+			bad = 1;
+			break;
+		}
+		put(e, "n", json_integer(a[i].n), &bad);
+		put(e, "host", jstr(a[i].host), &bad);
+		put(e, "started_at", jtime(a[i].started_at), &bad);
+		put(e, "ended_at", jtime(a[i].ended_at), &bad);
+		put(e, "outcome", a[i].outcome == RUN_OUT_NONE ? json_null()
+		    : json_string(run_outcome_name(a[i].outcome)), &bad);
+		put(e, "detail", jstr(a[i].detail), &bad);
+		if (json_array_append_new(arr, e) < 0)
+			bad = 1;
+	}
+	attempt_list_free(a, n);
+	if (bad) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t id)
+{
+	struct run r;
+	struct buf out = BUF_INIT(0);
+	json_t *o = NULL, *att;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL, *path = NULL;
+	int found, bad = 0, have_output = 0;
+
+	memset(&r, 0, sizeof(r));
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	found = db_run_get(db, id, &r);
+	if (found < 0) {
+		log_warn("web: run %lld: %s", (long long)id, db_errmsg(db));
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				     db_errmsg(db));
+		goto out;
+	}
+	if (!found) {
+		rc = web_reply_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no such run", (long long)id);
+		goto out;
+	}
+	att = attempts_json(db, id);
+	if (!att) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				     db_errmsg(db));
+		goto out;
+	}
+	o = run_json(&r);
+	if (!o) {
+		json_decref(att);
+		rc = MHD_NO;
+		goto out;
+	}
+	put(o, "attempts", att, &bad);
+	if (r.run_dir) {
+		path = path_join(r.run_dir, RUN_FILE_OUTPUT);
+		if (path && read_file(path, &out, WEB_OUTPUT_MAX) == 0)
+			have_output = 1;
+		else if (path && errno != ENOENT)
+			log_warn("web: run %lld: cannot read '%s': %s", (long long)id, path,
+				 strerror(errno));
+	}
+	put(o, "output", have_output ? jstr_n(buf_str(&out), out.len) : json_null(), &bad);
+	put(o, "output_truncated", json_boolean(have_output && out.truncated), &bad);
+	if (bad) {
+		json_decref(o);
+		rc = MHD_NO;
+		goto out;
+	}
+	rc = web_reply_json(c, MHD_HTTP_OK, o);
+out:
+	free(path);
+	buf_release(&out);
+	run_release(&r);
+	return rc;
+}
+
+/* ---- POST /api/runs ---- */
+
+/* 0 when the request carries the server's token, else -1 with *why set */
+static int check_token(struct web *w, struct MHD_Connection *c, const char **why)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_AUTHORIZATION);
+	char want[65], got[65];
+	unsigned char diff = 0;
+
+	if (!w->token[0]) {
+		*why = "the server has no token configured";
+		return -1;
+	}
+	if (!h || strncasecmp(h, "Bearer ", 7) != 0) {
+		*why = "no 'Authorization: Bearer' header";
+		return -1;
+	}
+	h += 7;
+	while (*h == ' ')
+		h++;
+	/* comparing digests takes the same time whatever the tokens hold */
+	sha256_mem(w->token, strlen(w->token), want);
+	sha256_mem(h, strlen(h), got);
+	for (int i = 0; i < 64; i++)
+		diff |= (unsigned char)(want[i] ^ got[i]);
+	if (diff) {
+		*why = "the token does not match";
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads an optional non-negative int field; 0 / -1 with msg filled */
+static int field_int(json_t *body, const char *key, int *out, char *msg, size_t msglen)
+{
+	json_t *v = json_object_get(body, key);
+	json_int_t n;
+
+	*out = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v)) {
+		snprintf(msg, msglen, "field '%s': expected an integer", key);
+		return -1;
+	}
+	n = json_integer_value(v);
+	if (n < 0 || n > INT_MAX) {
+		snprintf(msg, msglen, "field '%s': %lld is out of range", key, (long long)n);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+static int field_str(json_t *body, const char *key, int required, const char **out,
+		     char *msg, size_t msglen)
+{
+	json_t *v = json_object_get(body, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v)) {
+		if (!required)
+			return 0;
+		snprintf(msg, msglen, "field '%s' is required", key);
+		return -1;
+	}
+	if (!json_is_string(v)) {
+		snprintf(msg, msglen, "field '%s': expected a string", key);
+		return -1;
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
+				   struct web_req *req)
+{
+	static const char *const known[] = {
+		"kernel", "arch", "vcpus", "memory_mb", "timeout_s", "command",
+	};
+	struct run_spec spec;
+	json_error_t jerr;
+	json_t *body = NULL;
+	const char *why, *key;
+	json_t *v;
+	enum MHD_Result rc;
+	char msg[256];
+	char *err = NULL;
+	int64_t id = 0;
+	int r;
+
+	if (check_token(w, c, &why) < 0)
+		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (req->too_big)
+		return web_reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE,
+				       "request body: more than the %d bytes allowed", WEB_BODY_MAX);
+	body = json_loadb(buf_str(&req->body), req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!body)
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body:%d:%d: %s",
+				       jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(body)) {
+		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: expected a JSON object");
+		goto out;
+	}
+	json_object_foreach(body, key, v) {
+		size_t i;
+
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (!strcmp(key, known[i]))
+				break;
+		if (i == sizeof(known) / sizeof(known[0])) {
+			rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST,
+					     "request body: unknown field '%.64s'", key);
+			goto out;
+		}
+	}
+	memset(&spec, 0, sizeof(spec));
+	if (field_str(body, "kernel", 1, &spec.kernel, msg, sizeof(msg)) < 0 ||
+	    field_str(body, "command", 1, &spec.command, msg, sizeof(msg)) < 0 ||
+	    field_str(body, "arch", 0, &spec.arch, msg, sizeof(msg)) < 0 ||
+	    field_int(body, "vcpus", &spec.vcpus, msg, sizeof(msg)) < 0 ||
+	    field_int(body, "memory_mb", &spec.memory_mb, msg, sizeof(msg)) < 0 ||
+	    field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0) {
+		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
+		goto out;
+	}
+	if (!spec.arch)
+		spec.arch = "x86_64";
+	if (!w->orch) {
+		rc = web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "runs cannot be submitted here");
+		goto out;
+	}
+	pthread_mutex_lock(&w->submit_lock);
+	r = orch_submit(w->orch, &spec, &id, &err);
+	pthread_mutex_unlock(&w->submit_lock);
+	if (r == -1) {
+		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "%s", err ? err : "bad request");
+	} else if (r < 0) {
+		log_error("web: submit: %s", err ? err : "internal error");
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s",
+				     err ? err : "internal error");
+	} else {
+		log_info("web: run %lld queued (kernel '%s')", (long long)id, spec.kernel);
+		rc = web_reply_json(c, MHD_HTTP_CREATED, json_pack("{s:I}", "id", (json_int_t)id));
+	}
+out:
+	free(err);
+	json_decref(body);
+	return rc;
+}
+
+/* ---- routing ---- */
+
+enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
+			  const char *url, struct web_req *req)
+{
+	const char *rest;
+	int64_t id;
+
+	if (!strcmp(url, "/api/health")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:b}", "ok", 1));
+	}
+	if (!strcmp(url, "/api/runs")) {
+		if (is_get(method))
+			return runs_list(w, c);
+		if (!strcmp(method, MHD_HTTP_METHOD_POST))
+			return runs_submit(w, c, req);
+		return web_reply_method(c, "GET, HEAD, POST", 1);
+	}
+	if (!strncmp(url, "/api/runs/", 10) && web_parse_id(url + 10, &id, &rest) == 0 &&
+	    !*rest) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return run_get(w, c, id);
+	}
+	return web_reply_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such path", url);
+}

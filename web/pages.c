@@ -1,0 +1,436 @@
+/* pages.c: the HTML a person looks at: the status page (/) with the newest
+ * runs, one run's page (/runs/ID) with its attempts, output and console
+ * tail, and the raw run files (/runs/ID/console, output, domain.xml).
+ * Plain server-rendered HTML; everything from the database or a run's
+ * files goes through web_html(). */
+#include "web/web.h"
+#include "web/webint.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "orchestrator/orchestrator.h"
+
+#define PAGE_RUNS 100   /* runs on the status page */
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
+	"h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.5em}"
+	"table{border-collapse:collapse}"
+	"th,td{padding:.2em .6em;text-align:left;border-bottom:1px solid #ddd;vertical-align:top}"
+	"thead th{background:#f2f2f2}table.kv th{font-weight:normal;color:#555}"
+	"td.num{text-align:right}"
+	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow:auto;"
+	"max-height:45em;white-space:pre-wrap;word-break:break-all}"
+	".passed{color:#070}.failed,.crash,.timeout,.no-boot,.console-flood{color:#b00}"
+	".infra,.canceled{color:#a60}.queued,.running{color:#06c}"
+	".note{color:#666}";
+
+static int is_get(const char *method)
+{
+	return !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+}
+
+static const char *outcome_str(enum run_outcome o)
+{
+	return o == RUN_OUT_NONE ? "" : run_outcome_name(o);
+}
+
+static void page_head(struct buf *b, const char *title, int refresh)
+{
+	buf_puts(b, "<!doctype html>\n<html><head><meta charset=\"utf-8\">\n");
+	if (refresh)
+		buf_puts(b, "<meta http-equiv=\"refresh\" content=\"5\">\n");
+	buf_puts(b, "<title>");
+	web_html_str(b, title);
+	buf_printf(b, "</title>\n<style>%s</style>\n</head><body>\n", css);
+}
+
+static void page_tail(struct buf *b)
+{
+	buf_puts(b, "</body></html>\n");
+}
+
+/* ---- / ---- */
+
+static void run_row(struct buf *b, const struct run *r, int64_t now)
+{
+	const char *base = r->kernel_path ? strrchr(r->kernel_path, '/') : NULL;
+	char dur[32], queued[32];
+
+	base = base ? base + 1 : r->kernel_path;
+	if (r->started_at > 0 && r->ended_at <= 0)
+		web_fmt_duration(r->started_at, now, dur);
+	else
+		web_fmt_duration(r->started_at, r->ended_at, dur);
+	web_fmt_time(r->queued_at, queued);
+	buf_printf(b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td class=\"%s\">%s</td>"
+		   "<td class=\"%s\">%s</td><td title=\"", (long long)r->id, (long long)r->id,
+		   run_state_name(r->state), run_state_name(r->state),
+		   outcome_str(r->outcome), outcome_str(r->outcome));
+	web_html_str(b, r->kernel_path);
+	buf_puts(b, "\">");
+	web_html_str(b, base);
+	buf_puts(b, "</td><td>");
+	web_html_str(b, r->arch);
+	buf_printf(b, "</td><td class=\"num\">%d</td><td>", r->vcpus);
+	web_html_str(b, r->accel);
+	buf_puts(b, "</td><td>");
+	web_html_str(b, r->host);
+	buf_printf(b, "</td><td class=\"num\">%s%s</td><td>%s</td></tr>\n", dur,
+		   r->started_at > 0 && r->ended_at <= 0 ? "&hellip;" : "", queued);
+}
+
+static enum MHD_Result status_page(struct web *w, struct MHD_Connection *c)
+{
+	const char *bs = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "before");
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	int64_t counts[RUN_STATE_COUNT];
+	long long before = 0;
+	struct run *runs = NULL;
+	size_t n = 0;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL;
+	int refresh = 0;
+	int64_t now = now_ms();
+
+	if (bs && parse_int(bs, 0, INT64_MAX, &before) < 0)
+		return web_reply_html_error(c, MHD_HTTP_BAD_REQUEST, "before '%.64s': not a run id",
+					    bs);
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	if (db_run_list(db, PAGE_RUNS, before, &runs, &n) < 0 || db_run_counts(db, counts) < 0) {
+		log_warn("web: status page: %s", db_errmsg(db));
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+					  db_errmsg(db));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].state != RUN_DONE)
+			refresh = 1;
+	page_head(&b, "kfleet", refresh);
+	buf_printf(&b, "<h1>kfleet</h1>\n<p><span class=\"queued\">%lld queued</span> &middot; "
+		   "<span class=\"running\">%lld running</span> &middot; %lld done</p>\n",
+		   (long long)counts[RUN_QUEUED], (long long)counts[RUN_RUNNING],
+		   (long long)counts[RUN_DONE]);
+	if (!n) {
+		buf_puts(&b, before ? "<p class=\"note\">no older runs</p>\n"
+			 : "<p class=\"note\">no runs yet</p>\n");
+	} else {
+		buf_puts(&b, "<table><thead><tr><th>run</th><th>state</th><th>outcome</th>"
+			 "<th>kernel</th><th>arch</th><th>vCPUs</th><th>accel</th><th>host</th>"
+			 "<th>duration</th><th>queued (UTC)</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < n; i++)
+			run_row(&b, &runs[i], now);
+		buf_puts(&b, "</tbody></table>\n");
+	}
+	if (before || n == PAGE_RUNS) {
+		buf_puts(&b, "<p>");
+		if (before)
+			buf_puts(&b, "<a href=\"/\">newest runs</a> ");
+		if (n == PAGE_RUNS)
+			buf_printf(&b, "<a href=\"/?before=%lld\">older runs</a>",
+				   (long long)runs[n - 1].id);
+		buf_puts(&b, "</p>\n");
+	}
+	page_tail(&b);
+	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+out:
+	buf_release(&b);
+	run_list_free(runs, n);
+	return rc;
+}
+
+/* ---- /runs/ID ---- */
+
+static void kv_str(struct buf *b, const char *k, const char *v)
+{
+	buf_printf(b, "<tr><th>%s</th><td>", k);
+	if (v)
+		web_html_str(b, v);
+	else
+		buf_puts(b, "-");
+	buf_puts(b, "</td></tr>\n");
+}
+
+static void kv_time(struct buf *b, const char *k, int64_t ms)
+{
+	char t[32];
+
+	web_fmt_time(ms, t);
+	buf_printf(b, "<tr><th>%s</th><td>%s%s</td></tr>\n", k, t, ms > 0 ? " UTC" : "");
+}
+
+/* A file of the run shown in a <pre>: the first (tail 0) or last max bytes */
+static void file_pre(struct buf *b, const struct run *r, const char *name, size_t max,
+		     int tail, const char *what)
+{
+	struct buf data = BUF_INIT(0);
+	char *path = r->run_dir ? path_join(r->run_dir, name) : NULL;
+	int rc;
+
+	if (!path) {
+		buf_printf(b, "<p class=\"note\">no %s yet</p>\n", what);
+		goto out;
+	}
+	rc = tail ? read_file_tail(path, &data, max) : read_file(path, &data, max);
+	if (rc < 0) {
+		if (errno == ENOENT)
+			buf_printf(b, "<p class=\"note\">no %s yet</p>\n", what);
+		else
+			buf_printf(b, "<p class=\"note\">cannot read the %s: %s</p>\n", what,
+				   strerror(errno));
+		goto out;
+	}
+	if (data.truncated)
+		buf_printf(b, "<p class=\"note\">showing the %s %zu KiB only</p>\n",
+			   tail ? "last" : "first", max / 1024);
+	if (!data.len) {
+		buf_printf(b, "<p class=\"note\">the %s is empty</p>\n", what);
+		goto out;
+	}
+	buf_puts(b, "<pre>");
+	web_html(b, buf_str(&data), data.len);
+	buf_puts(b, "</pre>\n");
+out:
+	free(path);
+	buf_release(&data);
+}
+
+static void attempts_table(struct buf *b, struct db *db, int64_t id)
+{
+	struct attempt *a = NULL;
+	size_t n = 0;
+
+	if (db_attempt_list(db, id, &a, &n) < 0) {
+		buf_puts(b, "<p class=\"note\">cannot list the attempts: ");
+		web_html_str(b, db_errmsg(db));
+		buf_puts(b, "</p>\n");
+		return;
+	}
+	if (!n) {
+		buf_puts(b, "<p class=\"note\">none yet</p>\n");
+		goto out;
+	}
+	buf_puts(b, "<table><thead><tr><th>#</th><th>host</th><th>started (UTC)</th>"
+		 "<th>ended (UTC)</th><th>duration</th><th>outcome</th><th>detail</th></tr>"
+		 "</thead><tbody>\n");
+	for (size_t i = 0; i < n; i++) {
+		char st[32], en[32], du[32];
+
+		web_fmt_time(a[i].started_at, st);
+		web_fmt_time(a[i].ended_at, en);
+		web_fmt_duration(a[i].started_at, a[i].ended_at, du);
+		buf_printf(b, "<tr><td class=\"num\">%d</td><td>", a[i].n);
+		web_html_str(b, a[i].host);
+		buf_printf(b, "</td><td>%s</td><td>%s</td><td class=\"num\">%s</td>"
+			   "<td class=\"%s\">%s</td><td>", st, en, du,
+			   outcome_str(a[i].outcome), outcome_str(a[i].outcome));
+		web_html_str(b, a[i].detail);
+		buf_puts(b, "</td></tr>\n");
+	}
+	buf_puts(b, "</tbody></table>\n");
+out:
+	attempt_list_free(a, n);
+}
+
+static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t id)
+{
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct run r;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL;
+	char title[64], s[128], dur[32];
+	int found;
+
+	memset(&r, 0, sizeof(r));
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	found = db_run_get(db, id, &r);
+	if (found < 0) {
+		log_warn("web: run %lld: %s", (long long)id, db_errmsg(db));
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+					  db_errmsg(db));
+		goto out;
+	}
+	if (!found) {
+		rc = web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no such run",
+					  (long long)id);
+		goto out;
+	}
+	snprintf(title, sizeof(title), "kfleet: run %lld", (long long)id);
+	page_head(&b, title, r.state != RUN_DONE);
+	buf_printf(&b, "<p><a href=\"/\">all runs</a></p>\n<h1>run %lld: ", (long long)id);
+	if (r.state == RUN_DONE)
+		buf_printf(&b, "<span class=\"%s\">%s</span>", outcome_str(r.outcome),
+			   outcome_str(r.outcome));
+	else
+		buf_printf(&b, "<span class=\"%s\">%s</span>", run_state_name(r.state),
+			   run_state_name(r.state));
+	buf_puts(&b, "</h1>\n");
+	if (r.detail) {
+		buf_puts(&b, "<p>");
+		web_html_str(&b, r.detail);
+		buf_puts(&b, "</p>\n");
+	}
+
+	buf_puts(&b, "<table class=\"kv\">\n");
+	kv_str(&b, "state", run_state_name(r.state));
+	kv_str(&b, "outcome", r.outcome == RUN_OUT_NONE ? NULL : run_outcome_name(r.outcome));
+	buf_puts(&b, "<tr><th>kernel</th><td>");
+	web_html_str(&b, r.kernel_path);
+	buf_printf(&b, " <span class=\"note\">(kernel %lld)</span></td></tr>\n",
+		   (long long)r.kernel_id);
+	kv_str(&b, "arch", r.arch);
+	snprintf(s, sizeof(s), "%d", r.vcpus);
+	kv_str(&b, "vCPUs", s);
+	snprintf(s, sizeof(s), "%d MiB", r.memory_mb);
+	kv_str(&b, "memory", s);
+	snprintf(s, sizeof(s), "%d s", r.timeout_s);
+	kv_str(&b, "timeout", s);
+	snprintf(s, sizeof(s), "%d of at most %d", r.attempt, r.max_attempts);
+	kv_str(&b, "attempt", s);
+	kv_str(&b, "host", r.host);
+	kv_str(&b, "accel", r.accel);
+	kv_str(&b, "machine", r.machine);
+	kv_str(&b, "QEMU", r.qemu_version);
+	kv_str(&b, "libvirt", r.libvirt_version);
+	kv_str(&b, "domain", r.domain);
+	kv_time(&b, "queued", r.queued_at);
+	kv_time(&b, "started", r.started_at);
+	kv_time(&b, "booted", r.booted_at);
+	kv_time(&b, "ended", r.ended_at);
+	web_fmt_duration(r.started_at, r.booted_at, dur);
+	kv_str(&b, "boot took", dur);
+	web_fmt_duration(r.started_at, r.ended_at, dur);
+	kv_str(&b, "duration", dur);
+	if (r.has_exit_code)
+		snprintf(s, sizeof(s), "%d", r.exit_code);
+	kv_str(&b, "exit code", r.has_exit_code ? s : NULL);
+	kv_str(&b, "guest kernel", r.guest_release);
+	if (r.guest_nproc > 0)
+		snprintf(s, sizeof(s), "%d CPUs, %lld kB memory", r.guest_nproc,
+			 (long long)r.guest_mem_kb);
+	kv_str(&b, "guest", r.guest_nproc > 0 ? s : NULL);
+	kv_str(&b, "run directory", r.run_dir);
+	buf_puts(&b, "</table>\n");
+
+	if (r.splat) {
+		buf_puts(&b, "<h2>crash</h2>\n<pre>");
+		web_html_str(&b, r.splat);
+		buf_puts(&b, "</pre>\n");
+	}
+	buf_puts(&b, "<h2>attempts</h2>\n");
+	attempts_table(&b, db, id);
+	buf_puts(&b, "<h2>command</h2>\n<pre>");
+	web_html_str(&b, r.command);
+	buf_puts(&b, "</pre>\n");
+	buf_printf(&b, "<h2>output</h2>\n<p><a href=\"/runs/%lld/output\">full output</a></p>\n",
+		   (long long)id);
+	file_pre(&b, &r, RUN_FILE_OUTPUT, WEB_PAGE_OUTPUT, 0, "output");
+	buf_printf(&b, "<h2>console</h2>\n<p><a href=\"/runs/%lld/console\">full console</a> "
+		   "&middot; <a href=\"/runs/%lld/domain.xml\">domain XML</a></p>\n",
+		   (long long)id, (long long)id);
+	file_pre(&b, &r, RUN_FILE_CONSOLE, WEB_PAGE_CONSOLE, 1, "console");
+	page_tail(&b);
+	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+out:
+	buf_release(&b);
+	run_release(&r);
+	return rc;
+}
+
+/* ---- /runs/ID/<file> ---- */
+
+static enum MHD_Result run_file(struct web *w, struct MHD_Connection *c, int64_t id,
+				const char *name, const char *ctype, uint64_t max)
+{
+	struct run r;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL, *path = NULL;
+	int found;
+
+	memset(&r, 0, sizeof(r));
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	found = db_run_get(db, id, &r);
+	if (found < 0) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+					  db_errmsg(db));
+		goto out;
+	}
+	if (!found) {
+		rc = web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no such run",
+					  (long long)id);
+		goto out;
+	}
+	if (!r.run_dir) {
+		rc = web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no %s (yet)",
+					  (long long)id, name);
+		goto out;
+	}
+	path = path_join(r.run_dir, name);
+	if (!path) {
+		rc = MHD_NO;
+		goto out;
+	}
+	rc = web_reply_file(c, path, ctype, max, id);
+out:
+	free(path);
+	run_release(&r);
+	return rc;
+}
+
+enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char *method,
+			    const char *url)
+{
+	static const struct {
+		const char *suffix, *file, *ctype;
+		uint64_t max;
+	} files[] = {
+		{ "/console", RUN_FILE_CONSOLE, "text/plain; charset=utf-8", WEB_CONSOLE_MAX },
+		{ "/output", RUN_FILE_OUTPUT, "text/plain; charset=utf-8", 0 },
+		{ "/domain.xml", RUN_FILE_XML, "application/xml", 0 },
+	};
+	const char *rest;
+	int64_t id;
+
+	if (!strcmp(url, "/")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 0);
+		return status_page(w, c);
+	}
+	if (!strncmp(url, "/runs/", 6) && web_parse_id(url + 6, &id, &rest) == 0) {
+		if (!*rest) {
+			if (!is_get(method))
+				return web_reply_method(c, "GET, HEAD", 0);
+			return run_page(w, c, id);
+		}
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			if (strcmp(rest, files[i].suffix))
+				continue;
+			if (!is_get(method))
+				return web_reply_method(c, "GET, HEAD", 0);
+			return run_file(w, c, id, files[i].file, files[i].ctype, files[i].max);
+		}
+	}
+	return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such page", url);
+}

@@ -1,0 +1,93 @@
+/* webint.h: what the files of web/ share and nobody else sees: the server
+ * state, the per-thread database, reply helpers (http.c), the JSON API
+ * (api.c), the HTML pages (pages.c), and the text helpers that make
+ * anything from a guest safe to put into JSON or HTML. */
+#ifndef KF_WEBINT_H
+#define KF_WEBINT_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "db/db.h"
+
+#define WEB_BODY_MAX       (64 * 1024)          /* request bodies */
+#define WEB_OUTPUT_MAX     (1024 * 1024)        /* output in GET /api/runs/ID */
+#define WEB_CONSOLE_MAX    (16 * 1024 * 1024)   /* GET /runs/ID/console: its tail */
+#define WEB_PAGE_OUTPUT    (256 * 1024)         /* output shown on a run page */
+#define WEB_PAGE_CONSOLE   (256 * 1024)         /* console tail shown on a run page */
+#define WEB_PAGE_MAX       (16 * 1024 * 1024)   /* one generated page */
+#define WEB_LIST_DEFAULT   50
+#define WEB_LIST_MAX       500
+#define WEB_POOL_THREADS   4
+
+struct web {
+	struct MHD_Daemon *mhd;
+	int port;
+	char *db_path;
+	char *token;
+	struct orch *orch;
+	pthread_mutex_t submit_lock;   /* orch_submit() calls, one at a time */
+	pthread_key_t db_key;          /* this thread's struct db */
+	pthread_mutex_t dbs_lock;
+	struct db **dbs;               /* every connection opened, closed at web_stop */
+	size_t ndbs;
+};
+
+/* One request being received (MHD's con_cls). */
+struct web_req {
+	struct buf body;   /* capped at WEB_BODY_MAX */
+	int too_big;       /* the body went past the cap */
+};
+
+/* http.c */
+
+/* This thread's database connection, opened on first use. NULL with *err
+ * (caller frees). Borrowed: closed by web_stop(). */
+struct db *web_db(struct web *w, char **err);
+
+/* Replies. Each queues a response and returns what MHD_queue_response()
+ * did (MHD_NO on allocation failure, which closes the connection). */
+enum MHD_Result web_reply(struct MHD_Connection *c, unsigned status, const char *ctype,
+			  struct buf *body);   /* body is taken (emptied) */
+enum MHD_Result web_reply_json(struct MHD_Connection *c, unsigned status,
+			       json_t *j); /* j is taken (decref'd) */
+enum MHD_Result web_reply_error(struct MHD_Connection *c, unsigned status,
+				const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+enum MHD_Result web_reply_html_error(struct MHD_Connection *c, unsigned status,
+				     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Sends at most the last max bytes of the file path (0: all of it);
+ * 404 when it does not exist. */
+enum MHD_Result web_reply_file(struct MHD_Connection *c, const char *path,
+			       const char *ctype, uint64_t max, int64_t run_id);
+/* 405 with an Allow header */
+enum MHD_Result web_reply_method(struct MHD_Connection *c, const char *allow, int json);
+
+/* Parses a run id path segment "123" ending at end or at '/'; 0 / -1.
+ * *rest points after the digits. */
+int web_parse_id(const char *s, int64_t *id, const char **rest);
+
+/* Appends s[0..n) with every invalid UTF-8 byte replaced by U+FFFD. */
+void web_utf8(struct buf *b, const char *s, size_t n);
+/* Appends s[0..n) as HTML text: UTF-8 made valid, & < > " ' escaped, C0
+ * controls other than tab, newline and CR shown as their control pictures. */
+void web_html(struct buf *b, const char *s, size_t n);
+void web_html_str(struct buf *b, const char *s);   /* NULL: nothing */
+
+/* "2024-01-02 03:04:05" in UTC, "-" for 0 */
+void web_fmt_time(int64_t ms, char out[32]);
+/* "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min"; "-" when not both set */
+void web_fmt_duration(int64_t start_ms, int64_t end_ms, char out[32]);
+
+/* api.c: everything under /api/ */
+enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
+			  const char *url, struct web_req *req);
+
+/* pages.c: /, /runs/ID and the run files */
+enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char *method,
+			    const char *url);
+
+#endif
