@@ -3,6 +3,7 @@
 #   make check         unit tests, the same under ASan+UBSan, then end-to-end tests
 #   make check-unit    unit tests only (SANITIZE=1 for the sanitizer build)
 #   make check-e2e     end-to-end tests (need libvirtd, see README.md)
+#   make demo          start kfleetd with the embedded defaults and run a command in a guest
 #   WERROR=1           add -Werror (CI does)
 CC      ?= gcc
 PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcrypto zlib
@@ -66,8 +67,11 @@ check-e2e: $(BINS)
 
 check: check-unit check-san check-e2e
 
+demo: $(BINS)
+	@B=$(B) sh orchestrator/demo.sh
+
 clean:
 	rm -rf build build-san
 
-.PHONY: all check check-unit check-san check-e2e clean
+.PHONY: all check check-unit check-san check-e2e demo clean
 .SECONDARY:

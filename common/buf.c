@@ -114,6 +114,7 @@ char *buf_detach(struct buf *b)
 		s = calloc(1, 1);
 	b->data = NULL;
 	b->len = b->alloc = 0;
+	b->truncated = 0;
 	return s;
 }
 

@@ -47,8 +47,18 @@ int mkdir_p(const char *path, unsigned mode)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
-		return -1;
+	if (mkdir(tmp, mode) < 0) {
+		struct stat st;
+
+		if (errno != EEXIST)
+			return -1;
+		if (stat(tmp, &st) < 0)
+			return -1;
+		if (!S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -272,7 +282,7 @@ int parse_int(const char *s, long long min, long long max, long long *out)
 	char *end;
 	long long v;
 
-	if (!s || !*s)
+	if (!s || !((*s >= '0' && *s <= '9') || (*s == '-' && s[1] >= '0' && s[1] <= '9')))
 		return -1;
 	errno = 0;
 	v = strtoll(s, &end, 10);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "common/util.h"
 
@@ -115,6 +116,8 @@ static int pragma_int(struct db *db, const char *sql, int *out)
 	return rc;
 }
 
+/* Each step reads user_version inside its own IMMEDIATE transaction, so
+ * two processes opening a new file at once never run a step twice. */
 static int migrate(struct db *db, char **err)
 {
 	int version;
@@ -124,17 +127,17 @@ static int migrate(struct db *db, char **err)
 		*err = strdup("db: schema steps and DB_SCHEMA_VERSION disagree");
 		return -1;
 	}
-	if (pragma_int(db, "PRAGMA user_version", &version) < 0)
-		goto sqlerr;
-	if (version > DB_SCHEMA_VERSION) {
-		if (asprintf(err, "schema version %d is newer than this kfleet knows (%d)",
-			     version, DB_SCHEMA_VERSION) < 0)
-			*err = NULL;
-		return -1;
-	}
-	for (; version < DB_SCHEMA_VERSION; version++) {
+	for (;;) {
 		if (exec(db, "BEGIN IMMEDIATE") < 0)
 			goto sqlerr;
+		if (pragma_int(db, "PRAGMA user_version", &version) < 0) {
+			exec(db, "ROLLBACK");
+			goto sqlerr;
+		}
+		if (version >= DB_SCHEMA_VERSION) {
+			exec(db, "ROLLBACK");
+			break;
+		}
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version + 1);
 		if (exec(db, db_migrations[version]) < 0 || exec(db, sql) < 0) {
 			char *msg = strdup(sqlite3_errmsg(db->sql));
@@ -148,10 +151,32 @@ static int migrate(struct db *db, char **err)
 		if (exec(db, "COMMIT") < 0)
 			goto sqlerr;
 	}
+	if (version > DB_SCHEMA_VERSION) {
+		if (asprintf(err, "schema version %d is newer than this kfleet knows (%d)",
+			     version, DB_SCHEMA_VERSION) < 0)
+			*err = NULL;
+		return -1;
+	}
 	return 0;
 sqlerr:
 	if (asprintf(err, "%s", sqlite3_errmsg(db->sql)) < 0)
 		*err = NULL;
+	return -1;
+}
+
+/* Switching a new file to WAL needs a moment with no other connection in
+ * it; the busy handler does not cover it, so it is retried here. */
+static int set_wal(struct db *db)
+{
+	for (int i = 0; i < 200; i++) {
+		int rc = sqlite3_exec(db->sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+
+		if (rc == SQLITE_OK)
+			return 0;
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			return -1;
+		usleep(10000);
+	}
 	return -1;
 }
 
@@ -196,7 +221,7 @@ struct db *db_open(const char *path, char **err)
 			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK)
 		goto sqlerr;
 	sqlite3_busy_timeout(db->sql, 10000);
-	if (exec(db, "PRAGMA journal_mode = WAL") < 0 ||
+	if (set_wal(db) < 0 ||
 	    exec(db, "PRAGMA foreign_keys = ON") < 0 ||
 	    exec(db, "PRAGMA synchronous = NORMAL") < 0)
 		goto sqlerr;
@@ -437,6 +462,10 @@ int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, siz
 	*n = 0;
 	if (!st)
 		return -1;
+	if (limit <= 0) {
+		sqlite3_finalize(st);
+		return limit == 0 ? 0 : -1;
+	}
 	sqlite3_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
 	sqlite3_bind_int(st, 2, limit);
 	if (limit > 0 && !(v = calloc((size_t)limit, sizeof(*v)))) {

@@ -121,7 +121,7 @@ static int send_text(struct agent *a, enum frame_type t, const char *s)
  * frees). Returns NULL with errno set; EFBIG when the file is longer. */
 static char *slurp(const char *path, size_t max, size_t *lenp)
 {
-	char *data = NULL;
+	char *data = NULL, *result = NULL;
 	size_t len = 0;
 	ssize_t r;
 	int fd, saved;
@@ -131,33 +131,33 @@ static char *slurp(const char *path, size_t max, size_t *lenp)
 		return NULL;
 	data = malloc(max + 2);
 	if (!data)
-		goto fail;
+		goto out;
 	for (;;) {
 		r = read(fd, data + len, max + 1 - len);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			goto fail;
+			goto out;
 		}
 		if (r == 0)
 			break;
 		len += (size_t)r;
 		if (len > max) {
 			errno = EFBIG;
-			goto fail;
+			goto out;
 		}
 	}
-	close(fd);
 	data[len] = '\0';
 	if (lenp)
 		*lenp = len;
-	return data;
-fail:
+	result = data;
+	data = NULL;
+out:
 	saved = errno;
 	free(data);
 	close(fd);
 	errno = saved;
-	return NULL;
+	return result;
 }
 
 static int parse_ull(const char *s, unsigned long long max, unsigned long long *out)

@@ -212,7 +212,7 @@ static int write_base(struct cpio *c, const char *busybox, const char *agent, ch
 		return -1;
 	if (cpio_file(c, "bin/busybox", 0755, "busybox", busybox, err) < 0)
 		return -1;
-	if (cpio_file(c, IMG_AGENT_PATH + 1, 0755, "agent", agent, err) < 0)
+	if (cpio_file(c, &IMG_AGENT_PATH[1], 0755, "agent", agent, err) < 0)
 		return -1;
 	return 0;
 }
@@ -225,7 +225,7 @@ char *img_base_initramfs(const char *busybox, const char *agent,
 	char bb_hash[65], agent_hash[65], hash[65];
 	char *path = NULL, *tmp = NULL, *result = NULL;
 	struct stat st;
-	int fd = -1;
+	int fd = -1, made = 0;
 
 	if (err)
 		*err = NULL;
@@ -264,33 +264,35 @@ char *img_base_initramfs(const char *busybox, const char *agent,
 		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
+	made = 1;
 	if (cpio_open(&c, fd, 1, tmp, err) < 0 ||
 	    write_base(&c, busybox, agent, err) < 0 ||
 	    cpio_finish(&c, 1, err) < 0)
-		goto fail;
+		goto out;
 	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
 		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
-		goto fail;
+		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
 		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
-		goto fail;
+		goto out;
 	}
 	fd = -1;
+	/* atomic: a concurrent builder renames the same bytes over it */
 	if (rename(tmp, path) < 0) {
 		set_err(err, "initramfs '%s': %s", path, strerror(errno));
-		goto fail;
+		goto out;
 	}
+	made = 0;
 	result = path;
 	path = NULL;
-	goto out;
-fail:
-	unlink(tmp);
 out:
 	cpio_finish(&c, 0, NULL);
 	if (fd >= 0)
 		close(fd);
+	if (made)
+		unlink(tmp);
 	buf_release(&key);
 	free(path);
 	free(tmp);
@@ -345,7 +347,7 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 	struct stat st;
 	char *tmp = NULL;
 	size_t cmd_len;
-	int fd = -1, rc = -1;
+	int fd = -1, rc = -1, made = 0;
 
 	if (err)
 		*err = NULL;
@@ -383,35 +385,36 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
+	made = 1;
 	if (cpio_open(&c, fd, 0, tmp, err) < 0 ||
 	    cpio_dir(&c, "kfleet", 0755, err) < 0 ||
-	    cpio_mem(&c, IMG_CMD_PATH + 1, 0644, r->command, cmd_len, err) < 0 ||
-	    cpio_mem(&c, IMG_RUNCONF_PATH + 1, 0644, conf.data, conf.len, err) < 0 ||
+	    cpio_mem(&c, &IMG_CMD_PATH[1], 0644, r->command, cmd_len, err) < 0 ||
+	    cpio_mem(&c, &IMG_RUNCONF_PATH[1], 0644, conf.data, conf.len, err) < 0 ||
 	    cpio_finish(&c, 1, err) < 0 ||
 	    append_file(fd, base, tmp, err) < 0)
-		goto fail;
+		goto out;
 	if (fchmod(fd, 0644) < 0) {
 		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
-		goto fail;
+		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
 		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
-		goto fail;
+		goto out;
 	}
 	fd = -1;
 	if (rename(tmp, out) < 0) {
 		set_err(err, "initrd '%s': %s", out, strerror(errno));
-		goto fail;
+		goto out;
 	}
+	made = 0;
 	rc = 0;
-	goto out;
-fail:
-	unlink(tmp);
 out:
 	cpio_finish(&c, 0, NULL);
 	if (fd >= 0)
 		close(fd);
+	if (made)
+		unlink(tmp);
 	buf_release(&conf);
 	free(tmp);
 	return rc;

@@ -30,7 +30,7 @@ int kimage_check(const char *path, const char *arch, char **err)
 	*err = NULL;
 	if (!path || path[0] != '/')
 		return fail(err, path ? path : "", "not an absolute path");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return fail(err, path, strerror(errno));
 	if (fstat(fd, &st) < 0) {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,9 +105,18 @@ static int handle_line(struct channel *ch, const char *l, size_t n)
 		if (!ch->exited)
 			output(ch, f->payload, f->len);
 		break;
-	case FRAME_TRUNC:
-		ch->truncated += atoll((const char *)f->payload);
+	case FRAME_TRUNC: {
+		/* a count from the guest: bounded, never negative, saturating */
+		char *end;
+		long long cnt = strtoll((const char *)f->payload, &end, 10);
+
+		if (cnt > 0 && *end == '\0')
+			ch->truncated = cnt > LLONG_MAX - ch->truncated ? LLONG_MAX :
+					ch->truncated + cnt;
+		else
+			ch->bad_frames++;
 		break;
+	}
 	case FRAME_EXIT:
 		if (!ch->exited) {
 			size_t k = f->len < sizeof(ch->exit_payload) - 1 ?

@@ -4,6 +4,7 @@
  * file never half-applies, the caller just refuses to start. */
 #include "orchestrator/config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdlib.h>
@@ -94,6 +95,9 @@ struct parse {
 	int hosts_from_file;  /* the file's first [host] replaces the default one */
 	struct buf *err;
 	int nerr;
+	char *linebuf;        /* the line being read, whole (getline) */
+	size_t linecap;
+	int skip_section;     /* the current [section] was bad: its keys are ignored */
 };
 
 static void perr(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -109,14 +113,80 @@ static void perr(struct parse *p, const char *fmt, ...)
 	p->nerr++;
 }
 
+static int valid_name(const char *s);
+
+/* Checks a "[...]" line: known sections only, host names well formed.
+ * Returns -1 when the line is not a section header at all. */
+static int check_section(struct parse *p, const char *l)
+{
+	const char *close = strchr(l, ']');
+	char name[128];
+	size_t n;
+
+	if (!close) {
+		perr(p, "syntax error: section header without ']'");
+		return -1;
+	}
+	p->skip_section = 1;
+	n = (size_t)(close - l - 1);
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, l + 1, n);
+	name[n] = '\0';
+	if (!strcmp(name, "daemon") || !strcmp(name, "run") || !strcmp(name, "image")) {
+		p->skip_section = 0;
+	} else if (!strncmp(name, "host", 4) && (name[4] == ' ' || name[4] == '\t')) {
+		char *h = name + 5;
+		size_t hn;
+
+		while (*h == ' ' || *h == '\t')
+			h++;
+		hn = strlen(h);
+		if (hn >= 2 && h[0] == '"' && h[hn - 1] == '"') {
+			h[hn - 1] = '\0';
+			h++;
+		}
+		if (valid_name(h))
+			p->skip_section = 0;
+		else
+			perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
+			     name, h);
+	} else {
+		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image)", name);
+	}
+	return 0;
+}
+
+/* inih's reader: hands inih one line at a time (so p->line is the line the
+ * handler sees), and reports what inih would only report once or not at
+ * all: over-long lines, bad sections, lines that are not key = value. */
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse *p = stream;
-	char *r = fgets(str, num, p->fp);
+	ssize_t n = getline(&p->linebuf, &p->linecap, p->fp);
+	const char *l;
 
-	if (r)
-		p->line++;
-	return r;
+	if (n < 0)
+		return NULL;
+	p->line++;
+	l = p->linebuf;
+	if (p->line == 1 && !strncmp(l, "\xef\xbb\xbf", 3))
+		l += 3;     /* a UTF-8 byte order mark */
+	while (*l == ' ' || *l == '\t')
+		l++;
+	if (n >= num - 1) {
+		perr(p, "line too long (more than %d characters)", num - 2);
+		l = "\n";
+	} else if (*l == '[') {
+		if (check_section(p, l) < 0)
+			l = "\n";
+	} else if (*l && *l != '\n' && *l != '\r' && *l != ';' && *l != '#' &&
+		   !strpbrk(l, "=:")) {
+		perr(p, "syntax error: expected '[section]', 'key = value' or a comment");
+		l = "\n";
+	}
+	snprintf(str, (size_t)num, "%s", l == p->linebuf ? p->linebuf : l);
+	return str;
 }
 
 static int set_str(char **dst, const char *v)
@@ -184,12 +254,18 @@ static int set_listen(struct parse *p, const char *v)
 		memcpy(addr, v, (size_t)(colon - v));
 		addr[colon - v] = '\0';
 	}
+	{
+		unsigned char sa[sizeof(struct in6_addr)];
+
+		if (inet_pton(strchr(addr, ':') ? AF_INET6 : AF_INET, addr, sa) != 1)
+			goto bad;
+	}
 	if (set_str(&p->c->listen_addr, addr) < 0)
 		return -1;
 	p->c->listen_port = (int)port;
 	return 0;
 bad:
-	perr(p, "listen: '%s' is not ADDRESS:PORT (like 127.0.0.1:8080 or [::1]:8080)", v);
+	perr(p, "listen: '%s' is not IP-ADDRESS:PORT (like 127.0.0.1:8080 or [::1]:8080)", v);
 	return -1;
 }
 
@@ -222,11 +298,6 @@ static struct config_host *section_host(struct parse *p, const char *section)
 		n = sizeof(name) - 1;
 	memcpy(name, s, n);
 	name[n] = '\0';
-	if (!valid_name(name)) {
-		perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
-		     section, name);
-		return NULL;
-	}
 	if (!p->hosts_from_file) {
 		for (size_t i = 0; i < p->c->nhosts; i++)
 			host_release(&p->c->hosts[i]);
@@ -244,7 +315,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	struct parse *p = user;
 	struct config *c = p->c;
 
-	if (!key)  /* a section header alone */
+	if (!key || p->skip_section)  /* a header alone, or a bad section's key */
 		return 1;
 	if (!strcmp(section, "daemon")) {
 		if (!strcmp(key, "state_dir")) {
@@ -304,8 +375,6 @@ static int handler(void *user, const char *section, const char *key, const char 
 			perr(p, "[image]: unknown key '%s'", key);
 	} else if (!*section) {
 		perr(p, "'%s' is outside any section", key);
-	} else {
-		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image)", section);
 	}
 	return 1;
 }
@@ -322,7 +391,8 @@ int config_load(struct config *c, const char *path, struct buf *err)
 	}
 	rc = ini_parse_stream(reader, &p, handler, &p);
 	fclose(p.fp);
-	if (rc > 0) {
+	free(p.linebuf);
+	if (rc > 0 && !p.nerr) {
 		p.line = rc;
 		perr(&p, "syntax error: expected '[section]', 'key = value' or a comment");
 	} else if (rc < 0) {

@@ -19,6 +19,7 @@ static const struct {
 	{ "BUG: KFENCE:", "KFENCE report" },
 	{ "UBSAN:", "UBSAN report" },
 	{ "BUG: soft lockup", "soft lockup" },
+	{ "Watchdog detected hard LOCKUP", "hard lockup" },
 	{ "rcu: INFO: rcu_", "RCU stall" },
 	{ "INFO: task ", "hung task" },
 	{ "Oops:", "Oops" },
@@ -27,15 +28,20 @@ static const struct {
 	{ "general protection fault", "general protection fault" },
 };
 
-/* The kernel's console lines start with "[    1.234567] " when timed. */
-static const char *strip_time(const char *l, const char *end)
+/* The kernel's console lines start with "[    1.234567] " when timed, and
+ * some reports with their subsystem's pr_fmt ("watchdog: BUG: soft lockup"). */
+static const char *strip_prefix(const char *l, const char *end)
 {
+	static const char wd[] = "watchdog: ";
+
 	if (l < end && *l == '[') {
 		const char *p = memchr(l, ']', (size_t)(end - l));
 
 		if (p && p - l < 20)
-			return p + 1 < end && p[1] == ' ' ? p + 2 : p + 1;
+			l = p + 1 < end && p[1] == ' ' ? p + 2 : p + 1;
 	}
+	if ((size_t)(end - l) >= sizeof(wd) - 1 && !memcmp(l, wd, sizeof(wd) - 1))
+		l += sizeof(wd) - 1;
 	return l;
 }
 
@@ -53,7 +59,7 @@ void console_scan(const char *text, size_t n, struct console_verdict *v)
 	memset(v, 0, sizeof(*v));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end, *l = strip_time(p, le);
+		const char *le = nl ? nl : end, *l = strip_prefix(p, le);
 
 		for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
 			struct buf s;
@@ -69,7 +75,8 @@ void console_scan(const char *text, size_t n, struct console_verdict *v)
 				const char *qn = memchr(q, '\n', (size_t)(end - q));
 				const char *qe = qn ? qn : end;
 
-				buf_append(&s, q, (size_t)(qe - q));
+				/* serial consoles end lines with \r\n */
+				buf_append(&s, q, (size_t)(qe > q && qe[-1] == '\r' ? qe - q - 1 : qe - q));
 				buf_puts(&s, "\n");
 				lines++;
 				q = qn ? qn + 1 : end;

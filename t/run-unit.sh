@@ -3,7 +3,7 @@
 # one closing line: "N passed, N failed".
 b=$1; shift
 pass=0; fail=0; failed=""
-export KFLEET_AGENT="${KFLEET_AGENT:-build/bin/kfleet-agent-x86_64}"
+export KFLEET_AGENT="${KFLEET_AGENT:-$b/bin/kfleet-agent-x86_64}"
 for t in "$@"; do
 	if "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed $t"; fi
 done

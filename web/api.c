@@ -314,7 +314,8 @@ static int check_token(struct web *w, struct MHD_Connection *c, const char **why
 	return 0;
 }
 
-/* Reads an optional non-negative int field; 0 / -1 with msg filled */
+/* Reads an optional positive int field (absent: 0, the configured default);
+ * 0 / -1 with msg filled */
 static int field_int(json_t *body, const char *key, int *out, char *msg, size_t msglen)
 {
 	json_t *v = json_object_get(body, key);
@@ -328,8 +329,9 @@ static int field_int(json_t *body, const char *key, int *out, char *msg, size_t 
 		return -1;
 	}
 	n = json_integer_value(v);
-	if (n < 0 || n > INT_MAX) {
-		snprintf(msg, msglen, "field '%s': %lld is out of range", key, (long long)n);
+	if (n < 1 || n > INT_MAX) {
+		snprintf(msg, msglen, "field '%s': %lld is not from 1 to %d", key, (long long)n,
+			 INT_MAX);
 		return -1;
 	}
 	*out = (int)n;
@@ -380,7 +382,8 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 				       "request body: more than the %d bytes allowed", WEB_BODY_MAX);
 	body = json_loadb(buf_str(&req->body), req->body.len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!body)
-		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body:%d:%d: %s",
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST,
+				       "request body: line %d, column %d: %s",
 				       jerr.line, jerr.column, jerr.text);
 	if (!json_is_object(body)) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: expected a JSON object");

@@ -476,36 +476,34 @@ struct web *web_start(const struct web_opts *o, char **err)
 	int key_made = 0;
 
 	*err = NULL;
+	msg[0] = '\0';
 	if (!o->listen_addr || !o->db_path) {
-		*err = strdup("web: listen address and database path are required");
-		return NULL;
+		snprintf(msg, sizeof(msg), "web: listen address and database path are required");
+		goto out;
 	}
 	if (o->port < 0 || o->port > 65535) {
 		snprintf(msg, sizeof(msg), "web: port %d is out of range", o->port);
-		*err = strdup(msg);
-		return NULL;
+		goto out;
 	}
 	if (parse_addr(o->listen_addr, o->port, &ss, &sslen) < 0) {
 		snprintf(msg, sizeof(msg), "web: listen address '%.200s' is not an IPv4 or IPv6 literal",
 			 o->listen_addr);
-		*err = strdup(msg);
-		return NULL;
+		goto out;
 	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 
+	snprintf(msg, sizeof(msg), "web: out of memory");
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		goto oom;
+		goto out;
 	pthread_mutex_init(&w->submit_lock, NULL);
 	pthread_mutex_init(&w->dbs_lock, NULL);
 	w->orch = o->orch;
 	w->db_path = strdup(o->db_path);
 	w->token = strdup(o->token ? o->token : "");
-	if (!w->db_path || !w->token)
-		goto oom;
-	if (pthread_key_create(&w->db_key, NULL) != 0)
-		goto oom;
+	if (!w->db_path || !w->token || pthread_key_create(&w->db_key, NULL) != 0)
+		goto out;
 	key_made = 1;
 
 	start_msg[0] = '\0';
@@ -522,27 +520,27 @@ struct web *web_start(const struct web_opts *o, char **err)
 
 		snprintf(msg, sizeof(msg), "web: cannot listen on '%.100s' port %d: %.300s",
 			 o->listen_addr, o->port, start_msg[0] ? start_msg : strerror(e));
-		*err = strdup(msg);
-		goto fail;
+		goto out;
 	}
 	info = MHD_get_daemon_info(w->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	w->port = info ? info->port : o->port;
 	log_info("web: listening on '%s' port %d", o->listen_addr, w->port);
-	return w;
-
-oom:
-	*err = strdup("web: out of memory");
-fail:
-	if (w) {
-		if (key_made)
-			pthread_key_delete(w->db_key);
-		pthread_mutex_destroy(&w->submit_lock);
-		pthread_mutex_destroy(&w->dbs_lock);
-		free(w->db_path);
-		free(w->token);
-		free(w);
+	msg[0] = '\0';
+out:
+	if (msg[0]) {
+		*err = strdup(msg);
+		if (w) {
+			if (key_made)
+				pthread_key_delete(w->db_key);
+			pthread_mutex_destroy(&w->submit_lock);
+			pthread_mutex_destroy(&w->dbs_lock);
+			free(w->db_path);
+			free(w->token);
+			free(w);
+		}
+		return NULL;
 	}
-	return NULL;
+	return w;
 }
 
 int web_port(const struct web *w)

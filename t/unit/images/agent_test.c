@@ -126,9 +126,9 @@ static void run(struct fixture *f, const char *conf, const char *cmd)
 	int64_t t0;
 
 	if (conf)
-		put(f, IMG_RUNCONF_PATH + 1, conf);
+		put(f, &IMG_RUNCONF_PATH[1], conf);
 	if (cmd)
-		put(f, IMG_CMD_PATH + 1, cmd);
+		put(f, &IMG_CMD_PATH[1], cmd);
 	t0 = mono_ms();
 	f->exit_status = spawn_agent(argv, f->console);
 	f->elapsed_ms = mono_ms() - t0;

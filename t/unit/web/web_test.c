@@ -410,6 +410,37 @@ static void test_submit_and_list(void **state)
 	buf_release(&b);
 }
 
+static void test_submit_numbers(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	char body[512], path[64];
+	json_t *j;
+	long st;
+
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"command\":\"true\",\"arch\":\"x86_64\","
+		 "\"vcpus\":2,\"memory_mb\":256,\"timeout_s\":60}", fx->kernel);
+	st = http("POST", "/api/runs", "Bearer  " TOKEN, body, &b);
+	if (st != 201)
+		fail_msg("submit: %ld: %s", st, buf_str(&b));
+	j = parse(&b);
+	snprintf(path, sizeof(path), "/api/runs/%lld",
+		 (long long)json_integer_value(json_object_get(j, "id")));
+	json_decref(j);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_int_equal(json_integer_value(json_object_get(j, "vcpus")), 2);
+	assert_int_equal(json_integer_value(json_object_get(j, "memory_mb")), 256);
+	assert_int_equal(json_integer_value(json_object_get(j, "timeout_s")), 60);
+	json_decref(j);
+
+	/* orch_submit's own refusals come back as 400 with its text */
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"command\":\"true\",\"arch\":\"sparc\"}",
+		 fx->kernel);
+	assert_int_equal(http("POST", "/api/runs", "Bearer " TOKEN, body, &b), 400);
+	assert_non_null(strstr(buf_str(&b), "arch 'sparc'"));
+	buf_release(&b);
+}
+
 static void test_bad_queries(void **state)
 {
 	static const char *const bad[] = {
@@ -474,7 +505,7 @@ static void test_bad_bodies(void **state)
 		const char *body;
 		const char *want;   /* in the error text */
 	} cases[] = {
-		{ "{bad", "request body:1:" },
+		{ "{bad", "request body: line 1, column " },
 		{ "", "request body:" },
 		{ "[1,2]", "expected a JSON object" },
 		{ "{\"kernel\":1,\"command\":\"x\"}", "'kernel'" },
@@ -482,6 +513,7 @@ static void test_bad_bodies(void **state)
 		{ "{\"command\":\"x\"}", "'kernel'" },
 		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"vcpus\":\"2\"}", "'vcpus'" },
 		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"vcpus\":-1}", "'vcpus'" },
+		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"vcpus\":0}", "'vcpus'" },
 		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"memory_mb\":1.5}", "'memory_mb'" },
 		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"timeout_s\":99999999999}", "'timeout_s'" },
 		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"arch\":7}", "'arch'" },
@@ -712,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_submit_needs_token),
 		cmocka_unit_test(test_submit_and_list),
+		cmocka_unit_test(test_submit_numbers),
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_not_found),
 		cmocka_unit_test(test_methods),

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs every Debian package kfleet builds, tests and runs with.
+# README.md says what each is for.
+set -e
+PKGS="gcc make pkg-config libc6-dev
+libvirt-daemon-system libvirt-clients libvirt-dev
+qemu-system-x86 qemu-utils tini
+busybox-static linux-image-amd64
+libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
+libinih-dev libarchive-dev libssl-dev zlib1g-dev libcmocka-dev
+curl python3 clang"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/tmp/kfleet-apt.log 2>&1 ||
+		{ tail -n 30 /tmp/kfleet-apt.log; exit 1; }
+fi

@@ -1,0 +1,54 @@
+#!/bin/sh
+# kill -9 of kfleetd with runs queued and one in flight, then a restart: no
+# run is lost, none runs twice, the in-flight run is an infrastructure
+# failure retried once, and no domain is left behind.
+. "$(dirname "$0")/lib.sh"
+
+SLOTS=1 kf_config
+check "kfleetd starts (one slot)" kf_start
+id1=$(kf run --kernel "$KERNEL" -- 'sleep 30; echo first' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+id2=$(kf run --kernel "$KERNEL" -- 'echo second' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+id3=$(kf run --kernel "$KERNEL" -- 'echo third' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+check "three runs queued" test -n "$id1" -a -n "$id2" -a -n "$id3"
+
+# wait until the first run's guest has booted, so it is really in flight
+for _ in $(seq 1 300); do
+	[ -n "$(kf_field "$id1" booted_at)" ] && break
+	sleep 0.2
+done
+check "run $id1 is in flight" equals "$(kf_field "$id1" state)" running
+dom=$(kf_field "$id1" domain)
+check "its domain '$dom' is running" sh -c "virsh -c qemu:///system domstate '$dom' | grep -q running"
+check "the others wait" equals "$(kf_field "$id2" state) $(kf_field "$id3" state)" "queued queued"
+
+kf_kill9
+check "kfleetd is gone, its guest is still there" sh -c "virsh -c qemu:///system domstate '$dom' | grep -q running"
+
+kf_start
+check "kfleetd restarts on the same state" test -n "$KF_URL"
+check "the orphan domain is destroyed at start" sh -c "! virsh -c qemu:///system domstate '$dom' 2>/dev/null | grep -q running"
+for id in $id1 $id2 $id3; do kf_wait_state "$id" done 240 || break; done
+check "run $id1: attempt 1 infra, attempt 2 passed" equals \
+	"$(sqlite3 "$T/var/kfleet.db" "select group_concat(n || ':' || outcome, ' ') from (select * from attempts where run_id = $id1 order by n)")" \
+	"1:infra 2:passed"
+check "run $id1: attempt 1 says why" contains \
+	"$(sqlite3 "$T/var/kfleet.db" "select detail from attempts where run_id = $id1 and n = 1")" "restarted while the run was in flight"
+check "run $id1: output of the retry" contains "$(kf show "$id1" 2>&1)" first
+check "runs $id2 and $id3 ran exactly once and passed" equals \
+	"$(sqlite3 "$T/var/kfleet.db" "select group_concat(run_id || ':' || n || ':' || outcome, ' ') from (select * from attempts where run_id in ($id2, $id3) order by run_id, n)")" \
+	"$id2:1:passed $id3:1:passed"
+check "no run lost: three runs, all done" equals "$(sqlite3 "$T/var/kfleet.db" "select count(*) from runs where state = 'done'")" 3
+check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
+
+# A clean stop (SIGTERM) with a run in flight also requeues it, and a
+# daemon started again finishes it.
+id4=$(kf run --kernel "$KERNEL" -- 'sleep 20; echo fourth' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+for _ in $(seq 1 300); do [ -n "$(kf_field "$id4" booted_at)" ] && break; sleep 0.2; done
+dom=$(kf_field "$id4" domain)
+kf_stop
+check "SIGTERM: the guest in flight is destroyed" sh -c "! virsh -c qemu:///system domstate '$dom' 2>/dev/null | grep -q running"
+check "SIGTERM: its run is queued again" equals "$(kf_field "$id4" state)" queued
+kf_start
+kf_wait_state "$id4" done 240
+check "SIGTERM: after a restart it passes on attempt 2" equals "$(kf_field "$id4" "outcome || ' ' || attempt")" "passed 2"
+kf_done

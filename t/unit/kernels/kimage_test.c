@@ -1,0 +1,266 @@
+/* kimage_test.c: unit tests for kimage_check() (kernels/kimage.c), which
+ * refuses at submit time what is not a bootable kernel image for the arch.
+ * Fake bzImage and arm64 Image headers are written to a temporary
+ * directory; the host's own /boot/vmlinuz-* is checked when there is one. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "kernels/kernels.h"
+#include "t/unit/testutil.h"
+
+#define KIB 1024
+
+struct fixture {
+	char dir[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	tu_tmpdir(f->dir, sizeof(f->dir), "kimage");
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	tu_rmrf(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Writes size bytes of pseudo-random data with the given magic bytes set;
+ * returns the path, caller frees. */
+static char *fake(struct fixture *f, const char *name, size_t size,
+		  const unsigned char *bytes, size_t nbytes, size_t at)
+{
+	char *path = tu_path(f->dir, name);
+	unsigned char *data = malloc(size);
+	uint32_t x = 2463534242U;
+
+	assert_non_null(data);
+	for (size_t i = 0; i < size; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		data[i] = (unsigned char)x;
+	}
+	if (nbytes)
+		memcpy(data + at, bytes, nbytes);
+	tu_write(path, data, size, 0);
+	free(data);
+	return path;
+}
+
+static char *fake_bzimage(struct fixture *f, const char *name, size_t size)
+{
+	char *path = fake(f, name, size, (const unsigned char *)"\x55\xaa", 2, 0x1fe);
+	char *tmp = tu_slurp(path, NULL);
+
+	/* "HdrS" at 0x202 too */
+	memcpy(tmp + 0x202, "HdrS", 4);
+	tu_write(path, tmp, size, 0);
+	free(tmp);
+	return path;
+}
+
+static void expect_ok(const char *path, const char *arch)
+{
+	char *err = (char *)"unset";
+
+	if (kimage_check(path, arch, &err) < 0)
+		fail_msg("'%s' refused for %s: %s", path, arch, err ? err : "?");
+	assert_null(err);
+}
+
+/* Refused, with an error that names the path and says why */
+static void expect_err(const char *path, const char *arch, const char *why)
+{
+	char *err = NULL;
+
+	if (kimage_check(path, arch, &err) == 0)
+		fail_msg("'%s' accepted for %s", path ? path : "(null)", arch);
+	assert_non_null(err);
+	if (path && !strstr(err, path))
+		fail_msg("error does not name '%s': %s", path, err);
+	if (!strstr(err, why))
+		fail_msg("error lacks '%s': %s", why, err);
+	free(err);
+}
+
+static void test_bzimage(void **state)
+{
+	struct fixture *f = *state;
+	char *p = fake_bzimage(f, "bzImage", 64 * KIB);
+
+	expect_ok(p, "x86_64");
+	expect_err(p, "arm64", "not an arm64 Image");
+	expect_err(p, "riscv64", "unknown arch");
+	free(p);
+	/* bigger is fine too */
+	p = fake_bzimage(f, "bzImage-big", 12 * KIB * KIB);
+	expect_ok(p, "x86_64");
+	free(p);
+}
+
+static void test_bzimage_half_header(void **state)
+{
+	struct fixture *f = *state;
+	char *p = fake(f, "boot-flag-only", 64 * KIB, (const unsigned char *)"\x55\xaa", 2, 0x1fe);
+	char *q = fake(f, "hdrs-only", 64 * KIB, (const unsigned char *)"HdrS", 4, 0x202);
+
+	expect_err(p, "x86_64", "not an x86_64 bzImage");
+	expect_err(q, "x86_64", "not an x86_64 bzImage");
+	free(p);
+	free(q);
+}
+
+static void test_arm64_image(void **state)
+{
+	struct fixture *f = *state;
+	char *p = fake(f, "Image", 64 * KIB, (const unsigned char *)"ARM\x64", 4, 0x38);
+
+	expect_ok(p, "arm64");
+	expect_err(p, "x86_64", "not an x86_64 bzImage");
+	free(p);
+}
+
+static void test_bad_paths(void **state)
+{
+	struct fixture *f = *state;
+	char *missing = tu_path(f->dir, "vmlinuz-missing"), *err = NULL;
+
+	expect_err("boot/vmlinuz", "x86_64", "not an absolute path");
+	expect_err("./bzImage", "x86_64", "not an absolute path");
+	expect_err("", "x86_64", "not an absolute path");
+	assert_int_equal(kimage_check(NULL, "x86_64", &err), -1);
+	assert_non_null(err);
+	free(err);
+	expect_err(missing, "x86_64", "No such file");
+	expect_err(f->dir, "x86_64", "not a regular file");
+	expect_err("/dev/null", "x86_64", "not a regular file");
+	free(missing);
+}
+
+static void test_sizes(void **state)
+{
+	struct fixture *f = *state;
+	char *small = fake_bzimage(f, "small", 64 * KIB - 1);
+	char *empty = tu_path(f->dir, "empty");
+
+	expect_err(small, "x86_64", "size is not that of a kernel image");
+	tu_write(empty, "", 0, 0);
+	expect_err(empty, "x86_64", "size is not that of a kernel image");
+	free(small);
+	free(empty);
+}
+
+static void test_random_bytes(void **state)
+{
+	struct fixture *f = *state;
+	char *p = fake(f, "random", 256 * KIB, NULL, 0, 0);
+
+	expect_err(p, "x86_64", "not an x86_64 bzImage");
+	expect_err(p, "arm64", "not an arm64 Image");
+	free(p);
+}
+
+/* A FIFO is refused at once: kimage_check() runs on the submit path with a
+ * path the user chose, so it must not wait for a writer that never comes.
+ * Run in a child that is killed after 3 s. */
+static void test_fifo_does_not_block(void **state)
+{
+	struct fixture *f = *state;
+	char *p = tu_path(f->dir, "fifo");
+	int status = 0;
+	pid_t pid, w = 0;
+
+	assert_int_equal(mkfifo(p, 0644), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *err = NULL;
+		int rc = kimage_check(p, "x86_64", &err);
+
+		_exit(rc == -1 && err && strstr(err, "not a regular file") ? 0 : 3);
+	}
+	for (int i = 0; i < 300 && (w = waitpid(pid, &status, WNOHANG)) == 0; i++)
+		usleep(10000);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		free(p);
+		fail_msg("kimage_check on a FIFO still blocked after 3 s");
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	free(p);
+}
+
+static void test_unreadable(void **state)
+{
+	struct fixture *f = *state;
+	char *p = fake_bzimage(f, "secret", 64 * KIB);
+
+	chmod(p, 0);
+	if (access(p, R_OK) == 0) {
+		/* root reads anything: nothing to check here */
+		free(p);
+		skip();
+	}
+	expect_err(p, "x86_64", "Permission denied");
+	free(p);
+}
+
+static void test_host_kernel(void **state)
+{
+	glob_t g;
+	size_t checked = 0;
+
+	(void)state;
+	if (glob("/boot/vmlinuz-*", 0, NULL, &g) != 0)
+		skip();
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		if (access(g.gl_pathv[i], R_OK) < 0)
+			continue;
+		expect_ok(g.gl_pathv[i], "x86_64");
+		checked++;
+	}
+	globfree(&g);
+	if (!checked)
+		skip();
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_bzimage),
+		T(test_bzimage_half_header),
+		T(test_arm64_image),
+		T(test_bad_paths),
+		T(test_sizes),
+		T(test_random_bytes),
+		T(test_fifo_does_not_block),
+		T(test_unreadable),
+		cmocka_unit_test(test_host_kernel),
+	};
+#undef T
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

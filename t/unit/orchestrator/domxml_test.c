@@ -1,0 +1,225 @@
+/* domxml_test.c: golden tests for guest_domain_xml() (orchestrator/guest.c),
+ * the libvirt domain XML of a run: TCG and KVM guests and paths that need
+ * XML escaping, compared with t/data/domain-*.xml (REGENERATE=1 rewrites
+ * them). Each golden is also defined on libvirt's test:///default driver
+ * (type changed to 'test') to prove libvirt parses what we generate. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "common/buf.h"
+#include "orchestrator/orchint.h"
+#include "t/unit/testutil.h"
+
+static const struct guest_spec tcg_2cpu = {
+	.name = "kf-0a1b2c3d-42",
+	.run_id = 42,
+	.attempt = 1,
+	.arch = "x86_64",
+	.accel = "tcg",
+	.vcpus = 2,
+	.memory_mb = 512,
+	.kernel = "/var/lib/kfleet/kernels/vmlinuz-6.1.0-21-amd64",
+	.initrd = "/var/lib/kfleet/runs/42/initrd.cpio",
+	.cmdline = NULL,
+	.console = "/var/lib/kfleet/runs/42/console.log",
+	.channel = "/var/lib/kfleet/runs/42/channel.log",
+};
+
+static const struct guest_spec kvm_16cpu = {
+	.name = "kf-0a1b2c3d-1234567",
+	.run_id = 1234567,
+	.attempt = 2,
+	.arch = "x86_64",
+	.accel = "kvm",
+	.vcpus = 16,
+	.memory_mb = 16384,
+	.kernel = "/srv/kernels/linux-next/arch/x86/boot/bzImage",
+	.initrd = "/srv/kfleet/runs/1234567/initrd.cpio",
+	.cmdline = "nokaslr loglevel=8",
+	.console = "/srv/kfleet/runs/1234567/console.log",
+	.channel = "/srv/kfleet/runs/1234567/channel.log",
+};
+
+static const struct guest_spec escaped = {
+	.name = "kf-0a1b2c3d-7",
+	.run_id = 7,
+	.attempt = 1,
+	.arch = "x86_64",
+	.accel = "tcg",
+	.vcpus = 1,
+	.memory_mb = 256,
+	.kernel = "/home/tom & jerry's/kernels/<bz>Image",
+	.initrd = "/home/tom & jerry's/state/runs/7/initrd.cpio",
+	.cmdline = "dyndbg=\"file drivers/* +p\" x<y&z",
+	.console = "/home/tom & jerry's/state/runs/7/console.log",
+	.channel = "/home/tom & jerry's/state/runs/7/channel.log",
+};
+
+/* Defines xml on libvirt's test driver with the domain type set to 'test';
+ * fails the test with libvirt's message if libvirt refuses it. */
+static void define_on_test_driver(const char *xml)
+{
+	const char *gt = strchr(xml, '>');
+	virConnectPtr conn;
+	virDomainPtr dom;
+	char *test_xml = NULL;
+
+	assert_non_null(gt);
+	assert_true(!strncmp(xml, "<domain type='", 14));
+	assert_true(asprintf(&test_xml, "<domain type='test'%s", gt) > 0);
+	conn = virConnectOpen("test:///default");
+	if (!conn)
+		fail_msg("test:///default: %s", virGetLastErrorMessage());
+	dom = virDomainDefineXML(conn, test_xml);
+	if (!dom)
+		fail_msg("libvirt refused the XML: %s\n%s", virGetLastErrorMessage(), test_xml);
+	assert_int_equal(virDomainUndefine(dom), 0);
+	virDomainFree(dom);
+	virConnectClose(conn);
+	free(test_xml);
+}
+
+static void check_golden(const struct guest_spec *s, const char *golden)
+{
+	struct buf b = BUF_INIT(0);
+
+	assert_int_equal(guest_domain_xml(s, &b), 0);
+	assert_true(b.len > 0);
+	tu_golden(golden, buf_str(&b), b.len);
+	define_on_test_driver(buf_str(&b));
+	buf_release(&b);
+}
+
+static void test_tcg_2cpu(void **state)
+{
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	check_golden(&tcg_2cpu, "domain-x86_64-tcg-2cpu.xml");
+	/* a TCG guest is a qemu domain and does not ask for the host CPU */
+	assert_int_equal(guest_domain_xml(&tcg_2cpu, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<domain type='qemu'>"));
+	assert_null(strstr(buf_str(&b), "host-passthrough"));
+	buf_release(&b);
+}
+
+static void test_kvm_16cpu(void **state)
+{
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	check_golden(&kvm_16cpu, "domain-x86_64-kvm-16cpu.xml");
+	assert_int_equal(guest_domain_xml(&kvm_16cpu, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<domain type='kvm'>"));
+	assert_non_null(strstr(buf_str(&b), "<cpu mode='host-passthrough'/>"));
+	assert_non_null(strstr(buf_str(&b), "<vcpu>16</vcpu>"));
+	assert_non_null(strstr(buf_str(&b), "panic=-1 rdinit=/init nokaslr loglevel=8</cmdline>"));
+	buf_release(&b);
+}
+
+static void test_escaping(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	const char *x;
+
+	(void)state;
+	check_golden(&escaped, "domain-x86_64-escaped.xml");
+	assert_int_equal(guest_domain_xml(&escaped, &b), 0);
+	x = buf_str(&b);
+	assert_non_null(strstr(x, "<kernel>/home/tom &amp; jerry&apos;s/kernels/&lt;bz&gt;Image</kernel>"));
+	assert_non_null(strstr(x, "<source path='/home/tom &amp; jerry&apos;s/state/runs/7/console.log'/>"));
+	assert_non_null(strstr(x, "dyndbg=&quot;file drivers/* +p&quot; x&lt;y&amp;z</cmdline>"));
+	/* no raw special character survives in the values */
+	assert_null(strstr(x, "tom & "));
+	assert_null(strstr(x, "jerry's"));
+	buf_release(&b);
+}
+
+/* libvirt reads back exactly the paths and cmdline we meant */
+static void test_libvirt_reads_escaped_values(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	virConnectPtr conn;
+	virDomainPtr dom;
+	char *xml, *test_xml = NULL;
+
+	(void)state;
+	assert_int_equal(guest_domain_xml(&escaped, &b), 0);
+	assert_true(asprintf(&test_xml, "<domain type='test'%s", strchr(buf_str(&b), '>')) > 0);
+	conn = virConnectOpen("test:///default");
+	assert_non_null(conn);
+	dom = virDomainDefineXML(conn, test_xml);
+	if (!dom)
+		fail_msg("%s", virGetLastErrorMessage());
+	xml = virDomainGetXMLDesc(dom, 0);
+	assert_non_null(xml);
+	/* libvirt escapes the values it decoded; the same text means the same value */
+	assert_non_null(strstr(xml, "<kernel>/home/tom &amp; jerry&apos;s/kernels/&lt;bz&gt;Image</kernel>"));
+	assert_non_null(strstr(xml, "<source path='/home/tom &amp; jerry&apos;s/state/runs/7/channel.log'/>"));
+	assert_non_null(strstr(xml, "rdinit=/init dyndbg=&quot;file drivers/* +p&quot; x&lt;y&amp;z</cmdline>"));
+	assert_non_null(strstr(xml, "<name>kf-0a1b2c3d-7</name>"));
+	assert_non_null(strstr(xml, "<memory unit='KiB'>262144</memory>"));
+	free(xml);
+	virDomainUndefine(dom);
+	virDomainFree(dom);
+	virConnectClose(conn);
+	free(test_xml);
+	buf_release(&b);
+}
+
+static void test_other_arch_refused(void **state)
+{
+	struct guest_spec s = tcg_2cpu;
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	s.arch = "aarch64";
+	assert_int_equal(guest_domain_xml(&s, &b), -1);
+	s.arch = "arm64";
+	assert_int_equal(guest_domain_xml(&s, &b), -1);
+	s.arch = "";
+	assert_int_equal(guest_domain_xml(&s, &b), -1);
+	assert_int_equal(b.len, 0);    /* nothing written */
+	buf_release(&b);
+}
+
+/* A capped buffer too small for the XML is an error, not a cut document. */
+static void test_capped_buffer(void **state)
+{
+	struct buf b;
+
+	(void)state;
+	buf_init(&b, 256);
+	assert_int_equal(guest_domain_xml(&tcg_2cpu, &b), -1);
+	buf_release(&b);
+}
+
+static void quiet(void *ud, virErrorPtr e)
+{
+	(void)ud;
+	(void)e;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tcg_2cpu),
+		cmocka_unit_test(test_kvm_16cpu),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_libvirt_reads_escaped_values),
+		cmocka_unit_test(test_other_arch_refused),
+		cmocka_unit_test(test_capped_buffer),
+	};
+
+	virSetErrorFunc(NULL, quiet);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
