@@ -3,6 +3,7 @@
 #   make check         unit tests, the same under ASan+UBSan, then end-to-end tests
 #   make check-unit    unit tests only (SANITIZE=1 for the sanitizer build)
 #   make check-e2e     end-to-end tests (need libvirtd, see README.md)
+#   make fuzz          run the libFuzzer targets (clang) for FUZZ_SECONDS each
 #   make demo          start kfleetd with the embedded defaults and run a command in a guest
 #   WERROR=1           add -Werror (CI does)
 CC      ?= gcc
@@ -65,7 +66,21 @@ check-san:
 check-e2e: $(BINS)
 	@t/run-e2e.sh $(B)
 
-check: check-unit check-san check-e2e
+check: check-unit check-san fuzz check-e2e
+
+# Fuzz targets (libFuzzer, clang): make fuzz [FUZZ_SECONDS=10]
+FUZZ_SECONDS ?= 10
+FUZZ_CFLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
+	$(shell pkg-config --cflags $(PKGS))
+build/fuzz/frame_fuzz: fuzz/frame_fuzz.c common/frame.c common/frame.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/frame_fuzz.c common/frame.c
+build/fuzz/console_fuzz: fuzz/console_fuzz.c orchestrator/console.c common/buf.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/console_fuzz.c orchestrator/console.c common/buf.c
+fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz
+	@for f in $^; do echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 2>&1 | tail -n 2 || exit 1; done
 
 demo: $(BINS)
 	@B=$(B) sh orchestrator/demo.sh
@@ -73,5 +88,5 @@ demo: $(BINS)
 clean:
 	rm -rf build build-san
 
-.PHONY: all check check-unit check-san check-e2e demo clean
+.PHONY: all check check-unit check-san check-e2e demo fuzz clean
 .SECONDARY:

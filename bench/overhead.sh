@@ -1,0 +1,75 @@
+#!/bin/sh
+# bench/overhead.sh: what kfleet adds to a guest boot. For the same kernel,
+# initramfs and command, it times N kfleet runs (queued to result stored,
+# from the database's own timestamps) and N bare `virsh create` runs
+# (create to the domain gone), interleaved, and prints both medians and
+# their ratio. Needs libvirtd (sh .ci/libvirtd.sh) and a built tree (make).
+# Usage: bench/overhead.sh [N]   (default 5)
+set -e
+N=${1:-5}
+B=${B:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+KERNEL=${KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -n 1)}
+CMD='uname -a; nproc'
+T=$(mktemp -d /tmp/kfleet-bench.XXXXXX)
+chmod 755 "$T"
+trap 'kill $PID 2>/dev/null; rm -rf "$T"' EXIT
+ms() { date +%s%3N; }
+
+cat > "$T/kfleetd.ini" <<EOC
+[daemon]
+state_dir = $T/var
+listen = 127.0.0.1:0
+[host local]
+uri = qemu:///system
+slots = 1
+EOC
+"$TOP/$B/bin/kfleetd" -c "$T/kfleetd.ini" >"$T/log" 2>&1 &
+PID=$!
+for _ in $(seq 1 300); do
+	port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/log")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || { cat "$T/log"; exit 1; }
+kf() { "$TOP/$B/bin/kfleet" --url "http://127.0.0.1:$port" --token-file "$T/var/token" "$@"; }
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+
+kfleet_once() {
+	id=$(kf run --kernel "$KERNEL" -- "$CMD" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+	while [ "$(db "select state from runs where id = $id")" != done ]; do sleep 0.05; done
+	[ "$(db "select outcome from runs where id = $id")" = passed ] || { echo "run $id did not pass" >&2; exit 1; }
+	db "select ended_at - queued_at from runs where id = $id"
+}
+
+# A first run builds the cached initramfs; its initrd and domain XML are
+# what the bare runs boot, so both sides boot the very same files.
+kfleet_once >/dev/null
+dir=$(db "select run_dir from runs where id = 1")
+cp "$dir/initrd.img" "$T/initrd.img"
+sed -e "s|<name>.*</name>|<name>kfbench-$$</name>|" \
+    -e "s|$dir/initrd.img|$T/initrd.img|" \
+    -e "s|$dir/console.log|$T/console.log|" \
+    -e "s|$dir/agent.log|$T/agent.log|" "$dir/domain.xml" > "$T/bare.xml"
+
+bare_once() {
+	rm -f "$T/console.log" "$T/agent.log"
+	t0=$(ms)
+	virsh -q -c qemu:///system create "$T/bare.xml" >/dev/null
+	while virsh -q -c qemu:///system domstate "kfbench-$$" >/dev/null 2>&1; do sleep 0.05; done
+	t1=$(ms)
+	grep -q 'code=0' "$T/console.log" || { echo "bare run did not finish its command" >&2; exit 1; }
+	echo $((t1 - t0))
+}
+
+: > "$T/k"; : > "$T/v"
+for i in $(seq 1 "$N"); do
+	k=$(kfleet_once); v=$(bare_once)
+	echo "$k" >> "$T/k"; echo "$v" >> "$T/v"
+	printf 'round %d: kfleet %d ms, virsh create %d ms\n' "$i" "$k" "$v"
+done
+med() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+mk=$(med "$T/k"); mv=$(med "$T/v")
+echo "kernel $KERNEL, accel $(db "select accel from runs where id = 1"), command '$CMD'"
+echo "median of $N: kfleet run (queued -> stored) $mk ms; bare virsh create -> stopped $mv ms"
+awk -v a="$mk" -v b="$mv" 'BEGIN { printf "overhead ratio kfleet / bare: %.2f\n", a / b }'
