@@ -208,18 +208,6 @@ void orch_free(struct orch *o)
 
 /* --- submitting ---------------------------------------------------------- */
 
-static int bad(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bad(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
-
 int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **err)
 {
 	const struct config *c = o->conf;
@@ -231,17 +219,17 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 
 	*err = NULL;
 	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64"))
-		return bad(err, "arch '%s': unknown (known: x86_64, arm64)", arch);
+		return errf(err, "arch '%s': unknown (known: x86_64, arm64)", arch);
 	if (!strcmp(arch, "arm64"))
-		return bad(err, "arch 'arm64': no arm64 guest agent and busybox yet; "
+		return errf(err, "arch 'arm64': no arm64 guest agent and busybox yet; "
 			   "only x86_64 guests run for now");
 	if (!s->command || !*s->command)
-		return bad(err, "command: empty");
+		return errf(err, "command: empty");
 	if (strlen(s->command) > COMMAND_MAX)
-		return bad(err, "command: %zu bytes, more than the %d allowed",
+		return errf(err, "command: %zu bytes, more than the %d allowed",
 			   strlen(s->command), COMMAND_MAX);
 	if (!s->kernel || !*s->kernel)
-		return bad(err, "kernel: missing");
+		return errf(err, "kernel: missing");
 	if (kimage_check(s->kernel, arch, &e) < 0) {
 		*err = e;
 		return -1;
@@ -261,21 +249,21 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	req.timeout_s = s->timeout_s ? s->timeout_s : c->run_timeout_s;
 	req.max_attempts = c->max_attempts;
 	if (req.vcpus < 1 || req.vcpus > max_vcpus)
-		return bad(err, "vcpus %d: must be from 1 to %d, the most any host here takes",
+		return errf(err, "vcpus %d: must be from 1 to %d, the most any host here takes",
 			   req.vcpus, max_vcpus);
 	if (req.memory_mb < 64 || (int64_t)req.memory_mb * 1024 > max_mem_kb)
-		return bad(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
+		return errf(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
 			   "any host here has", req.memory_mb, max_mem_kb / 1024);
 	if (req.timeout_s < 1 || req.timeout_s > 7 * 86400)
-		return bad(err, "timeout %d s: must be from 1 s to 7 days", req.timeout_s);
+		return errf(err, "timeout %d s: must be from 1 s to 7 days", req.timeout_s);
 	if (sha256_file(s->kernel, sha) < 0)
-		return bad(err, "kernel '%s': %s", s->kernel, strerror(errno));
+		return errf(err, "kernel '%s': %s", s->kernel, strerror(errno));
 	req.kernel_sha256 = sha;
 
 	pthread_mutex_lock(&o->lock);
 	rc = db_run_insert(o->db, &req, id);
 	if (rc < 0)
-		bad(err, "database: %s", db_errmsg(o->db));
+		errf(err, "database: %s", db_errmsg(o->db));
 	else
 		pthread_cond_signal(&o->work);
 	pthread_mutex_unlock(&o->lock);
