@@ -20,6 +20,7 @@
 
 #define POLL_MS 250
 #define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
+#define POWEROFF_GRACE_MS 5000 /* from the agent's exit frame to the guest gone */
 
 struct worker {
 	struct orch *o;
@@ -175,7 +176,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	struct channel ch = { .out_fd = -1 };
 	struct watch w;
 	virDomainPtr d = NULL;
-	int64_t t0, boot_deadline, run_deadline = 0;
+	int64_t t0, boot_deadline, run_deadline = 0, poweroff_deadline = 0;
 	int timed_out_boot = 0, timed_out_run = 0, flooded = 0, destroyed = 0;
 
 	memset(&w, 0, sizeof(w));
@@ -268,6 +269,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			log_info("run %" PRId64 ": guest booted in %.1f s (%s, %d cpus)", r->id,
 				 (double)(now - t0) / 1000, ch.release, ch.nproc);
 		}
+		if (ch.exited && !poweroff_deadline)
+			poweroff_deadline = now + POWEROFF_GRACE_MS;
 		pthread_mutex_lock(&o->lock);
 		stopped = w.stopped;
 		pthread_mutex_unlock(&o->lock);
@@ -281,6 +284,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			timed_out_boot = 1;
 		} else if (run_deadline && now > run_deadline) {
 			timed_out_run = 1;
+		} else if (poweroff_deadline && now > poweroff_deadline) {
+			log_warn("run %" PRId64 ": guest did not power off within %d s of the "
+				 "command's end", r->id, POWEROFF_GRACE_MS / 1000);
 		} else if (o->stopping) {
 			set_outcome(out, RUN_OUT_INFRA, "kfleetd stopped while the run was in flight");
 		} else if (!virConnectIsAlive(h->conn)) {

@@ -1,0 +1,344 @@
+/* sched_test.c: the workers' lifecycle against libvirt's test:///default
+ * driver, which keeps its domains per process: the test plays the guest by
+ * writing the agent channel and the console into the run's directory and
+ * by destroying the domain (a poweroff), then checks the outcome stored.
+ * The real path, with QEMU, is in t/e2e-run.sh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <time.h>
+
+#include "common/frame.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "db/db.h"
+#include "orchestrator/config.h"
+#include "orchestrator/orchestrator.h"
+#include "t/unit/testutil.h"
+
+struct fx {
+	char dir[256];
+	char kernel[300];
+	struct config c;
+	struct orch *o;
+	struct db *db;
+	virConnectPtr conn;   /* the test driver's domains, as the workers see them */
+};
+
+static void quiet(void *u, virErrorPtr e) { (void)u; (void)e; }
+
+static void fake_bzimage(const char *path)
+{
+	static char img[128 * 1024];
+
+	memset(img, 0x90, sizeof(img));
+	img[0x1fe] = 0x55;
+	img[0x1ff] = (char)0xaa;
+	memcpy(img + 0x202, "HdrS", 4);
+	tu_write(path, img, sizeof(img), 0);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	const char *agent = getenv("KFLEET_AGENT");
+	char *e = NULL, *slash;
+
+	tu_tmpdir(f->dir, sizeof(f->dir), "sched");
+	snprintf(f->kernel, sizeof(f->kernel), "%s/bzImage", f->dir);
+	fake_bzimage(f->kernel);
+	assert_int_equal(config_defaults(&f->c), 0);
+	free(f->c.state_dir);
+	f->c.state_dir = strdup(f->dir);
+	free(f->c.hosts[0].uri);
+	f->c.hosts[0].uri = strdup("test:///default");
+	f->c.boot_timeout_s = 1;
+	f->c.console_max = 64 * 1024;
+	free(f->c.agent_dir);
+	f->c.agent_dir = strdup(agent ? agent : "build/bin/kfleet-agent-x86_64");
+	slash = strrchr(f->c.agent_dir, '/');
+	if (slash)
+		*slash = '\0';
+	virSetErrorFunc(NULL, quiet);
+	log_set_level(LOG_LVL_WARN);
+	f->o = orch_new(&f->c, &e);
+	if (!f->o)
+		fail_msg("orch_new: %s", e);
+	f->db = db_open(orch_db_path(f->o), &e);
+	assert_non_null(f->db);
+	f->conn = virConnectOpen("test:///default");
+	assert_non_null(f->conn);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	orch_free(f->o);
+	db_close(f->db);
+	virConnectClose(f->conn);
+	config_release(&f->c);
+	tu_rmrf(f->dir);
+	free(f);
+	return 0;
+}
+
+static int64_t submit(struct fx *f, const char *cmd)
+{
+	struct run_spec s = { .kernel = f->kernel, .arch = "x86_64", .vcpus = 1, .command = cmd };
+	int64_t id = 0;
+	char *e = NULL;
+
+	if (orch_submit(f->o, &s, &id, &e) != 0)
+		fail_msg("submit: %s", e);
+	return id;
+}
+
+/* Waits until the run's domain is active; returns the run (release it). */
+static void wait_domain(struct fx *f, int64_t id, struct run *r)
+{
+	for (int i = 0; i < 200; i++) {
+		assert_int_equal(db_run_get(f->db, id, r), 1);
+		if (r->state == RUN_RUNNING && r->run_dir && r->domain) {
+			virDomainPtr d = virDomainLookupByName(f->conn, r->domain);
+			int active = d && virDomainIsActive(d) == 1;
+
+			if (d)
+				virDomainFree(d);
+			if (active)
+				return;
+		}
+		run_release(r);
+		usleep(50000);
+	}
+	fail_msg("run %lld: its domain never became active", (long long)id);
+}
+
+static void wait_done(struct fx *f, int64_t id, struct run *r, int seconds)
+{
+	for (int i = 0; i < seconds * 20; i++) {
+		assert_int_equal(db_run_get(f->db, id, r), 1);
+		if (r->state == RUN_DONE)
+			return;
+		run_release(r);
+		usleep(50000);
+	}
+	fail_msg("run %lld: not done in %d s", (long long)id, seconds);
+}
+
+/* Appends frames to the run's agent channel, as the agent would. */
+static void agent_says(const struct run *r, uint32_t seq, enum frame_type t, const char *payload)
+{
+	char line[FRAME_MAX_LINE + 1], *path = tu_path(r->run_dir, RUN_FILE_AGENT);
+	int n = frame_encode(line, seq, t, payload, strlen(payload));
+
+	assert_true(n > 0);
+	tu_write(path, line, (size_t)n, 1);
+	free(path);
+}
+
+static void poweroff(struct fx *f, const struct run *r)
+{
+	virDomainPtr d = virDomainLookupByName(f->conn, r->domain);
+
+	assert_non_null(d);
+	assert_int_equal(virDomainDestroy(d), 0);
+	virDomainFree(d);
+}
+
+static int domain_exists(struct fx *f, const char *name)
+{
+	virDomainPtr d = virDomainLookupByName(f->conn, name);
+	int active = d && virDomainIsActive(d) == 1;
+
+	if (d)
+		virDomainFree(d);
+	virResetLastError();
+	return active;
+}
+
+static void test_pass(void **state)
+{
+	struct fx *f = *state;
+	struct run r;
+	int64_t id = submit(f, "echo hello");
+	char *out, *text;
+
+	assert_int_equal(orch_start(f->o), 0);
+	wait_domain(f, id, &r);
+	assert_string_equal(r.accel, "test");
+	agent_says(&r, 0, FRAME_HELLO, "release=6.1.0-test\nnproc=1\nmem_kb=400000\n");
+	agent_says(&r, 1, FRAME_OUT, "hello\n");
+	agent_says(&r, 2, FRAME_EXIT, "code=0");
+	poweroff(f, &r);
+	run_release(&r);
+	wait_done(f, id, &r, 10);
+	assert_string_equal(run_outcome_name(r.outcome), "passed");
+	assert_true(r.has_exit_code);
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.guest_release, "6.1.0-test");
+	assert_true(r.booted_at >= r.started_at && r.ended_at >= r.booted_at);
+	out = tu_path(r.run_dir, RUN_FILE_OUTPUT);
+	text = tu_slurp(out, NULL);
+	assert_string_equal(text, "hello\n");
+	free(text);
+	free(out);
+	run_release(&r);
+}
+
+static void test_no_boot(void **state)
+{
+	struct fx *f = *state;
+	struct run r;
+	int64_t id = submit(f, "true");
+
+	assert_int_equal(orch_start(f->o), 0);
+	wait_done(f, id, &r, 10);
+	assert_string_equal(run_outcome_name(r.outcome), "no-boot");
+	assert_non_null(strstr(r.detail, "no agent hello within 1 s"));
+	assert_false(domain_exists(f, r.domain));
+	run_release(&r);
+}
+
+static void test_crash_in_console(void **state)
+{
+	struct fx *f = *state;
+	struct run r;
+	int64_t id = submit(f, "echo c > /proc/sysrq-trigger");
+	char *console;
+	static const char panic[] =
+		"[    1.50] sysrq: Trigger a crash\r\n"
+		"[    1.51] Kernel panic - not syncing: sysrq triggered crash\r\n"
+		"[    1.52] CPU: 0 PID: 75 Comm: sh Not tainted 6.1.0 #1\r\n"
+		"[    1.53] Call Trace:\r\n";
+
+	assert_int_equal(orch_start(f->o), 0);
+	wait_domain(f, id, &r);
+	agent_says(&r, 0, FRAME_HELLO, "release=6.1.0-test\nnproc=1\n");
+	console = tu_path(r.run_dir, RUN_FILE_CONSOLE);
+	tu_write(console, panic, sizeof(panic) - 1, 1);
+	poweroff(f, &r);
+	run_release(&r);
+	wait_done(f, id, &r, 10);
+	assert_string_equal(run_outcome_name(r.outcome), "crash");
+	assert_non_null(strstr(r.detail, "kernel panic: "));
+	assert_null(strchr(r.detail, '\r'));
+	assert_non_null(strstr(r.splat, "Call Trace:"));
+	assert_false(r.has_exit_code);
+	free(console);
+	run_release(&r);
+}
+
+/* The agent said exit, but the guest never powers off: it is destroyed
+ * after a few seconds, and the exit status stands. */
+static void test_exit_without_poweroff(void **state)
+{
+	struct fx *f = *state;
+	struct run r;
+	int64_t id = submit(f, "exit 5");
+	char *name;
+
+	assert_int_equal(orch_start(f->o), 0);
+	wait_domain(f, id, &r);
+	agent_says(&r, 0, FRAME_HELLO, "release=x\n");
+	agent_says(&r, 1, FRAME_EXIT, "code=5");
+	name = strdup(r.domain);
+	run_release(&r);
+	wait_done(f, id, &r, 15);
+	assert_string_equal(run_outcome_name(r.outcome), "failed");
+	assert_int_equal(r.exit_code, 5);
+	assert_false(domain_exists(f, name));
+	free(name);
+	run_release(&r);
+}
+
+static void test_console_flood(void **state)
+{
+	struct fx *f = *state;
+	struct run r;
+	int64_t id = submit(f, "yes > /dev/console");
+	static char junk[100 * 1024];
+	char *console;
+	size_t len = 0;
+
+	assert_int_equal(orch_start(f->o), 0);
+	wait_domain(f, id, &r);
+	agent_says(&r, 0, FRAME_HELLO, "release=x\n");
+	memset(junk, 'y', sizeof(junk));
+	console = tu_path(r.run_dir, RUN_FILE_CONSOLE);
+	tu_write(console, junk, sizeof(junk), 1);
+	run_release(&r);
+	wait_done(f, id, &r, 10);
+	assert_string_equal(run_outcome_name(r.outcome), "console-flood");
+	free(tu_slurp(console, &len));
+	assert_true(len > 64 * 1024 && len < 64 * 1024 + 200);
+	free(console);
+	run_release(&r);
+}
+
+/* Stopping the orchestrator with a run in flight destroys the guest and
+ * puts the run back in the queue as an infrastructure failure. */
+static void test_stop_requeues(void **state)
+{
+	struct fx *f = *state;
+	struct run r;
+	int64_t id = submit(f, "sleep 100");
+	char *name;
+
+	f->c.boot_timeout_s = 60;
+	assert_int_equal(orch_start(f->o), 0);
+	wait_domain(f, id, &r);
+	agent_says(&r, 0, FRAME_HELLO, "release=x\n");
+	name = strdup(r.domain);
+	run_release(&r);
+	orch_free(f->o);
+	f->o = NULL;
+	assert_int_equal(db_run_get(f->db, id, &r), 1);
+	assert_string_equal(run_state_name(r.state), "queued");
+	assert_int_equal(r.attempt, 1);
+	assert_non_null(strstr(r.detail, "stopped while the run was in flight"));
+	assert_false(domain_exists(f, name));
+	free(name);
+	run_release(&r);
+}
+
+/* Two slots, six runs: every run is claimed once and ends. */
+static void test_many_runs_two_slots(void **state)
+{
+	struct fx *f = *state;
+	int64_t ids[6];
+	struct run r;
+
+	for (int i = 0; i < 6; i++)
+		ids[i] = submit(f, "true");
+	assert_int_equal(orch_start(f->o), 0);
+	for (int i = 0; i < 6; i++) {
+		wait_done(f, ids[i], &r, 30);
+		assert_string_equal(run_outcome_name(r.outcome), "no-boot");
+		assert_int_equal(r.attempt, 1);
+		run_release(&r);
+	}
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_pass),
+		T(test_no_boot),
+		T(test_crash_in_console),
+		T(test_exit_without_poweroff),
+		T(test_console_flood),
+		T(test_stop_requeues),
+		T(test_many_runs_two_slots),
+	};
+#undef T
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
