@@ -28,6 +28,11 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard t/unit/*/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:t/unit/%.c=$(B)/t/unit/%)
 BINS := $(B)/bin/kfleetd $(B)/bin/kfleet $(B)/bin/kfleet-agent-x86_64
+# arm64 guests need the cross compiler (gcc-aarch64-linux-gnu); built when it is there
+CROSS_ARM64 ?= aarch64-linux-gnu-gcc
+ifneq ($(shell command -v $(CROSS_ARM64) 2>/dev/null),)
+BINS += $(B)/bin/kfleet-agent-arm64
+endif
 
 all: $(BINS)
 
@@ -51,6 +56,11 @@ $(B)/bin/kfleet: $(B)/orchestrator/kfleet.o $(B)/libkfleet.a
 $(B)/bin/kfleet-agent-x86_64: images/agent.c common/frame.c common/frame.h images/images.h
 	@mkdir -p $(dir $@)
 	gcc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
+		-I. -static -o $@ images/agent.c common/frame.c
+
+$(B)/bin/kfleet-agent-arm64: images/agent.c common/frame.c common/frame.h images/images.h
+	@mkdir -p $(dir $@)
+	$(CROSS_ARM64) -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
 		-I. -static -o $@ images/agent.c common/frame.c
 
 $(B)/t/unit/%: t/unit/%.c $(B)/libkfleet.a

@@ -4,8 +4,9 @@
 set -e
 PKGS="gcc make pkg-config libc6-dev
 libvirt-daemon-system libvirt-clients libvirt-dev
-qemu-system-x86 qemu-utils tini
+qemu-system-x86 qemu-system-arm qemu-utils tini
 busybox-static linux-image-amd64
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
 libinih-dev libarchive-dev libssl-dev zlib1g-dev libcmocka-dev
 curl python3 clang"
@@ -21,3 +22,5 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/tmp/kfleet-apt.log 2>&1 ||
 		{ tail -n 30 /tmp/kfleet-apt.log; exit 1; }
 fi
+# arm64 guest pieces (kernel, modules, busybox) from Debian's arm64 packages
+sh "$(dirname "$0")/../images/fetch-arm64.sh"

@@ -4,6 +4,7 @@
  * and a daemon killed at any point leaves a consistent file. */
 #include "db/dbint.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,6 +505,12 @@ int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT])
 
 int db_run_claim(struct db *db, const char *host, struct run *r)
 {
+	return db_run_claim_fit(db, host, INT_MAX, INT_MAX, r);
+}
+
+int db_run_claim_fit(struct db *db, const char *host, int max_vcpus_x86_64,
+		     int max_vcpus_arm64, struct run *r)
+{
 	sqlite3_stmt *st;
 	int64_t id = 0, host_id = 0, now = now_ms();
 	char domain[64];
@@ -511,9 +518,13 @@ int db_run_claim(struct db *db, const char *host, struct run *r)
 
 	if (exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	st = prep(db, "SELECT id, attempt FROM runs WHERE state = 'queued' ORDER BY id LIMIT 1");
+	st = prep(db, "SELECT id, attempt FROM runs WHERE state = 'queued'"
+		      " AND ((arch = 'x86_64' AND vcpus <= ?1) OR (arch = 'arm64' AND vcpus <= ?2))"
+		      " ORDER BY id LIMIT 1");
 	if (!st)
 		goto out;
+	sqlite3_bind_int(st, 1, max_vcpus_x86_64);
+	sqlite3_bind_int(st, 2, max_vcpus_arm64);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		id = sqlite3_column_int64(st, 0);

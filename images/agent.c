@@ -1,7 +1,9 @@
 /* agent.c: kfleet-agent, the static program the guest's /init runs.
  * It reads the run's command and settings from the initramfs (/kfleet), runs
  * the command with /bin/sh -c, and reports to kfleetd in frames (frame.h) on
- * the second serial port: HELLO, OUT chunks, TRUNC, EXIT; then powers off.
+ * the agent channel: HELLO, OUT chunks, TRUNC, EXIT; then powers off. The
+ * channel is the second serial port (x86_64) or a virtio-serial port, after
+ * loading the kernel modules the initramfs lists in /kfleet/modules.
  * With --root DIR --channel FILE it does the same on the host for tests,
  * without mounting anything or powering off. */
 #include <errno.h>
@@ -18,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <dirent.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -50,7 +54,10 @@ struct agent {
 	unsigned long long sent;   /* output bytes sent in OUT frames */
 	unsigned long long dropped;/* output bytes past output_max */
 	char exit_payload[AGENT_ERR_MAX];
+	int virtio;                /* channel=virtio in run.conf, else ttyS1 */
 };
+
+#define AGENT_PORT_WAIT_MS 10000 /* for the virtio port to appear after modprobe */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -214,6 +221,13 @@ static void read_conf(struct agent *a, const char *path)
 				    lineno, eq, AGENT_TIMEOUT_MAX);
 			else
 				a->timeout_s = (int)v;
+		} else if (strcmp(line, "channel") == 0) {
+			if (strcmp(eq, "virtio") == 0)
+				a->virtio = 1;
+			else if (strcmp(eq, "ttyS1") == 0)
+				a->virtio = 0;
+			else
+				say("run.conf:%d: channel '%s' is not virtio or ttyS1", lineno, eq);
 		} else if (strcmp(line, "output_max") == 0) {
 			if (parse_ull(eq, ULLONG_MAX, &v) < 0)
 				say("run.conf:%d: output_max '%s' is not a byte count", lineno, eq);
@@ -510,6 +524,81 @@ static int open_tty(const char *path)
 	return fd;
 }
 
+/* Loads the modules /kfleet/modules lists, one path a line, in order (the
+ * image builder resolved their dependencies). Failures are said on the
+ * console; the channel then tells whether what mattered is there. */
+static void load_modules(void)
+{
+	char *list = slurp(IMG_MODULES_PATH, 64 * 1024, NULL), *line, *next;
+
+	if (!list)
+		return;
+	for (line = list; line && *line; line = next) {
+		int fd;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!*line)
+			continue;
+		fd = open(line, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			say("module '%s': %s", line, strerror(errno));
+			continue;
+		}
+		if (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST)
+			say("module '%s': %s", line, strerror(errno));
+		close(fd);
+	}
+	free(list);
+}
+
+/* Finds the virtio-serial port named IMG_VIRTIO_PORT: its device node is
+ * /dev/<vportNpM> (devtmpfs), its name in /sys/class/virtio-ports. The
+ * driver probes asynchronously, so this waits a while for it. */
+static int open_virtio_port(void)
+{
+	int64_t until = mono_now_ms() + AGENT_PORT_WAIT_MS;
+
+	do {
+		DIR *d = opendir("/sys/class/virtio-ports");
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char path[PATH_MAX], name[128];
+			int fd;
+			ssize_t n;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", e->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			n = read(fd, name, sizeof(name) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			name[n] = '\0';
+			name[strcspn(name, "\n")] = '\0';
+			if (strcmp(name, IMG_VIRTIO_PORT))
+				continue;
+			snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+			closedir(d);
+			fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			if (fd < 0)
+				say("channel '%s': %s", path, strerror(errno));
+			return fd;
+		}
+		if (d)
+			closedir(d);
+		usleep(50000);
+	} while (mono_now_ms() < until);
+	say("channel: no virtio port named '%s' after %d s", IMG_VIRTIO_PORT,
+	    AGENT_PORT_WAIT_MS / 1000);
+	return -1;
+}
+
 /* The guest's root is the initramfs: a ramfs or tmpfs holding run.conf */
 static int in_initramfs(void)
 {
@@ -579,6 +668,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	read_conf(&a, conf_path);
 	if (a.test_mode) {
 		a.chan_fd = open(channel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (a.chan_fd < 0) {
@@ -587,10 +677,9 @@ int main(int argc, char **argv)
 		}
 	} else {
 		mount_guest();
-		a.chan_fd = open_tty(IMG_AGENT_TTY);
+		load_modules();
+		a.chan_fd = a.virtio ? open_virtio_port() : open_tty(IMG_AGENT_TTY);
 	}
-
-	read_conf(&a, conf_path);
 	send_hello(&a);
 
 	cmd = slurp(cmd_path, AGENT_CMD_MAX, NULL);

@@ -7,19 +7,24 @@
 #ifndef KF_IMAGES_H
 #define KF_IMAGES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Paths inside the guest */
 #define IMG_AGENT_PATH   "/sbin/kfleet-agent"
 #define IMG_CMD_PATH     "/kfleet/cmd"       /* the command, run with /bin/sh -c */
 #define IMG_RUNCONF_PATH "/kfleet/run.conf"  /* key=value lines, see struct img_run */
-#define IMG_AGENT_TTY    "/dev/ttyS1"        /* the agent channel */
+#define IMG_AGENT_TTY    "/dev/ttyS1"        /* the agent channel on x86_64 ... */
+#define IMG_VIRTIO_PORT  "org.kfleet.agent.0" /* ... or this virtio-serial port */
+#define IMG_MODULES_PATH "/kfleet/modules"   /* modules to load, in order, one a line */
 
 struct img_run {
 	int64_t run_id;
 	const char *command;
 	int timeout_s;              /* the agent kills the command after this */
 	unsigned long long output_max; /* bytes of output the agent sends at most */
+	int virtio;                 /* the channel is the virtio port, not ttyS1 */
+	const char *modules;        /* a cached modules archive to add, or NULL */
 };
 
 /* Returns the path of the cached base initramfs for this busybox and agent,
@@ -28,7 +33,16 @@ struct img_run {
 char *img_base_initramfs(const char *busybox, const char *agent,
 			 const char *cache_dir, char **err);
 
-/* Writes the run's initrd to out (mode 0644): the run archive then the base.
+/* Returns the path of a cached archive holding the named kernel modules
+ * (names as modprobe takes them, '-' and '_' alike) and everything they
+ * depend on, from moddir (/lib/modules/RELEASE with its modules.dep), under
+ * /lib/modules/RELEASE in the guest, plus IMG_MODULES_PATH listing them in
+ * load order. Cached like the base. NULL with *err (caller frees). */
+char *img_modules_initramfs(const char *moddir, const char *const *names, size_t n,
+			    const char *cache_dir, char **err);
+
+/* Writes the run's initrd to out (mode 0644): the run archive, the base,
+ * then r->modules when set.
  * 0 / -1 with *err set (caller frees). */
 int img_run_initrd(const char *base, const struct img_run *r, const char *out, char **err);
 

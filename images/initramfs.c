@@ -9,6 +9,7 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,15 +218,88 @@ static int write_base(struct cpio *c, const char *busybox, const char *agent, ch
 	return 0;
 }
 
+/* Returns cache_dir/KIND-HASH.cpio.gz, writing it with write() first when it
+ * is not there yet: into a temporary file, then renamed (atomic: a
+ * concurrent builder renames the same bytes over it). Caller frees. */
+static char *cache_build(const char *cache_dir, const char *kind, const char *hash,
+			 int (*write)(struct cpio *c, void *ctx, char **err), void *ctx,
+			 char **err)
+{
+	struct cpio c = { 0 };
+	char *path = NULL, *tmp = NULL, *result = NULL;
+	struct stat st;
+	int fd = -1, made = 0;
+
+	if (asprintf(&path, "%s/%s-%s.cpio.gz", cache_dir, kind, hash) < 0 ||
+	    asprintf(&tmp, "%s/.%s-%s.XXXXXX", cache_dir, kind, hash) < 0) {
+		path = tmp = NULL;
+		set_err(err, "%s cache path: out of memory", kind);
+		goto out;
+	}
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		result = path;
+		path = NULL;
+		goto out;
+	}
+	if (mkdir_p(cache_dir, 0755) < 0) {
+		set_err(err, "cache directory '%s': %s", cache_dir, strerror(errno));
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, "%s '%s': %s", kind, tmp, strerror(errno));
+		goto out;
+	}
+	made = 1;
+	if (cpio_open(&c, fd, 1, tmp, err) < 0 || write(&c, ctx, err) < 0 ||
+	    cpio_finish(&c, 1, err) < 0)
+		goto out;
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+		set_err(err, "%s '%s': %s", kind, tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		set_err(err, "%s '%s': %s", kind, tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		set_err(err, "%s '%s': %s", kind, path, strerror(errno));
+		goto out;
+	}
+	made = 0;
+	result = path;
+	path = NULL;
+out:
+	cpio_finish(&c, 0, NULL);
+	if (fd >= 0)
+		close(fd);
+	if (made)
+		unlink(tmp);
+	free(path);
+	free(tmp);
+	return result;
+}
+
+struct base_ctx {
+	const char *busybox, *agent;
+};
+
+static int write_base_cb(struct cpio *c, void *ctx, char **err)
+{
+	struct base_ctx *b = ctx;
+
+	return write_base(c, b->busybox, b->agent, err);
+}
+
 char *img_base_initramfs(const char *busybox, const char *agent,
 			 const char *cache_dir, char **err)
 {
 	struct buf key = BUF_INIT(0);
-	struct cpio c = { 0 };
+	struct base_ctx ctx = { busybox, agent };
 	char bb_hash[65], agent_hash[65], hash[65];
-	char *path = NULL, *tmp = NULL, *result = NULL;
-	struct stat st;
-	int fd = -1, made = 0;
+	char *result = NULL;
 
 	if (err)
 		*err = NULL;
@@ -243,59 +317,235 @@ char *img_base_initramfs(const char *busybox, const char *agent,
 		goto out;
 	}
 	sha256_mem(key.data, key.len, hash);
-
-	if (asprintf(&path, "%s/initramfs-%s.cpio.gz", cache_dir, hash) < 0 ||
-	    asprintf(&tmp, "%s/.initramfs-%s.XXXXXX", cache_dir, hash) < 0) {
-		path = tmp = NULL;
-		set_err(err, "initramfs cache path: out of memory");
-		goto out;
-	}
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		result = path;
-		path = NULL;
-		goto out;
-	}
-	if (mkdir_p(cache_dir, 0755) < 0) {
-		set_err(err, "cache directory '%s': %s", cache_dir, strerror(errno));
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	made = 1;
-	if (cpio_open(&c, fd, 1, tmp, err) < 0 ||
-	    write_base(&c, busybox, agent, err) < 0 ||
-	    cpio_finish(&c, 1, err) < 0)
-		goto out;
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		set_err(err, "initramfs '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	/* atomic: a concurrent builder renames the same bytes over it */
-	if (rename(tmp, path) < 0) {
-		set_err(err, "initramfs '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	made = 0;
-	result = path;
-	path = NULL;
+	result = cache_build(cache_dir, "initramfs", hash, write_base_cb, &ctx, err);
 out:
-	cpio_finish(&c, 0, NULL);
-	if (fd >= 0)
-		close(fd);
-	if (made)
-		unlink(tmp);
 	buf_release(&key);
-	free(path);
-	free(tmp);
+	return result;
+}
+
+/* --- kernel modules ------------------------------------------------------ */
+
+#define MODDEP_MAX (16u << 20)
+#define MODULES_MAX 256
+
+struct mods {
+	const char *moddir;
+	const char *release;
+	char *paths[MODULES_MAX];  /* relative to moddir, in load order */
+	size_t n;
+	struct buf list;           /* IMG_MODULES_PATH's text */
+};
+
+/* "kernel/drivers/virtio/virtio_pci.ko" -> "virtio_pci" ('-' as '_') */
+static void mod_name(const char *path, size_t len, char *out, size_t n)
+{
+	const char *base = path, *dot;
+	size_t k;
+
+	for (const char *p = path; p < path + len; p++)
+		if (*p == '/')
+			base = p + 1;
+	dot = memchr(base, '.', (size_t)(path + len - base));
+	k = (size_t)((dot ? dot : path + len) - base);
+	if (k >= n)
+		k = n - 1;
+	for (size_t i = 0; i < k; i++)
+		out[i] = base[i] == '-' ? '_' : base[i];
+	out[k] = '\0';
+}
+
+static int mods_add(struct mods *m, const char *path, size_t len, char **err)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strlen(m->paths[i]) == len && !memcmp(m->paths[i], path, len))
+			return 0;
+	if (m->n == MODULES_MAX) {
+		set_err(err, "modules: more than %d needed", MODULES_MAX);
+		return -1;
+	}
+	if (len < 3 || memcmp(path + len - 3, ".ko", 3)) {
+		set_err(err, "module '%.*s': only uncompressed .ko modules are supported",
+			(int)len, path);
+		return -1;
+	}
+	m->paths[m->n] = strndup(path, len);
+	if (!m->paths[m->n]) {
+		set_err(err, "modules: out of memory");
+		return -1;
+	}
+	m->n++;
+	return 0;
+}
+
+/* Adds name and its dependencies (modules.dep lists all of them, the one to
+ * load first last) to the load order. */
+static int mods_resolve(struct mods *m, const char *dep, size_t dep_len,
+			const struct buf *builtin, const char *name, char **err)
+{
+	char want[128], have[128];
+	const char *p = dep, *end = dep + dep_len;
+
+	snprintf(want, sizeof(want), "%s", name);
+	for (char *q = want; *q; q++)
+		if (*q == '-')
+			*q = '_';
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *colon = memchr(p, ':', (size_t)(le - p));
+
+		if (colon) {
+			mod_name(p, (size_t)(colon - p), have, sizeof(have));
+			if (!strcmp(have, want)) {
+				const char *deps[MODULES_MAX];
+				size_t lens[MODULES_MAX], nd = 0;
+				const char *d = colon + 1;
+
+				while (d < le) {
+					while (d < le && *d == ' ')
+						d++;
+					if (d >= le)
+						break;
+					if (nd == MODULES_MAX) {
+						set_err(err, "module '%s': too many dependencies", name);
+						return -1;
+					}
+					deps[nd] = d;
+					while (d < le && *d != ' ')
+						d++;
+					lens[nd] = (size_t)(d - deps[nd]);
+					nd++;
+				}
+				while (nd--)
+					if (mods_add(m, deps[nd], lens[nd], err) < 0)
+						return -1;
+				return mods_add(m, p, (size_t)(colon - p), err);
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	/* built into the kernel: nothing to load */
+	for (p = buf_str(builtin), end = p + builtin->len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+
+		mod_name(p, (size_t)(le - p), have, sizeof(have));
+		if (!strcmp(have, want))
+			return 0;
+		p = nl ? nl + 1 : end;
+	}
+	set_err(err, "module '%s': not in '%s/modules.dep' nor built in", name, m->moddir);
+	return -1;
+}
+
+/* Guest path of a module: flat under /lib/modules/RELEASE/kfleet/, so the
+ * archive needs no directory per kernel subsystem. */
+static char *mod_guest_path(const struct mods *m, const char *rel)
+{
+	const char *base = strrchr(rel, '/');
+	char *s = NULL;
+
+	if (asprintf(&s, "lib/modules/%s/kfleet/%s", m->release, base ? base + 1 : rel) < 0)
+		return NULL;
+	return s;
+}
+
+static int write_mods_cb(struct cpio *c, void *ctx, char **err)
+{
+	struct mods *m = ctx;
+	char dir[PATH_MAX];
+	int rc = 0;
+
+	if (cpio_dir(c, "lib", 0755, err) < 0 || cpio_dir(c, "lib/modules", 0755, err) < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "lib/modules/%s", m->release);
+	if (cpio_dir(c, dir, 0755, err) < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "lib/modules/%s/kfleet", m->release);
+	if (cpio_dir(c, dir, 0755, err) < 0)
+		return -1;
+	for (size_t i = 0; i < m->n && rc == 0; i++) {
+		char *src = path_join(m->moddir, m->paths[i]), *dst = mod_guest_path(m, m->paths[i]);
+
+		rc = src && dst ? cpio_file(c, dst, 0644, "module", src, err) : -1;
+		free(src);
+		free(dst);
+	}
+	if (rc == 0)
+		rc = cpio_mem(c, &IMG_MODULES_PATH[1], 0644, m->list.data, m->list.len, err);
+	return rc;
+}
+
+char *img_modules_initramfs(const char *moddir, const char *const *names, size_t n,
+			    const char *cache_dir, char **err)
+{
+	struct mods m;
+	struct buf dep = BUF_INIT(0), key = BUF_INIT(0), builtin = BUF_INIT(0);
+	char *dep_path = NULL, *builtin_path = NULL, *result = NULL, hash[65];
+	const char *slash;
+
+	if (err)
+		*err = NULL;
+	memset(&m, 0, sizeof(m));
+	buf_init(&m.list, 0);
+	m.moddir = moddir;
+	slash = strrchr(moddir, '/');
+	m.release = slash && slash[1] ? slash + 1 : moddir;
+	dep_path = path_join(moddir, "modules.dep");
+	if (!dep_path || read_file(dep_path, &dep, MODDEP_MAX) < 0) {
+		set_err(err, "modules '%s': %s", dep_path ? dep_path : moddir, strerror(errno));
+		goto out;
+	}
+	if (dep.truncated) {
+		set_err(err, "modules '%s': larger than %u bytes", dep_path, MODDEP_MAX);
+		goto out;
+	}
+	/* optional: a kernel without it has everything as modules or nothing */
+	builtin_path = path_join(moddir, "modules.builtin");
+	if (builtin_path && read_file(builtin_path, &builtin, MODDEP_MAX) < 0)
+		buf_reset(&builtin);
+	for (size_t i = 0; i < n; i++)
+		if (mods_resolve(&m, buf_str(&dep), dep.len, &builtin, names[i], err) < 0)
+			goto out;
+	buf_printf(&key, "%s\nmodules %s\n", IMG_FORMAT_VERSION, m.release);
+	for (size_t i = 0; i < m.n; i++) {
+		char *src = path_join(moddir, m.paths[i]), *dst = mod_guest_path(&m, m.paths[i]);
+		char h[65];
+
+		if (!src || !dst || sha256_file(src, h) < 0) {
+			set_err(err, "module '%s': %s", src ? src : m.paths[i], strerror(errno));
+			free(src);
+			free(dst);
+			goto out;
+		}
+		for (size_t j = 0; j < i; j++) {
+			char *other = mod_guest_path(&m, m.paths[j]);
+			int same = other && !strcmp(other, dst);
+
+			free(other);
+			if (same) {
+				set_err(err, "modules '%s' and '%s' have the same file name",
+					m.paths[j], m.paths[i]);
+				free(src);
+				free(dst);
+				goto out;
+			}
+		}
+		buf_printf(&key, "%s %s\n", m.paths[i], h);
+		buf_printf(&m.list, "/%s\n", dst);
+		free(src);
+		free(dst);
+	}
+	sha256_mem(key.data ? key.data : "", key.len, hash);
+	result = cache_build(cache_dir, "modules", hash, write_mods_cb, &m, err);
+out:
+	for (size_t i = 0; i < m.n; i++)
+		free(m.paths[i]);
+	buf_release(&m.list);
+	buf_release(&key);
+	buf_release(&dep);
+	buf_release(&builtin);
+	free(dep_path);
+	free(builtin_path);
 	return result;
 }
 
@@ -373,8 +623,9 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 		set_err(err, "base '%s': not a regular file", base);
 		goto out;
 	}
-	if (buf_printf(&conf, "run=%lld\ntimeout=%d\noutput_max=%llu\n",
-		       (long long)r->run_id, r->timeout_s, r->output_max) < 0 ||
+	if (buf_printf(&conf, "run=%lld\ntimeout=%d\noutput_max=%llu\nchannel=%s\n",
+		       (long long)r->run_id, r->timeout_s, r->output_max,
+		       r->virtio ? "virtio" : "ttyS1") < 0 ||
 	    asprintf(&tmp, "%s.tmp", out) < 0) {
 		tmp = NULL;
 		set_err(err, "initrd '%s': out of memory", out);
@@ -391,7 +642,8 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 	    cpio_mem(&c, &IMG_CMD_PATH[1], 0644, r->command, cmd_len, err) < 0 ||
 	    cpio_mem(&c, &IMG_RUNCONF_PATH[1], 0644, conf.data, conf.len, err) < 0 ||
 	    cpio_finish(&c, 1, err) < 0 ||
-	    append_file(fd, base, tmp, err) < 0)
+	    append_file(fd, base, tmp, err) < 0 ||
+	    (r->modules && append_file(fd, r->modules, tmp, err) < 0))
 		goto out;
 	if (fchmod(fd, 0644) < 0) {
 		set_err(err, "initrd '%s': %s", tmp, strerror(errno));

@@ -72,3 +72,74 @@ out:
 	close(fd);
 	return rc;
 }
+
+/* The release is the first word of what follows; it must look like one. */
+static int take_release(const char *s, size_t len, char *out, size_t n)
+{
+	size_t k = 0;
+
+	while (k < len && k + 1 < n && s[k] > ' ' && s[k] < 0x7f)
+		k++;
+	if (k == 0 || k + 1 >= n || s[0] < '0' || s[0] > '9')
+		return -1;
+	memcpy(out, s, k);
+	out[k] = '\0';
+	return 0;
+}
+
+int kimage_release(const char *path, const char *arch, char *out, size_t n)
+{
+	static const char banner[] = "Linux version ";
+	unsigned char hdr[0x210];
+	char chunk[65536 + 128];
+	size_t carry = 0;
+	off_t off = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (!strcmp(arch, "x86_64")) {
+		/* kernel_version at 0x20e: offset of the string from 0x200 */
+		if (pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr)) {
+			off_t at = 0x200 + (hdr[0x20e] | hdr[0x20f] << 8);
+			ssize_t r = pread(fd, chunk, 128, at);
+
+			if (r > 0)
+				rc = take_release(chunk, (size_t)r, out, n);
+		}
+		goto out;
+	}
+	/* arm64: scan the Image for the banner, at most 128 MiB */
+	while (off < (128 << 20)) {
+		ssize_t r = pread(fd, chunk + carry, sizeof(chunk) - 128 - carry, off);
+		const char *hit;
+
+		if (r <= 0)
+			break;
+		off += r;
+		hit = memmem(chunk, carry + (size_t)r, banner, sizeof(banner) - 1);
+		if (hit) {
+			size_t at = (size_t)(hit - chunk) + sizeof(banner) - 1;
+			size_t have = carry + (size_t)r - at;
+
+			if (have < 64) {
+				ssize_t more = pread(fd, chunk + carry + r, 64, off);
+
+				if (more > 0)
+					have += (size_t)more;
+			}
+			rc = take_release(chunk + at, have, out, n);
+			goto out;
+		}
+		{
+			/* keep a tail, in case the banner straddles two reads */
+			size_t total = carry + (size_t)r;
+
+			carry = total < 64 ? total : 64;
+			memmove(chunk, chunk + total - carry, carry);
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}

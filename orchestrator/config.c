@@ -32,6 +32,8 @@ void config_release(struct config *c)
 		host_release(&c->hosts[i]);
 	free(c->hosts);
 	free(c->busybox);
+	free(c->busybox_arm64);
+	free(c->modules_path);
 	free(c->agent_dir);
 	memset(c, 0, sizeof(*c));
 }
@@ -66,11 +68,13 @@ int config_defaults(struct config *c)
 	c->console_max = 16ULL << 20;
 	c->output_max = 4ULL << 20;
 	c->busybox = strdup("/bin/busybox");
+	c->busybox_arm64 = strdup("/opt/kfleet/arm64/busybox");
+	c->modules_path = strdup("/lib/modules:/opt/kfleet/arm64/lib/modules");
 	c->agent_dir = exe_dir();
 	if (!c->agent_dir)
 		c->agent_dir = strdup(".");
 	if (!host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
-	    !c->agent_dir)
+	    !c->agent_dir || !c->busybox_arm64 || !c->modules_path)
 		return -1;
 	return 0;
 }
@@ -369,6 +373,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 	} else if (!strcmp(section, "image")) {
 		if (!strcmp(key, "busybox"))
 			set_str(&c->busybox, v);
+		else if (!strcmp(key, "busybox_arm64"))
+			set_str(&c->busybox_arm64, v);
+		else if (!strcmp(key, "modules_path"))
+			set_str(&c->modules_path, v);
 		else if (!strcmp(key, "agent_dir"))
 			set_str(&c->agent_dir, v);
 		else
@@ -442,5 +450,6 @@ void config_print(const struct config *c, FILE *out)
 		c->run_memory_mb, c->run_timeout_s, c->boot_timeout_s, c->max_attempts);
 	print_size(out, "console_max", c->console_max);
 	print_size(out, "output_max", c->output_max);
-	fprintf(out, "\n[image]\nbusybox = %s\nagent_dir = %s\n", c->busybox, c->agent_dir);
+	fprintf(out, "\n[image]\nbusybox = %s\nbusybox_arm64 = %s\nagent_dir = %s\nmodules_path = %s\n",
+		c->busybox, c->busybox_arm64, c->agent_dir, c->modules_path);
 }

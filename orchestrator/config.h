@@ -33,6 +33,8 @@ struct config {
 	unsigned long long output_max;    /* bytes of command output kept */
 	/* [image] */
 	char *busybox;           /* static busybox for x86_64 guests */
+	char *busybox_arm64;     /* static busybox for arm64 guests */
+	char *modules_path;      /* ':'-separated dirs holding RELEASE/modules.dep */
 	char *agent_dir;         /* where kfleet-agent-<arch> lives; default: next to kfleetd */
 };
 

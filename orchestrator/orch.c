@@ -107,7 +107,8 @@ struct orch *orch_new(const struct config *c, char **err)
 	o->cache_dir = path_join(o->state_dir, "cache");
 	o->runs_dir = path_join(o->state_dir, "runs");
 	o->agent_x86_64 = path_join(c->agent_dir, "kfleet-agent-x86_64");
-	if (!o->db_path || !o->cache_dir || !o->runs_dir || !o->agent_x86_64)
+	o->agent_arm64 = path_join(c->agent_dir, "kfleet-agent-arm64");
+	if (!o->db_path || !o->cache_dir || !o->runs_dir || !o->agent_x86_64 || !o->agent_arm64)
 		goto fail;
 	if (mkdir_p(o->runs_dir, 0755) < 0 || mkdir_p(o->cache_dir, 0755) < 0) {
 		errf(err, "state directory '%s': %s", o->state_dir, strerror(errno));
@@ -144,10 +145,11 @@ struct orch *orch_new(const struct config *c, char **err)
 			*err = e;
 			goto fail;
 		}
-		log_info("host '%s' (%s): accel %s (%s), max %d vCPUs, %" PRId64 " MiB, "
-			 "QEMU %s, libvirt %s", h->conf->name, h->conf->uri, h->accel,
-			 h->why_accel, h->max_vcpus, h->memory_kb / 1024, h->qemu_version,
-			 h->libvirt_version);
+		log_info("host '%s' (%s): x86_64 %s (%s), max %d vCPUs; arm64 %s, max %d vCPUs; "
+			 "%" PRId64 " MiB, QEMU %s, libvirt %s", h->conf->name, h->conf->uri,
+			 h->accel, h->why_accel, h->max_vcpus,
+			 h->accel_arm64[0] ? h->accel_arm64 : "none", h->max_vcpus_arm64,
+			 h->memory_kb / 1024, h->qemu_version, h->libvirt_version);
 		if (db_host_upsert(o->db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
 				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0) {
 			errf(err, "database: %s", db_errmsg(o->db));
@@ -196,6 +198,7 @@ void orch_free(struct orch *o)
 	free(o->hosts);
 	db_close(o->db);
 	free(o->agent_x86_64);
+	free(o->agent_arm64);
 	free(o->runs_dir);
 	free(o->cache_dir);
 	free(o->db_path);
@@ -218,11 +221,16 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	const char *arch = s->arch && *s->arch ? s->arch : "x86_64";
 
 	*err = NULL;
-	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64"))
+	int arm = !strcmp(arch, "arm64");
+
+	if (strcmp(arch, "x86_64") && !arm)
 		return errf(err, "arch '%s': unknown (known: x86_64, arm64)", arch);
-	if (!strcmp(arch, "arm64"))
-		return errf(err, "arch 'arm64': no arm64 guest agent and busybox yet; "
-			   "only x86_64 guests run for now");
+	if (arm && access(o->agent_arm64, R_OK) < 0)
+		return errf(err, "arch 'arm64': no guest agent '%s' (build it with "
+			    "gcc-aarch64-linux-gnu installed)", o->agent_arm64);
+	if (arm && access(c->busybox_arm64, R_OK) < 0)
+		return errf(err, "arch 'arm64': no busybox '%s' (images/fetch-arm64.sh "
+			    "installs Debian's)", c->busybox_arm64);
 	if (!s->command || !*s->command)
 		return errf(err, "command: empty");
 	if (strlen(s->command) > COMMAND_MAX)
@@ -235,8 +243,10 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 		return -1;
 	}
 	for (size_t i = 0; i < o->nhosts; i++) {
-		if (o->hosts[i].max_vcpus > max_vcpus)
-			max_vcpus = o->hosts[i].max_vcpus;
+		int mv = arm ? o->hosts[i].max_vcpus_arm64 : o->hosts[i].max_vcpus;
+
+		if (mv > max_vcpus)
+			max_vcpus = mv;
 		if (o->hosts[i].memory_kb > max_mem_kb)
 			max_mem_kb = o->hosts[i].memory_kb;
 	}
@@ -248,9 +258,11 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	req.memory_mb = s->memory_mb ? s->memory_mb : c->run_memory_mb;
 	req.timeout_s = s->timeout_s ? s->timeout_s : c->run_timeout_s;
 	req.max_attempts = c->max_attempts;
+	if (max_vcpus == 0)
+		return errf(err, "arch '%s': no host here runs it", arch);
 	if (req.vcpus < 1 || req.vcpus > max_vcpus)
-		return errf(err, "vcpus %d: must be from 1 to %d, the most any host here takes",
-			   req.vcpus, max_vcpus);
+		return errf(err, "vcpus %d: must be from 1 to %d, the most any host here takes "
+			    "for %s", req.vcpus, max_vcpus, arch);
 	if (req.memory_mb < 64 || (int64_t)req.memory_mb * 1024 > max_mem_kb)
 		return errf(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
 			   "any host here has", req.memory_mb, max_mem_kb / 1024);

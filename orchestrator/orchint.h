@@ -29,6 +29,8 @@ struct guest_spec {
 	const char *cmdline;     /* appended to kfleet's own kernel arguments, may be NULL */
 	const char *console;     /* file the serial console is written to */
 	const char *channel;     /* file the agent channel (second serial port) is written to */
+	int virtio;              /* the agent channel is a virtio-serial port instead ... */
+	const char *socket;      /* ... on this unix socket, which QEMU listens on */
 };
 
 /* Appends the domain XML for spec to out. 0 / -1 */
@@ -38,8 +40,10 @@ struct host {
 	const struct config_host *conf;
 	virConnectPtr conn;      /* NULL while disconnected */
 	int callback_id;
-	char accel[8];           /* what runs here use: "kvm", "tcg" or "test" */
+	char accel[8];           /* what x86_64 runs here use: "kvm", "tcg" or "test" */
 	int max_vcpus;
+	char accel_arm64[8];     /* the same for arm64; "" when the host has no arm64 */
+	int max_vcpus_arm64;
 	int64_t memory_kb;
 	char qemu_version[32];
 	char libvirt_version[32];
@@ -124,6 +128,7 @@ struct orch {
 	char *cache_dir;
 	char *runs_dir;
 	char *agent_x86_64;      /* the static agent for x86_64 guests */
+	char *agent_arm64;       /* ... and for arm64 guests */
 	struct db *db;           /* for orch_submit, under lock */
 	char instance[17];
 	struct host *hosts;

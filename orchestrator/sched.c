@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/log.h"
 #include "common/util.h"
 #include "images/images.h"
+#include "kernels/kernels.h"
 
 #define POLL_MS 250
 #define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
@@ -156,9 +159,92 @@ static void decide(struct channel *ch, const char *console, int timed_out_boot,
 	free(v.splat);
 }
 
-static char *agent_for(struct orch *o, const char *arch)
+/* The modules a guest needs for the agent channel; the ones a kernel has
+ * built in are skipped. */
+static const char *const channel_modules[] = { "virtio_pci", "virtio_console" };
+
+/* Finds RELEASE/modules.dep under the ':'-separated module roots; the
+ * directory, caller frees, or NULL. */
+static char *find_moddir(const char *roots, const char *release)
 {
-	return strcmp(arch, "x86_64") ? NULL : o->agent_x86_64;
+	const char *p = roots;
+
+	while (p && *p) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		char *dir = NULL, *dep;
+
+		if (n && asprintf(&dir, "%.*s/%s", (int)n, p, release) >= 0) {
+			dep = path_join(dir, "modules.dep");
+			if (dep && access(dep, R_OK) == 0) {
+				free(dep);
+				return dir;
+			}
+			free(dep);
+			free(dir);
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* The agent's virtio port reaches the daemon through a unix socket QEMU
+ * listens on; the daemon copies what arrives into agent.log, where
+ * channel_poll() reads it like the serial port's file. */
+struct pump {
+	const char *path;
+	int sock;
+	int out;                 /* agent.log, append */
+	int eof;
+	long long copied, max;
+};
+
+static void pump_poll(struct pump *p)
+{
+	char chunk[65536];
+
+	if (p->eof || p->out < 0)
+		return;
+	if (p->sock < 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p->path);
+		if (fd < 0)
+			return;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			close(fd);
+			return;  /* not listening yet: the next poll tries again */
+		}
+		p->sock = fd;
+	}
+	for (;;) {
+		ssize_t r = read(p->sock, chunk, sizeof(chunk));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0 || (r < 0 && errno != EAGAIN)) {
+			p->eof = 1;
+			break;
+		}
+		if (r < 0)
+			break;
+		if (p->copied + r > p->max)
+			r = (ssize_t)(p->max - p->copied);
+		if (r > 0 && write(p->out, chunk, (size_t)r) == r)
+			p->copied += r;
+		if (p->copied >= p->max)
+			break;
+	}
+}
+
+static void pump_close(struct pump *p)
+{
+	if (p->sock >= 0)
+		close(p->sock);
+	if (p->out >= 0)
+		close(p->out);
+	p->sock = p->out = -1;
 }
 
 /* Runs one claimed run to its end. Returns the outcome to store. */
@@ -169,7 +255,13 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	const struct config *c = o->conf;
 	char dir_rel[64], machine[64];
 	char *dir = NULL, *console = NULL, *chan = NULL, *outp = NULL, *xmlp = NULL;
-	char *initrd = NULL, *base = NULL, *err = NULL;
+	char *initrd = NULL, *base = NULL, *err = NULL, *sock = NULL, *moddir = NULL;
+	char *mods = NULL, release[128];
+	int arm = !strcmp(r->arch, "arm64");
+	const char *agent = arm ? o->agent_arm64 : o->agent_x86_64;
+	const char *busybox = arm ? c->busybox_arm64 : c->busybox;
+	struct pump pump = { .sock = -1, .out = -1 };
+	long long chan_max = (long long)(2 * c->output_max + (4u << 20));
 	struct img_run ir;
 	struct guest_spec gs;
 	struct buf xml = BUF_INIT(1 << 20);
@@ -177,7 +269,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	struct watch w;
 	virDomainPtr d = NULL;
 	int64_t t0, boot_deadline, run_deadline = 0, poweroff_deadline = 0;
-	int timed_out_boot = 0, timed_out_run = 0, flooded = 0, destroyed = 0;
+	int timed_out_boot = 0, timed_out_run = 0, flooded = 0, destroyed = 0, chan_flood = 0;
 
 	memset(&w, 0, sizeof(w));
 	snprintf(dir_rel, sizeof(dir_rel), "%" PRId64 "/a%d", r->id, r->attempt);
@@ -199,14 +291,47 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	unlink(console);
 	unlink(chan);
 
-	if (!agent_for(o, r->arch)) {
-		set_outcome(out, RUN_OUT_INFRA, "no guest agent for arch '%s'", r->arch);
-		goto out;
-	}
-	base = img_base_initramfs(c->busybox, agent_for(o, r->arch), o->cache_dir, &err);
+	base = img_base_initramfs(busybox, agent, o->cache_dir, &err);
 	if (!base) {
 		set_outcome(out, RUN_OUT_INFRA, "initramfs: %s", err ? err : "?");
 		goto out;
+	}
+	/* With the kernel's modules at hand the agent uses a virtio-serial port;
+	 * without them x86_64 falls back to the second serial port, and arm64
+	 * (one UART only) hopes virtio is built in. */
+	if (kimage_release(r->kernel_path, r->arch, release, sizeof(release)) == 0)
+		moddir = find_moddir(c->modules_path, release);
+	if (moddir) {
+		mods = img_modules_initramfs(moddir, channel_modules,
+					     sizeof(channel_modules) / sizeof(channel_modules[0]),
+					     o->cache_dir, &err);
+		if (!mods) {
+			set_outcome(out, RUN_OUT_INFRA, "modules: %s", err ? err : "?");
+			goto out;
+		}
+	}
+	ir.virtio = moddir || arm;
+	ir.modules = mods;
+	if (ir.virtio) {
+		/* sun_path holds 107 bytes */
+		sock = path_join(dir, "agent.sock");
+		if (sock && strlen(sock) > 100) {
+			free(sock);
+			if (asprintf(&sock, "/tmp/kfleet-%s-%" PRId64 ".sock", o->instance, r->id) < 0)
+				sock = NULL;
+		}
+		if (!sock) {
+			set_outcome(out, RUN_OUT_INFRA, "out of memory");
+			goto out;
+		}
+		unlink(sock);
+		pump.path = sock;
+		pump.max = chan_max;
+		pump.out = open(chan, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (pump.out < 0) {
+			set_outcome(out, RUN_OUT_INFRA, "channel '%s': %s", chan, strerror(errno));
+			goto out;
+		}
 	}
 	ir.run_id = r->id;
 	ir.command = r->command;
@@ -222,20 +347,22 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	gs.run_id = r->id;
 	gs.attempt = r->attempt;
 	gs.arch = r->arch;
-	gs.accel = h->accel;
+	gs.accel = arm ? h->accel_arm64 : h->accel;
 	gs.vcpus = r->vcpus;
 	gs.memory_mb = r->memory_mb;
 	gs.kernel = r->kernel_path;
 	gs.initrd = initrd;
 	gs.console = console;
 	gs.channel = chan;
+	gs.virtio = ir.virtio;
+	gs.socket = sock;
 	if (guest_domain_xml(&gs, &xml) < 0 ||
 	    write_file(xmlp, xml.data, xml.len, 0644) < 0) {
 		set_outcome(out, RUN_OUT_INFRA, "domain XML '%s': %s", xmlp, strerror(errno));
 		goto out;
 	}
-	if (db_run_started(db, r->id, h->accel, "q35", h->qemu_version, h->libvirt_version,
-			   dir) < 0)
+	if (db_run_started(db, r->id, gs.accel, arm ? "virt" : "q35", h->qemu_version,
+			   h->libvirt_version, dir) < 0)
 		log_warn("run %" PRId64 ": cannot record its start: %s", r->id, db_errmsg(db));
 	if (channel_open(&ch, chan, outp, c->output_max) < 0) {
 		set_outcome(out, RUN_OUT_INFRA, "output '%s': %s", outp, strerror(errno));
@@ -254,13 +381,18 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		goto out_watch;
 	}
 	read_machine(d, machine, sizeof(machine));
-	db_run_started(db, r->id, h->accel, machine, h->qemu_version, h->libvirt_version, dir);
-	log_info("run %" PRId64 ": guest '%s' started on host '%s' (%s, %d vCPUs, %d MiB)",
-		 r->id, r->domain, h->conf->name, h->accel, r->vcpus, r->memory_mb);
+	db_run_started(db, r->id, gs.accel, machine, h->qemu_version, h->libvirt_version, dir);
+	log_info("run %" PRId64 ": guest '%s' started on host '%s' (%s %s, %d vCPUs, %d MiB, "
+		 "channel %s)", r->id, r->domain, h->conf->name, r->arch, gs.accel, r->vcpus,
+		 r->memory_mb, gs.virtio ? "virtio" : "ttyS1");
 	boot_deadline = t0 + (int64_t)c->boot_timeout_s * 1000;
 
 	for (;;) {
-		int news = channel_poll(&ch), stopped;
+		int news, stopped;
+
+		if (gs.virtio)
+			pump_poll(&pump);
+		news = channel_poll(&ch);
 		int64_t now = mono_ms();
 
 		if (news > 0 && ch.hello && !run_deadline) {
@@ -280,6 +412,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			break;          /* an event lost with a broken connection */
 		if ((unsigned long long)file_size(console) > c->console_max) {
 			flooded = 1;
+		} else if (file_size(chan) >= chan_max) {
+			chan_flood = flooded = 1;
 		} else if (!ch.hello && now > boot_deadline) {
 			timed_out_boot = 1;
 		} else if (run_deadline && now > run_deadline) {
@@ -300,11 +434,16 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		destroyed = 1;
 		break;
 	}
+	if (gs.virtio)
+		pump_poll(&pump);
 	channel_poll(&ch);
 	cap_console(console, c->console_max);
 	if (out->o == RUN_OUT_INFRA)
 		goto out_watch;
 	decide(&ch, console, timed_out_boot, timed_out_run, flooded, r, c, out);
+	if (chan_flood)
+		set_outcome(out, RUN_OUT_CONSOLE_FLOOD, "the guest wrote more than %lld bytes to "
+			    "its agent channel", chan_max);
 	if (ch.out_capped || ch.truncated) {
 		size_t l = strlen(out->detail);
 
@@ -322,7 +461,13 @@ out:
 		virDomainFree(d);
 	}
 	channel_release(&ch);
+	pump_close(&pump);
+	if (sock)
+		unlink(sock);
 	buf_release(&xml);
+	free(sock);
+	free(moddir);
+	free(mods);
 	free(err);
 	free(base);
 	free(initrd);
@@ -358,7 +503,8 @@ static void *worker_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&o->lock);
-		rc = wk->h->conn ? db_run_claim(db, wk->h->conf->name, &r) : 0;
+		rc = wk->h->conn ? db_run_claim_fit(db, wk->h->conf->name, wk->h->max_vcpus,
+						    wk->h->max_vcpus_arm64, &r) : 0;
 		if (rc <= 0) {
 			struct timespec ts;
 

@@ -371,7 +371,7 @@ static void test_run_initrd(void **state)
 	assert_int_equal(e->data.len, strlen(cmd));
 	assert_string_equal(e->data.data, cmd);
 	e = find(&l, "kfleet/run.conf");
-	assert_string_equal(e->data.data, "run=42\ntimeout=30\noutput_max=4096\n");
+	assert_string_equal(e->data.data, "run=42\ntimeout=30\noutput_max=4096\nchannel=ttyS1\n");
 	listing_release(&l);
 
 	/* no temporary file left behind */

@@ -246,6 +246,62 @@ static void test_host_kernel(void **state)
 		skip();
 }
 
+/* x86_64: the setup header's kernel_version offset (0x20e) points, from
+ * 0x200, to "RELEASE (builder) #1 ..." */
+static void test_release_x86(void **state)
+{
+	struct fixture *f = *state;
+	char *p = fake_bzimage(f, "bzImage-rel", 64 * KIB), *data = tu_slurp(p, NULL);
+	static const char v[] = "6.13.0-rc1-kf+ (tom@box) #7 SMP";
+	char rel[64];
+
+	data[0x20e] = 0x00;   /* 0x1000 - 0x200 = 0x0e00 */
+	data[0x20f] = 0x0e;
+	memcpy(data + 0x1000, v, sizeof(v));
+	tu_write(p, data, 64 * KIB, 0);
+	assert_int_equal(kimage_release(p, "x86_64", rel, sizeof(rel)), 0);
+	assert_string_equal(rel, "6.13.0-rc1-kf+");
+	/* a pointer to garbage is no release */
+	memcpy(data + 0x1000, "\x01\x02zz", 4);
+	tu_write(p, data, 64 * KIB, 0);
+	assert_int_equal(kimage_release(p, "x86_64", rel, sizeof(rel)), -1);
+	free(data);
+	free(p);
+}
+
+/* arm64: the "Linux version" banner anywhere in the Image, also across the
+ * reader's chunk boundary */
+static void test_release_arm64(void **state)
+{
+	struct fixture *f = *state;
+	static const char banner[] = "Linux version 6.1.0-57-arm64 (debian-kernel@lists.debian.org)";
+	size_t at[] = { 0x3000, 65536 - 5, 3 * 65536 + 100 };
+	char rel[64];
+
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		char *p = fake(f, "Image-rel", 512 * KIB, (const unsigned char *)banner,
+			       sizeof(banner) - 1, at[i]);
+
+		assert_int_equal(kimage_release(p, "arm64", rel, sizeof(rel)), 0);
+		assert_string_equal(rel, "6.1.0-57-arm64");
+		free(p);
+	}
+}
+
+static void test_release_host(void **state)
+{
+	glob_t g;
+	char rel[128], want[160];
+
+	(void)state;
+	if (glob("/boot/vmlinuz-*", 0, NULL, &g) != 0 || g.gl_pathc == 0)
+		skip();
+	assert_int_equal(kimage_release(g.gl_pathv[0], "x86_64", rel, sizeof(rel)), 0);
+	snprintf(want, sizeof(want), "/boot/vmlinuz-%s", rel);
+	assert_string_equal(g.gl_pathv[0], want);
+	globfree(&g);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -259,6 +315,9 @@ int main(void)
 		T(test_fifo_does_not_block),
 		T(test_unreadable),
 		cmocka_unit_test(test_host_kernel),
+		T(test_release_x86),
+		T(test_release_arm64),
+		cmocka_unit_test(test_release_host),
 	};
 #undef T
 

@@ -64,6 +64,40 @@ static const struct guest_spec escaped = {
 	.channel = "/home/tom & jerry's/state/runs/7/channel.log",
 };
 
+/* arm64 under TCG, with the agent on a virtio-serial port */
+static const struct guest_spec arm64_16cpu = {
+	.name = "kf-0a1b2c3d-9",
+	.run_id = 9,
+	.attempt = 1,
+	.arch = "arm64",
+	.accel = "tcg",
+	.vcpus = 16,
+	.memory_mb = 1024,
+	.kernel = "/opt/kfleet/arm64/vmlinuz",
+	.initrd = "/var/lib/kfleet/runs/9/a1/initrd.img",
+	.console = "/var/lib/kfleet/runs/9/a1/console.log",
+	.channel = "/var/lib/kfleet/runs/9/a1/agent.log",
+	.virtio = 1,
+	.socket = "/var/lib/kfleet/runs/9/a1/agent.sock",
+};
+
+/* x86_64 with the agent on a virtio-serial port instead of ttyS1 */
+static const struct guest_spec x86_virtio = {
+	.name = "kf-0a1b2c3d-10",
+	.run_id = 10,
+	.attempt = 1,
+	.arch = "x86_64",
+	.accel = "tcg",
+	.vcpus = 2,
+	.memory_mb = 512,
+	.kernel = "/boot/vmlinuz-6.1.0-57-amd64",
+	.initrd = "/var/lib/kfleet/runs/10/a1/initrd.img",
+	.console = "/var/lib/kfleet/runs/10/a1/console.log",
+	.channel = "/var/lib/kfleet/runs/10/a1/agent.log",
+	.virtio = 1,
+	.socket = "/var/lib/kfleet/runs/10/a1/agent.sock",
+};
+
 /* Defines xml on libvirt's test driver with the domain type set to 'test';
  * fails the test with libvirt's message if libvirt refuses it. */
 static void define_on_test_driver(const char *xml)
@@ -176,6 +210,37 @@ static void test_libvirt_reads_escaped_values(void **state)
 	buf_release(&b);
 }
 
+static void test_arm64_16cpu(void **state)
+{
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	check_golden(&arm64_16cpu, "domain-arm64-tcg-16cpu.xml");
+	assert_int_equal(guest_domain_xml(&arm64_16cpu, &b), 0);
+	/* GICv3 (v2 stops at 8 vCPUs), cortex-a57 under TCG, the PL011 console,
+	 * the agent on a virtio port, no ACPI and no serial port 1 */
+	assert_non_null(strstr(buf_str(&b), "<type arch='aarch64' machine='virt'>hvm</type>"));
+	assert_non_null(strstr(buf_str(&b), "<gic version='3'/>"));
+	assert_non_null(strstr(buf_str(&b), ">cortex-a57</model>"));
+	assert_non_null(strstr(buf_str(&b), "console=ttyAMA0"));
+	assert_non_null(strstr(buf_str(&b), "<target type='virtio' name='org.kfleet.agent.0'/>"));
+	assert_null(strstr(buf_str(&b), "<acpi/>"));
+	assert_null(strstr(buf_str(&b), "<target port='1'/>"));
+	buf_release(&b);
+}
+
+static void test_x86_virtio(void **state)
+{
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	check_golden(&x86_virtio, "domain-x86_64-tcg-virtio.xml");
+	assert_int_equal(guest_domain_xml(&x86_virtio, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<source mode='bind' path='/var/lib/kfleet/runs/10/a1/agent.sock'/>"));
+	assert_null(strstr(buf_str(&b), "<target port='1'/>"));
+	buf_release(&b);
+}
+
 static void test_other_arch_refused(void **state)
 {
 	struct guest_spec s = tcg_2cpu;
@@ -184,7 +249,7 @@ static void test_other_arch_refused(void **state)
 	(void)state;
 	s.arch = "aarch64";
 	assert_int_equal(guest_domain_xml(&s, &b), -1);
-	s.arch = "arm64";
+	s.arch = "riscv64";
 	assert_int_equal(guest_domain_xml(&s, &b), -1);
 	s.arch = "";
 	assert_int_equal(guest_domain_xml(&s, &b), -1);
@@ -216,6 +281,8 @@ int main(void)
 		cmocka_unit_test(test_kvm_16cpu),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_libvirt_reads_escaped_values),
+		cmocka_unit_test(test_arm64_16cpu),
+		cmocka_unit_test(test_x86_virtio),
 		cmocka_unit_test(test_other_arch_refused),
 		cmocka_unit_test(test_capped_buffer),
 	};

@@ -1,0 +1,53 @@
+#!/bin/sh
+# End to end on real guests of both arches: arm64 (virt, GICv3, cortex-a57
+# under TCG) with the agent on a virtio-serial port, x86_64 with the agent
+# on virtio-serial (modules from /lib/modules) or, without modules, on its
+# second serial port; 16 vCPUs on each arch; a panic on arm64.
+. "$(dirname "$0")/lib.sh"
+
+ARM_KERNEL=${KFLEET_TEST_ARM64_KERNEL:-/opt/kfleet/arm64/vmlinuz}
+check "arm64 kernel present (images/fetch-arm64.sh)" test -r "$ARM_KERNEL"
+check "arm64 agent built" test -x "$BIN/kfleet-agent-arm64"
+
+kf_config
+check "kfleetd starts" kf_start
+q() { kf run "$@" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p'; }
+a1=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'uname -m; uname -r; nproc')
+a16=$(q --arch arm64 --kernel "$ARM_KERNEL" --vcpus 16 --memory 1024 -- 'nproc')
+x16=$(q --kernel "$KERNEL" --vcpus 16 --memory 1024 -- 'nproc; ls /dev/vport*')
+apanic=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo c > /proc/sysrq-trigger')
+check "four runs queued" test -n "$a1" -a -n "$a16" -a -n "$x16" -a -n "$apanic"
+for id in $a1 $a16 $x16 $apanic; do kf_wait_state "$id" done 300 || break; done
+
+out=$(cat "$(kf_field "$a1" run_dir)/output.txt")
+check "arm64: passed" equals "$(kf_field "$a1" outcome)" passed
+check "arm64: the guest is aarch64" equals "$(echo "$out" | sed -n 1p)" aarch64
+check "arm64: it runs the arm64 kernel" equals "$(echo "$out" | sed -n 2p)" "$(kf_field "$a1" guest_release)"
+check "arm64: machine virt recorded" sh -c "kf_m='$(kf_field "$a1" machine)'; case \$kf_m in virt*) exit 0;; esac; exit 1"
+xml=$(cat "$(kf_field "$a1" run_dir)/domain.xml")
+check "arm64: GICv3 and cortex-a57" sh -c "echo \"\$0\" | grep -q \"gic version='3'\" && echo \"\$0\" | grep -q cortex-a57" "$xml"
+check "arm64: agent on the virtio port" contains "$xml" "name='org.kfleet.agent.0'"
+check "arm64 16 vCPUs: nproc is 16" equals "$(cat "$(kf_field "$a16" run_dir)/output.txt")" 16
+check "arm64 16 vCPUs: passed" equals "$(kf_field "$a16" outcome)" passed
+check "x86_64 16 vCPUs: nproc is 16" equals "$(sed -n 1p "$(kf_field "$x16" run_dir)/output.txt")" 16
+check "x86_64 with modules: agent on /dev/vport*" contains "$(cat "$(kf_field "$x16" run_dir)/output.txt")" /dev/vport
+check "arm64 panic: crash" equals "$(kf_field "$apanic" outcome)" crash
+check "arm64 panic: the panic line" contains "$(kf_field "$apanic" detail)" "sysrq triggered crash"
+out=$(kf run --kernel "$ARM_KERNEL" -- true 2>&1)
+check "an arm64 Image is not an x86_64 kernel" contains "$out" "not an x86_64 bzImage"
+out=$(kf run --arch arm64 --kernel "$KERNEL" -- true 2>&1)
+check "a bzImage is not an arm64 kernel" contains "$out" "not an arm64 Image"
+kf_stop
+
+# Without the kernel's modules an x86_64 guest still talks on ttyS1.
+mkdir -p "$T/nomodules"
+kf_config "" 
+sed -i "s|^\[run\]|[image]\nmodules_path = $T/nomodules\n\n[run]|" "$T/kfleetd.ini"
+kf_start
+x=$(q --kernel "$KERNEL" -- 'echo over-the-serial-port')
+kf_wait_state "$x" done 120
+check "x86_64 without modules: passed" equals "$(kf_field "$x" outcome)" passed
+check "x86_64 without modules: output" equals "$(cat "$(kf_field "$x" run_dir)/output.txt")" over-the-serial-port
+check "x86_64 without modules: agent on serial port 1" grep -q "<target port='1'/>" "$(kf_field "$x" run_dir)/domain.xml"
+check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
+kf_done
