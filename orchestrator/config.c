@@ -362,6 +362,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_int(p, key, v, 1, 7 * 86400, &c->run_timeout_s);
 		else if (!strcmp(key, "boot_timeout"))
 			set_int(p, key, v, 1, 86400, &c->boot_timeout_s);
+		else if (!strcmp(key, "silence_timeout"))
+			set_int(p, key, v, 0, 7 * 86400, &c->silence_timeout_s);
 		else if (!strcmp(key, "max_attempts"))
 			set_int(p, key, v, 1, 10, &c->max_attempts);
 		else if (!strcmp(key, "console_max"))
@@ -446,8 +448,9 @@ void config_print(const struct config *c, FILE *out)
 	for (size_t i = 0; i < c->nhosts; i++)
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\n", c->hosts[i].name,
 			c->hosts[i].uri, c->hosts[i].slots, c->hosts[i].accel);
-	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\nmax_attempts = %d\n",
-		c->run_memory_mb, c->run_timeout_s, c->boot_timeout_s, c->max_attempts);
+	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\n"
+		"silence_timeout = %d\nmax_attempts = %d\n", c->run_memory_mb, c->run_timeout_s,
+		c->boot_timeout_s, c->silence_timeout_s, c->max_attempts);
 	print_size(out, "console_max", c->console_max);
 	print_size(out, "output_max", c->output_max);
 	fprintf(out, "\n[image]\nbusybox = %s\nbusybox_arm64 = %s\nagent_dir = %s\nmodules_path = %s\n",

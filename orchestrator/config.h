@@ -28,6 +28,7 @@ struct config {
 	int run_memory_mb;
 	int run_timeout_s;
 	int boot_timeout_s;
+	int silence_timeout_s;   /* no console or agent output this long: a hang; 0 = off */
 	int max_attempts;
 	unsigned long long console_max;   /* bytes of console kept; more ends the run */
 	unsigned long long output_max;    /* bytes of command output kept */

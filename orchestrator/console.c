@@ -1,6 +1,7 @@
-/* console.c: reads a guest's serial console for the first sign that the
- * kernel crashed (panic, Oops, BUG, KASAN...) and keeps the report's lines
- * for the run page. The console is untrusted text: lines are bounded and
+/* console.c: reads a guest's serial console for the first kernel report
+ * (panic, Oops, BUG, KASAN, lockups, RCU stalls, hung tasks, WARNING, OOM
+ * kills) and keeps the report's lines for the run page. Any report makes
+ * the run a "crash": a kernel developer wants a WARNING seen, not passed. The console is untrusted text: lines are bounded and
  * nothing in it can make this read past the buffer. */
 #include "orchestrator/orchint.h"
 
@@ -20,6 +21,9 @@ static const struct {
 	{ "UBSAN:", "UBSAN report" },
 	{ "BUG: soft lockup", "soft lockup" },
 	{ "Watchdog detected hard LOCKUP", "hard lockup" },
+	{ "WARNING: CPU: ", "WARNING" },
+	{ "Out of memory: Killed process", "OOM kill" },
+	{ "Memory cgroup out of memory: Killed process", "OOM kill" },
 	{ "rcu: INFO: rcu_", "RCU stall" },
 	{ "INFO: task ", "hung task" },
 	{ "Oops:", "Oops" },

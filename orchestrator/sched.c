@@ -270,6 +270,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	virDomainPtr d = NULL;
 	int64_t t0, boot_deadline, run_deadline = 0, poweroff_deadline = 0;
 	int timed_out_boot = 0, timed_out_run = 0, flooded = 0, destroyed = 0, chan_flood = 0;
+	int silent = 0;
+	long long seen = -1;     /* console + channel bytes at the last change */
+	int64_t last_output = 0;
 
 	memset(&w, 0, sizeof(w));
 	snprintf(dir_rel, sizeof(dir_rel), "%" PRId64 "/a%d", r->id, r->attempt);
@@ -403,6 +406,14 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		}
 		if (ch.exited && !poweroff_deadline)
 			poweroff_deadline = now + POWEROFF_GRACE_MS;
+		if (c->silence_timeout_s) {
+			long long bytes = file_size(console) + file_size(chan);
+
+			if (bytes != seen) {
+				seen = bytes;
+				last_output = now;
+			}
+		}
 		pthread_mutex_lock(&o->lock);
 		stopped = w.stopped;
 		pthread_mutex_unlock(&o->lock);
@@ -418,6 +429,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			timed_out_boot = 1;
 		} else if (run_deadline && now > run_deadline) {
 			timed_out_run = 1;
+		} else if (c->silence_timeout_s &&
+			   now - last_output > (int64_t)c->silence_timeout_s * 1000) {
+			silent = 1;
 		} else if (poweroff_deadline && now > poweroff_deadline) {
 			log_warn("run %" PRId64 ": guest did not power off within %d s of the "
 				 "command's end", r->id, POWEROFF_GRACE_MS / 1000);
@@ -444,6 +458,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	if (chan_flood)
 		set_outcome(out, RUN_OUT_CONSOLE_FLOOD, "the guest wrote more than %lld bytes to "
 			    "its agent channel", chan_max);
+	else if (silent && out->o != RUN_OUT_CRASH)
+		set_outcome(out, RUN_OUT_TIMEOUT, "hang: no console or agent output for %d s",
+			    c->silence_timeout_s);
 	if (ch.out_capped || ch.truncated) {
 		size_t l = strlen(out->detail);
 

@@ -2,22 +2,25 @@
 # End to end on real guests of both arches: arm64 (virt, GICv3, cortex-a57
 # under TCG) with the agent on a virtio-serial port, x86_64 with the agent
 # on virtio-serial (modules from /lib/modules) or, without modules, on its
-# second serial port; 16 vCPUs on each arch; a panic on arm64.
+# second serial port; 16 vCPUs on each arch; a panic on arm64, an OOM
+# kill and a hang (no output for the silence timeout).
 . "$(dirname "$0")/lib.sh"
 
 ARM_KERNEL=${KFLEET_TEST_ARM64_KERNEL:-/opt/kfleet/arm64/vmlinuz}
 check "arm64 kernel present (images/fetch-arm64.sh)" test -r "$ARM_KERNEL"
 check "arm64 agent built" test -x "$BIN/kfleet-agent-arm64"
 
-kf_config
+kf_config "silence_timeout = 10"
 check "kfleetd starts" kf_start
 q() { kf run "$@" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p'; }
 a1=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'uname -m; uname -r; nproc')
 a16=$(q --arch arm64 --kernel "$ARM_KERNEL" --vcpus 16 --memory 1024 -- 'nproc')
 x16=$(q --kernel "$KERNEL" --vcpus 16 --memory 1024 -- 'nproc; ls /dev/vport*')
 apanic=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo c > /proc/sysrq-trigger')
-check "four runs queued" test -n "$a1" -a -n "$a16" -a -n "$x16" -a -n "$apanic"
-for id in $a1 $a16 $x16 $apanic; do kf_wait_state "$id" done 300 || break; done
+oom=$(q --kernel "$KERNEL" --memory 256 -- 'awk "BEGIN { s = \"x\"; while (1) s = s s }"')
+hang=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo going quiet; sleep 120')
+check "six runs queued" test -n "$a1" -a -n "$a16" -a -n "$x16" -a -n "$apanic" -a -n "$oom" -a -n "$hang"
+for id in $a1 $a16 $x16 $apanic $oom $hang; do kf_wait_state "$id" done 300 || break; done
 
 out=$(cat "$(kf_field "$a1" run_dir)/output.txt")
 check "arm64: passed" equals "$(kf_field "$a1" outcome)" passed
@@ -33,6 +36,11 @@ check "x86_64 16 vCPUs: nproc is 16" equals "$(sed -n 1p "$(kf_field "$x16" run_
 check "x86_64 with modules: agent on /dev/vport*" contains "$(cat "$(kf_field "$x16" run_dir)/output.txt")" /dev/vport
 check "arm64 panic: crash" equals "$(kf_field "$apanic" outcome)" crash
 check "arm64 panic: the panic line" contains "$(kf_field "$apanic" detail)" "sysrq triggered crash"
+check "OOM: crash" equals "$(kf_field "$oom" outcome)" crash
+check "OOM: the detail names the OOM kill of awk" sh -c "echo '$(kf_field "$oom" detail)' | grep -q 'OOM kill: .*Out of memory: Killed process .*(awk)'"
+check "hang: timeout after the silence timeout" equals "$(kf_field "$hang" outcome)" timeout
+check "hang: the detail says so" contains "$(kf_field "$hang" detail)" "hang: no console or agent output for 10 s"
+check "hang: output before it kept" equals "$(cat "$(kf_field "$hang" run_dir)/output.txt")" "going quiet"
 out=$(kf run --kernel "$ARM_KERNEL" -- true 2>&1)
 check "an arm64 Image is not an x86_64 kernel" contains "$out" "not an x86_64 bzImage"
 out=$(kf run --arch arm64 --kernel "$KERNEL" -- true 2>&1)

@@ -201,6 +201,13 @@ static void test_markers(void **state)
 		  "0xdead000000000100: 0000 [#1] PREEMPT SMP NOPTI", "general protection fault" },
 		{ "[    5.1] Oops: 0000 [#1] PREEMPT SMP NOPTI", "Oops" },
 		{ "[    5.1] BUG: scheduling while atomic: swapper/0/0/0x00000002", "BUG" },
+		{ "[    7.3] WARNING: CPU: 1 PID: 212 at net/core/dev.c:10123 "
+		  "netdev_run_todo+0x2d5/0x2f0", "WARNING" },
+		{ "[   12.0] Out of memory: Killed process 97 (awk) total-vm:264140kB, "
+		  "anon-rss:262052kB", "OOM kill" },
+		{ "[   12.0] Memory cgroup out of memory: Killed process 97 (stress) "
+		  "total-vm:264140kB", "OOM kill" },
+		{ "[   40.0] watchdog: Watchdog detected hard LOCKUP on cpu 3", "hard lockup" },
 		/* no timestamp (printk.time=0) */
 		{ "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000009", "kernel panic" },
 		/* a big uptime */
@@ -234,7 +241,6 @@ static void test_not_reports(void **state)
 		"+ echo BUG: x",
 		"/ # echo BUG: x",
 		"[    1.0] kfleet: running 'echo BUG: x'",
-		"[    2.0] WARNING: CPU: 0 PID: 1 at kernel/foo.c:12 foo+0x1/0x2",
 		"[    0.0] rcu: Hierarchical RCU implementation.",
 		"[    0.0] Kernel command line: console=ttyS0 panic=-1 oops=panic",
 		"[    9.9] ---[ end Kernel panic - not syncing: x ]---",
