@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "images/images.h"
 
 static void xml_text(struct buf *b, const char *s)
@@ -93,6 +94,11 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 		 "  <on_reboot>destroy</on_reboot>\n"
 		 "  <on_crash>destroy</on_crash>\n"
 		 "  <devices>\n");
+	if (s->emulator) {
+		buf_puts(b, "    <emulator>");
+		xml_text(b, s->emulator);
+		buf_puts(b, "</emulator>\n");
+	}
 	xml_serial(b, s->console, 0);
 	if (s->virtio) {
 		buf_puts(b, "    <channel type='unix'>\n      <source mode='bind' path='");
@@ -316,8 +322,10 @@ int guest_host_connect(struct orch *o, struct host *h, char **err)
 		version_str(v, h->qemu_version, sizeof(h->qemu_version));
 	if (virConnectGetLibVersion(h->conn, &v) == 0)
 		version_str(v, h->libvirt_version, sizeof(h->libvirt_version));
-	if (virNodeGetInfo(h->conn, &ni) == 0)
+	if (virNodeGetInfo(h->conn, &ni) == 0) {
 		h->memory_kb = (int64_t)ni.memory;
+		h->cpus = (int)ni.cpus;
+	}
 	if (h->max_vcpus <= 0)
 		h->max_vcpus = 1;
 	h->callback_id = virConnectDomainEventRegisterAny(h->conn, NULL,
@@ -394,4 +402,53 @@ int guest_sweep(struct host *h, const char *prefix)
 	}
 	free(doms);
 	return killed;
+}
+
+/* --- single-threaded TCG ------------------------------------------------- */
+
+/* Multi-threaded TCG runs one host thread per vCPU; with many more vCPUs
+ * than host CPUs they mostly wait for each other (an arm64 guest of 96
+ * vCPUs on 2 cores never finishes booting, with soft lockups), and one
+ * thread for all is faster. libvirt 9 has no XML for TCG's thread mode,
+ * so the domain names a wrapper as its emulator. */
+static const char tcg1_script[] =
+	"#!/bin/sh\n"
+	"# kfleet: QEMU with single-threaded TCG (written by kfleetd)\n"
+	"q=/usr/bin/$(basename \"$0\")\n"
+	"n=$#\n"
+	"while [ $n -gt 0 ]; do\n"
+	"\ta=$1; shift; n=$((n - 1))\n"
+	"\tif [ \"$a\" = -accel ] && [ $n -gt 0 ] && [ \"$1\" = tcg ]; then\n"
+	"\t\tshift; n=$((n - 1)); set -- \"$@\" -accel tcg,thread=single\n"
+	"\telse\n"
+	"\t\tset -- \"$@\" \"$a\"\n"
+	"\tfi\n"
+	"done\n"
+	"exec \"$q\" \"$@\"\n";
+
+int guest_write_tcg1(const char *dir)
+{
+	static const char *const names[] = { "qemu-system-x86_64", "qemu-system-aarch64" };
+
+	if (mkdir_p(dir, 0755) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = path_join(dir, names[i]);
+		int rc = p ? write_file(p, tcg1_script, sizeof(tcg1_script) - 1, 0755) : -1;
+
+		free(p);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+char *guest_tcg1_emulator(const struct orch *o, const struct host *h, const char *arch,
+			  const char *accel, int vcpus)
+{
+	if (strcmp(accel, "tcg") || !is_local_uri(h->conf->uri) || h->cpus <= 0 ||
+	    vcpus <= h->cpus || !o->tcg1_dir)
+		return NULL;
+	return path_join(o->tcg1_dir, strcmp(arch, "arm64") ? "qemu-system-x86_64" :
+			 "qemu-system-aarch64");
 }

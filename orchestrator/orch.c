@@ -108,6 +108,11 @@ struct orch *orch_new(const struct config *c, char **err)
 	o->runs_dir = path_join(o->state_dir, "runs");
 	o->agent_x86_64 = path_join(c->agent_dir, "kfleet-agent-x86_64");
 	o->agent_arm64 = path_join(c->agent_dir, "kfleet-agent-arm64");
+	o->tcg1_dir = path_join(o->state_dir, "tcg1");
+	if (o->tcg1_dir && guest_write_tcg1(o->tcg1_dir) < 0) {
+		errf(err, "QEMU wrappers in '%s': %s", o->tcg1_dir, strerror(errno));
+		goto fail;
+	}
 	if (!o->db_path || !o->cache_dir || !o->runs_dir || !o->agent_x86_64 || !o->agent_arm64)
 		goto fail;
 	if (mkdir_p(o->runs_dir, 0755) < 0 || mkdir_p(o->cache_dir, 0755) < 0) {
@@ -199,6 +204,7 @@ void orch_free(struct orch *o)
 	db_close(o->db);
 	free(o->agent_x86_64);
 	free(o->agent_arm64);
+	free(o->tcg1_dir);
 	free(o->runs_dir);
 	free(o->cache_dir);
 	free(o->db_path);

@@ -29,6 +29,7 @@ struct guest_spec {
 	const char *cmdline;     /* appended to kfleet's own kernel arguments, may be NULL */
 	const char *console;     /* file the serial console is written to */
 	const char *channel;     /* file the agent channel (second serial port) is written to */
+	const char *emulator;    /* QEMU binary to use instead of libvirt's, or NULL */
 	int virtio;              /* the agent channel is a virtio-serial port instead ... */
 	const char *socket;      /* ... on this unix socket, which QEMU listens on */
 };
@@ -45,6 +46,7 @@ struct host {
 	char accel_arm64[8];     /* the same for arm64; "" when the host has no arm64 */
 	int max_vcpus_arm64;
 	int64_t memory_kb;
+	int cpus;                /* the host's logical CPUs */
 	char qemu_version[32];
 	char libvirt_version[32];
 	char why_accel[160];     /* why accel was chosen, for the log */
@@ -61,6 +63,14 @@ void guest_host_disconnect(struct host *h);
 int guest_sweep(struct host *h, const char *prefix);
 /* Destroys the named domain if it exists; 0 also when it does not exist. */
 int guest_destroy_name(struct host *h, const char *name);
+/* Writes the QEMU wrappers that turn libvirt's "-accel tcg" into
+ * "-accel tcg,thread=single" into dir. 0 / -1 */
+int guest_write_tcg1(const char *dir);
+/* The wrapper for arch when a guest of vcpus on h is better off with
+ * single-threaded TCG (more vCPUs than host CPUs, TCG, a local host), else
+ * NULL. Returns a string the caller frees. */
+char *guest_tcg1_emulator(const struct orch *o, const struct host *h, const char *arch,
+			  const char *accel, int vcpus);
 /* Reads libvirt's last error as a string, caller frees. */
 char *guest_last_error(void);
 
@@ -129,6 +139,7 @@ struct orch {
 	char *runs_dir;
 	char *agent_x86_64;      /* the static agent for x86_64 guests */
 	char *agent_arm64;       /* ... and for arm64 guests */
+	char *tcg1_dir;          /* QEMU wrappers for single-threaded TCG (guest.c) */
 	struct db *db;           /* for orch_submit, under lock */
 	char instance[17];
 	struct host *hosts;

@@ -256,7 +256,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	char dir_rel[64], machine[64];
 	char *dir = NULL, *console = NULL, *chan = NULL, *outp = NULL, *xmlp = NULL;
 	char *initrd = NULL, *base = NULL, *err = NULL, *sock = NULL, *moddir = NULL;
-	char *mods = NULL, release[128];
+	char *mods = NULL, *emulator = NULL, release[128];
 	int arm = !strcmp(r->arch, "arm64");
 	const char *agent = arm ? o->agent_arm64 : o->agent_x86_64;
 	const char *busybox = arm ? c->busybox_arm64 : c->busybox;
@@ -358,6 +358,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	gs.console = console;
 	gs.channel = chan;
 	gs.virtio = ir.virtio;
+	emulator = guest_tcg1_emulator(o, h, r->arch, gs.accel, r->vcpus);
+	gs.emulator = emulator;
 	gs.socket = sock;
 	if (guest_domain_xml(&gs, &xml) < 0 ||
 	    write_file(xmlp, xml.data, xml.len, 0644) < 0) {
@@ -386,8 +388,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	read_machine(d, machine, sizeof(machine));
 	db_run_started(db, r->id, gs.accel, machine, h->qemu_version, h->libvirt_version, dir);
 	log_info("run %" PRId64 ": guest '%s' started on host '%s' (%s %s, %d vCPUs, %d MiB, "
-		 "channel %s)", r->id, r->domain, h->conf->name, r->arch, gs.accel, r->vcpus,
-		 r->memory_mb, gs.virtio ? "virtio" : "ttyS1");
+		 "channel %s%s)", r->id, r->domain, h->conf->name, r->arch, gs.accel, r->vcpus,
+		 r->memory_mb, gs.virtio ? "virtio" : "ttyS1",
+		 emulator ? ", single-threaded TCG" : "");
 	boot_deadline = t0 + (int64_t)c->boot_timeout_s * 1000;
 
 	for (;;) {
@@ -485,6 +488,7 @@ out:
 	free(sock);
 	free(moddir);
 	free(mods);
+	free(emulator);
 	free(err);
 	free(base);
 	free(initrd);

@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""bench/bare-qemu.py: boots a kernel and initrd with bare QEMU the way
+kfleet's domain XML does (same machine, CPU, memory, console and agent
+virtio-serial port), reads the agent channel from its socket, and prints
+"hello_ms total_ms": QEMU start to the agent's HELLO frame, and to QEMU's
+exit. Used by bench/boot.sh as the baseline kfleet is measured against."""
+import os, socket, subprocess, sys, tempfile, time
+
+arch, kernel, initrd, vcpus, mem = sys.argv[1:6]
+tmp = tempfile.mkdtemp(prefix="kfleet-bare.")
+sock = os.path.join(tmp, "agent.sock")
+# the same thread mode kfleet picks: one TCG thread when vCPUs outnumber CPUs
+accel = ["-accel", "tcg,thread=single" if int(vcpus) > os.cpu_count() else "tcg"]
+if arch == "x86_64":
+    cmd = ["qemu-system-x86_64"] + accel + ["-machine", "q35", "-cpu", "qemu64",
+           "-append", "console=ttyS0,115200 panic=-1 rdinit=/init"]
+else:
+    cmd = ["qemu-system-aarch64"] + accel + ["-machine", "virt,gic-version=3",
+           "-cpu", "cortex-a57", "-append", "console=ttyAMA0 panic=-1 rdinit=/init"]
+cmd += ["-m", mem, "-smp", vcpus, "-nographic", "-no-reboot", "-nodefaults",
+        "-kernel", kernel, "-initrd", initrd,
+        "-chardev", "file,id=con,path=" + os.path.join(tmp, "console.log"),
+        "-serial", "chardev:con",
+        "-device", "virtio-serial-pci",
+        "-chardev", "socket,id=agent,path=%s,server=on,wait=off" % sock,
+        "-device", "virtserialport,chardev=agent,name=org.kfleet.agent.0"]
+t0 = time.monotonic()
+q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+s = None
+while s is None and q.poll() is None:
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sock)
+    except OSError:
+        s = None
+        time.sleep(0.01)
+hello, data = None, b""
+while s is not None:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+    if hello is None and b" hello " in data:
+        hello = time.monotonic()
+q.wait()
+t1 = time.monotonic()
+subprocess.run(["rm", "-rf", tmp])
+if hello is None or b" exit " not in data:
+    sys.exit("bare qemu: no hello/exit from the agent")
+print("%d %d" % ((hello - t0) * 1000, (t1 - t0) * 1000))

@@ -1,0 +1,67 @@
+#!/bin/sh
+# bench/boot.sh: guest boot and kfleet's overhead per arch and vCPU count.
+# For each arch and size it runs, interleaved, N kfleet runs and N bare QEMU
+# boots of the very same kernel and initrd (bench/bare-qemu.py), and prints
+# the medians of boot-to-agent-hello and of the whole run (kfleet: queued
+# to result stored; bare: QEMU start to exit), and kfleet/bare ratios.
+# Usage: bench/boot.sh [N] [VCPUS...]   (default: 3, then 1 16 96)
+# ARCHES="x86_64 arm64" by default. 96 vCPUs under TCG take minutes each.
+set -e
+N=${1:-3}; [ $# -gt 0 ] && shift
+SIZES=${*:-1 16 96}
+ARCHES=${ARCHES:-x86_64 arm64}
+B=${B:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+X86_KERNEL=${X86_KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -n 1)}
+ARM_KERNEL=${ARM_KERNEL:-/opt/kfleet/arm64/vmlinuz}
+CMD='uname -r; nproc'
+T=$(mktemp -d /tmp/kfleet-bench.XXXXXX)
+chmod 755 "$T"
+trap 'kill $PID 2>/dev/null; rm -rf "$T"' EXIT
+
+cat > "$T/kfleetd.ini" <<EOC
+[daemon]
+state_dir = $T/var
+listen = 127.0.0.1:0
+[host local]
+uri = qemu:///system
+slots = 1
+[run]
+boot_timeout = 900
+EOC
+"$TOP/$B/bin/kfleetd" -c "$T/kfleetd.ini" >"$T/log" 2>&1 &
+PID=$!
+for _ in $(seq 1 300); do
+	port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/log")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || { cat "$T/log"; exit 1; }
+kf() { "$TOP/$B/bin/kfleet" --url "http://127.0.0.1:$port" --token-file "$T/var/token" "$@"; }
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+med() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+printf '%-7s %5s | %12s %12s %6s | %12s %12s %6s\n' arch vcpus "kfleet hello" "bare hello" ratio "kfleet run" "bare run" ratio
+for arch in $ARCHES; do
+	kernel=$X86_KERNEL; [ "$arch" = arm64 ] && kernel=$ARM_KERNEL
+	for v in $SIZES; do
+		mem=$((512 + v * 16))
+		: > "$T/kh"; : > "$T/bh"; : > "$T/kr"; : > "$T/br"
+		for i in $(seq 1 "$N"); do
+			id=$(kf run --arch "$arch" --kernel "$kernel" --vcpus "$v" --memory "$mem" \
+				--timeout 900 -- "$CMD" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+			while [ "$(db "select state from runs where id = $id")" != done ]; do sleep 0.1; done
+			[ "$(db "select outcome from runs where id = $id")" = passed ] ||
+				{ echo "run $id: $(db "select outcome || ': ' || detail from runs where id = $id")" >&2; exit 1; }
+			db "select booted_at - started_at from runs where id = $id" >> "$T/kh"
+			db "select ended_at - queued_at from runs where id = $id" >> "$T/kr"
+			set -- $(python3 "$TOP/bench/bare-qemu.py" "$arch" "$kernel" \
+				"$(db "select run_dir from runs where id = $id")/initrd.img" "$v" "$mem")
+			echo "$1" >> "$T/bh"; echo "$2" >> "$T/br"
+		done
+		kh=$(med < "$T/kh"); bh=$(med < "$T/bh"); kr=$(med < "$T/kr"); br=$(med < "$T/br")
+		printf '%-7s %5s | %9s ms %9s ms %6.2f | %9s ms %9s ms %6.2f\n' "$arch" "$v" \
+			"$kh" "$bh" "$(awk "BEGIN { print $kh / $bh }")" "$kr" "$br" "$(awk "BEGIN { print $kr / $br }")"
+	done
+done
+echo "median of $N, interleaved; TCG on this host: $(db "select accel from hosts")"
