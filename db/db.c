@@ -326,6 +326,20 @@ int db_host_upsert(struct db *db, const char *name, const char *uri, const char 
 	return step_done(st);
 }
 
+int db_host_health(struct db *db, const char *name, int healthy, const char *detail)
+{
+	sqlite3_stmt *st = prep(db, "UPDATE hosts SET healthy = ?2, health_detail = ?3,"
+				" updated_at = ?4 WHERE name = ?1");
+
+	if (!st)
+		return -1;
+	bind_text(st, 1, name);
+	sqlite3_bind_int(st, 2, healthy ? 1 : 0);
+	bind_text(st, 3, detail);
+	sqlite3_bind_int64(st, 4, now_ms());
+	return step_done(st);
+}
+
 int db_kernel_import(struct db *db, const char *path, const char *arch,
 		     const char *sha256, int64_t *id)
 {

@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -99,6 +99,9 @@ const char *db_instance(struct db *db);
 int db_host_upsert(struct db *db, const char *name, const char *uri, const char *accel,
 		   const char *qemu_version, const char *libvirt_version, int max_vcpus,
 		   int64_t memory_kb);
+
+/* Marks a host in or out of placement, with why. 0 / -1 */
+int db_host_health(struct db *db, const char *name, int healthy, const char *detail);
 
 /* Finds or adds the kernel with this path and content hash; *id set. 0 / -1 */
 int db_kernel_import(struct db *db, const char *path, const char *arch,

@@ -49,6 +49,9 @@ const char *const db_migrations[] = {
 	"  metric TEXT NOT NULL, value REAL NOT NULL, unit TEXT,"
 	"  seq INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX samples_run ON samples (run_id, metric);",
+	/* 2: whether a host is in placement, and why not */
+	"ALTER TABLE hosts ADD COLUMN healthy INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE hosts ADD COLUMN health_detail TEXT;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -146,6 +146,8 @@ struct orch *orch_new(const struct config *c, char **err)
 
 		h->conf = &c->hosts[i];
 		h->callback_id = -1;
+		h->healthy = 1;
+		pthread_mutex_init(&h->lock, NULL);
 		if (guest_host_connect(o, h, &e) < 0) {
 			*err = e;
 			goto fail;
@@ -175,6 +177,38 @@ fail:
 	return NULL;
 }
 
+#define RECONNECT_MS 5000
+
+int orch_host_ready(struct orch *o, struct host *h, struct db *db)
+{
+	int ready;
+
+	pthread_mutex_lock(&h->lock);
+	ready = h->conn && virConnectIsAlive(h->conn) == 1;
+	if (!ready && mono_ms() >= h->retry_at) {
+		char *e = NULL;
+
+		/* the old connection's guests are gone with it or ended by their
+		 * workers as infrastructure failures */
+		guest_host_disconnect(h);
+		if (guest_host_connect(o, h, &e) == 0) {
+			ready = 1;
+			log_info("host '%s': connected again", h->conf->name);
+		} else {
+			h->retry_at = mono_ms() + RECONNECT_MS;
+			if (h->healthy)
+				log_warn("host '%s': out of placement: %s", h->conf->name,
+					 e ? e : "?");
+		}
+		if (ready != h->healthy)
+			db_host_health(db, h->conf->name, ready, ready ? NULL : e);
+		h->healthy = ready;
+		free(e);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return ready;
+}
+
 int orch_start(struct orch *o)
 {
 	return sched_start(o);
@@ -196,8 +230,11 @@ void orch_free(struct orch *o)
 	pthread_mutex_unlock(&o->lock);
 	if (o->event_thread_started)
 		pthread_join(o->event_thread, NULL);
-	for (size_t i = 0; i < o->nhosts; i++)
+	for (size_t i = 0; i < o->nhosts; i++) {
 		guest_host_disconnect(&o->hosts[i]);
+		if (o->hosts[i].conf)
+			pthread_mutex_destroy(&o->hosts[i].lock);
+	}
 	if (o->event_timer >= 0)
 		virEventRemoveTimeout(o->event_timer);
 	free(o->hosts);

@@ -13,6 +13,7 @@
 #define RUN_FILE_OUTPUT  "output.txt"   /* the command's output, decoded */
 #define RUN_FILE_XML     "domain.xml"   /* the domain XML the guest was made from */
 #define RUN_FILE_INITRD  "initrd.img"   /* the run's initrd */
+#define RUN_FILE_QEMU_LOG "qemu.log"    /* libvirt's log of QEMU: its command line */
 
 /* What a user asks to run; strings borrowed. Zero/NULL fields take the
  * configured defaults. */

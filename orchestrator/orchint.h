@@ -50,6 +50,9 @@ struct host {
 	char qemu_version[32];
 	char libvirt_version[32];
 	char why_accel[160];     /* why accel was chosen, for the log */
+	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
+	int64_t retry_at;        /* mono_ms() of the next reconnect try */
+	int healthy;
 };
 
 struct orch;
@@ -157,6 +160,11 @@ struct orch {
 	pthread_t *workers;
 	size_t nworkers;
 };
+
+/* orch.c: 1 when h can take a run now: its connection is alive, or was
+ * made again (tried at most every few seconds; the database says when a
+ * host leaves or rejoins placement). db is the caller's connection. */
+int orch_host_ready(struct orch *o, struct host *h, struct db *db);
 
 /* sched.c: starts the workers (slots per host); stops and joins them,
  * which ends guests in flight as infrastructure failures. */

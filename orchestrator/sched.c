@@ -96,6 +96,26 @@ static void cap_console(const char *path, unsigned long long max)
 	close(fd);
 }
 
+/* libvirt keeps QEMU's own log (its command line, its errors) per domain
+ * name on a local host; a copy goes into the run's directory, where it
+ * helps to reproduce the run. */
+static void take_qemu_log(const struct host *h, const char *domain, const char *dir)
+{
+	struct buf b = BUF_INIT(0);
+	char *src = NULL, *dst = path_join(dir, RUN_FILE_QEMU_LOG);
+
+	if (strcmp(h->conf->uri, "qemu:///system") || !dst ||
+	    asprintf(&src, "/var/log/libvirt/qemu/%s.log", domain) < 0) {
+		free(dst);
+		return;
+	}
+	if (read_file(src, &b, 1u << 20) == 0)
+		write_file(dst, b.data ? b.data : "", b.len, 0644);
+	buf_release(&b);
+	free(src);
+	free(dst);
+}
+
 /* What the agent's exit frame, the console and the stop say, in that order
  * of weight: a crash in the console beats everything. */
 static void decide(struct channel *ch, const char *console, int timed_out_boot,
@@ -455,6 +475,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		pump_poll(&pump);
 	channel_poll(&ch);
 	cap_console(console, c->console_max);
+	take_qemu_log(h, r->domain, dir);
 	if (out->o == RUN_OUT_INFRA)
 		goto out_watch;
 	decide(&ch, console, timed_out_boot, timed_out_run, flooded, r, c, out);
@@ -524,8 +545,9 @@ static void *worker_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&o->lock);
-		rc = wk->h->conn ? db_run_claim_fit(db, wk->h->conf->name, wk->h->max_vcpus,
-						    wk->h->max_vcpus_arm64, &r) : 0;
+		rc = orch_host_ready(o, wk->h, db) ?
+		     db_run_claim_fit(db, wk->h->conf->name, wk->h->max_vcpus,
+				      wk->h->max_vcpus_arm64, &r) : 0;
 		if (rc <= 0) {
 			struct timespec ts;
 

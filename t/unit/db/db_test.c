@@ -212,9 +212,12 @@ static void test_newer_schema_refused(void **state)
 	struct fixture *f = *state;
 	char *err = NULL;
 	struct db *db;
+	char sql[64], want[64], mine[16];
 
-	assert_int_equal(sqlite3_exec(db_sqlite(f->db), "PRAGMA user_version = 2", NULL, NULL,
-				      NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+	snprintf(want, sizeof(want), "schema version %d is newer", DB_SCHEMA_VERSION + 1);
+	snprintf(mine, sizeof(mine), "(%d)", DB_SCHEMA_VERSION);
+	assert_int_equal(sqlite3_exec(db_sqlite(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
 	db_close(f->db);
 	f->db = NULL;
 	db = db_open(f->path, &err);
@@ -222,8 +225,8 @@ static void test_newer_schema_refused(void **state)
 	assert_non_null(err);
 	/* names the file and both versions */
 	assert_non_null(strstr(err, f->path));
-	assert_non_null(strstr(err, "schema version 2 is newer"));
-	assert_non_null(strstr(err, "(1)"));
+	assert_non_null(strstr(err, want));
+	assert_non_null(strstr(err, mine));
 	free(err);
 	/* the file was left alone */
 	{
@@ -234,7 +237,7 @@ static void test_newer_schema_refused(void **state)
 		assert_int_equal(sqlite3_prepare_v2(s, "PRAGMA user_version", -1, &st, NULL),
 				 SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), 2);
+		assert_int_equal(sqlite3_column_int(st, 0), DB_SCHEMA_VERSION + 1);
 		sqlite3_finalize(st);
 		sqlite3_close(s);
 	}

@@ -337,7 +337,7 @@ static void test_run_initrd(void **state)
 {
 	static const char cmd[] = "echo 'hello \"world\"'; uname -r\nexit 3\n";
 	struct fixture *f = *state;
-	struct img_run r = { 42, cmd, 30, 4096 };
+	struct img_run r = { .run_id = 42, .command = cmd, .timeout_s = 30, .output_max = 4096 };
 	struct listing l;
 	const struct entry *e;
 	struct buf base, out;
@@ -388,7 +388,7 @@ static void test_run_initrd(void **state)
 static void test_run_initrd_errors(void **state)
 {
 	struct fixture *f = *state;
-	struct img_run r = { 1, "true", 10, 100 };
+	struct img_run r = { .run_id = 1, .command = "true", .timeout_s = 10, .output_max = 100 };
 	char *missing = path_join(f->dir, "no-base.cpio.gz");
 	char *out = path_join(f->dir, "run-1.initrd");
 	char *err = NULL, *want = NULL, *big;
