@@ -88,9 +88,15 @@ build/fuzz/frame_fuzz: fuzz/frame_fuzz.c common/frame.c common/frame.h
 build/fuzz/console_fuzz: fuzz/console_fuzz.c orchestrator/console.c common/buf.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/console_fuzz.c orchestrator/console.c common/buf.c
-fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz
-	@for f in $^; do echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 2>&1 | tail -n 2 || exit 1; done
+JOBS_FUZZ_LIBS := $(shell pkg-config --libs jansson) -lm
+build/fuzz/%_fuzz: fuzz/%_fuzz.c fuzz/jobs_fuzz.h jobs/%.c jobs/result.c jobs/jobs.h jobs/jobsint.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/$*_fuzz.c jobs/$*.c jobs/result.c $(JOBS_FUZZ_LIBS)
+fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
+		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz
+	@for f in $^; do d=fuzz/$$(basename $$f _fuzz).dict; [ -f $$d ] && o=-dict=$$d || o=; \
+		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$o 2>&1 | tail -n 2 || exit 1; done
 
 demo: $(BINS)
 	@B=$(B) sh orchestrator/demo.sh

@@ -1,0 +1,183 @@
+/* jobs.h: the jobs part as the others see it. For now the parsers of what
+ * jobs print in a guest: KTAP / TAP 13 from kselftest, BPF test_progs and
+ * its -J JSON, the selftests bench tool, and our own METRIC lines. They
+ * turn a captured output into result rows (one per test and subtest, as in
+ * the results table) or samples (one per metric value, as in samples).
+ *
+ * All parsers are pure: they take a buffer (any bytes: NULs, invalid UTF-8,
+ * huge lines, no final newline), never read past it, do no I/O and keep
+ * every size bounded. What they produce is clean text: valid UTF-8 without
+ * control characters, so it can go to SQLite, JSON and a terminal as is.
+ * Malformed input is never fatal; it is recorded as a note with its line.
+ *
+ * Usage:
+ *   struct job_results r;
+ *   job_results_init(&r, JOB_RESULTS_MAX);
+ *   if (ktap_parse(log, len, &r) < 0) ...   out of memory
+ *   for (size_t i = 0; i < r.n; i++) r.v[i].path, r.v[i].status ...
+ *   job_results_release(&r);
+ */
+#ifndef KF_JOBS_H
+#define KF_JOBS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define JOB_RESULTS_MAX   100000     /* result rows per run */
+#define JOB_SAMPLES_MAX   100000     /* metric samples per run */
+#define JOB_NOTES_MAX     100        /* notes kept; later ones are only counted */
+#define JOB_PATH_MAX      1024       /* bytes of a result path ("net/tcp/basic") */
+#define JOB_NAME_MAX      256        /* bytes of one test name in a path */
+#define JOB_REASON_MAX    512        /* bytes of a reason */
+#define JOB_METRIC_MAX    128        /* bytes of a metric name */
+#define JOB_UNIT_MAX      32         /* bytes of a unit */
+#define JOB_NOTE_MAX      256        /* bytes of a note */
+#define KTAP_DEPTH_MAX    16         /* nesting levels, the top one included */
+#define JOB_OUTPUT_MAX    (64u << 20) /* what `kfleet parse` reads of a file */
+
+/* The statuses of the results table's CHECK constraint, in its order */
+enum job_status {
+	JOB_PASS,
+	JOB_FAIL,
+	JOB_SKIP,
+	JOB_XFAIL,
+	JOB_ERROR,
+	JOB_TIMEOUT,
+	JOB_MISSING,   /* planned or started, never reported (crash, cut-off output) */
+	JOB_STATUS_COUNT
+};
+
+/* "pass", "fail", ... as stored in results.status; "?" for a bad value */
+const char *job_status_name(enum job_status s);
+/* The status named s; 0 / -1 */
+int job_status_parse(const char *s, enum job_status *out);
+
+/* An input problem the parser worked around: "line 12: what" */
+struct job_note {
+	size_t line;   /* 1-based; 0 when it concerns no line */
+	char *what;
+};
+
+struct job_notes {
+	struct job_note *v;
+	size_t n;          /* at most JOB_NOTES_MAX */
+	size_t dropped;    /* notes past JOB_NOTES_MAX, counted only */
+};
+
+/* One test or subtest */
+struct job_result {
+	char *path;     /* names of the parents and the test, joined by '/' */
+	char *reason;   /* directive text, failure message, or NULL */
+	enum job_status status;
+	size_t line;    /* line of its result; for a missing test the line that
+			 * planned or started it */
+};
+
+struct job_results {
+	struct job_result *v;   /* owned; v[0..n) */
+	size_t n, alloc;
+	size_t max;             /* rows kept at most */
+	size_t count[JOB_STATUS_COUNT];
+	int truncated;          /* more rows than max: the rest were dropped */
+	struct job_notes notes;
+};
+
+/* One metric value */
+struct job_sample {
+	char *name;     /* [A-Za-z0-9_.:/-]{1,JOB_METRIC_MAX} */
+	char *unit;     /* as printed ("M/s", "ns/op"), clean UTF-8 up to
+			 * JOB_UNIT_MAX bytes; NULL when none */
+	double value;   /* finite */
+	long seq;       /* bench: the iteration; metrics: the name's occurrence */
+	size_t line;
+};
+
+struct job_index;
+
+struct job_samples {
+	struct job_sample *v;   /* owned; v[0..n) */
+	size_t n, alloc;
+	size_t max;
+	int truncated;
+	struct job_notes notes;
+	struct job_index *seq_index;   /* private: name -> occurrences */
+};
+
+/* Results and samples: _init empties r and sets its bound (0 means the
+ * JOB_*_MAX default); _release frees everything in it. Parsers append. */
+void job_results_init(struct job_results *r, size_t max);
+void job_results_release(struct job_results *r);
+void job_samples_init(struct job_samples *s, size_t max);
+void job_samples_release(struct job_samples *s);
+
+/* As JSON for the API and `kfleet parse --json`: {"results": [{"path",
+ * "status", "reason", "line"}...], "counts": {"pass": N...}, "truncated",
+ * "notes": [{"line", "what"}...]} and {"samples": [{"name", "value",
+ * "unit", "seq", "line"}...], "truncated", "notes"}. New reference, caller
+ * decrefs; NULL when out of memory. */
+json_t *job_results_json(const struct job_results *r);
+json_t *job_samples_json(const struct job_samples *s);
+
+/* ---- KTAP v1 and TAP 13 (jobs/ktap.c) ----
+ * Version lines, plans (also "1..0 # SKIP why" and trailing plans), "ok" /
+ * "not ok" N [- ]name [# DIRECTIVE reason] with SKIP, TODO, XFAIL, TIMEOUT,
+ * ERROR (any case), "Bail out!", nested subtests at any depth up to
+ * KTAP_DEPTH_MAX: indented KTAP (any consistent indentation, one level per
+ * version or plan line) and kselftest's "# " prefixed nesting. Diagnostic
+ * and unknown lines never change results. kselftest runner framing:
+ * "selftests: net: foo.sh" names the test "net/foo.sh", "# selftests: ..."
+ * names a test that started, "exit=4" is a skip and "exit=124" a timeout.
+ * A test planned or started but never reported (a crash, a cut-off output)
+ * is JOB_MISSING, and so is the parent of subtests without its result line;
+ * a test without a name is "#N". Subtests precede their parent in r.
+ * Returns 0, or -1 when out of memory (r holds what was parsed). */
+int ktap_parse(const char *data, size_t len, struct job_results *r);
+
+/* ---- BPF test_progs (jobs/test_progs.c) ---- */
+struct tprogs_summary {
+	int present;              /* a Summary line or JSON header was read */
+	long passed;              /* tests */
+	long subtests_passed;     /* -1 when the output does not say */
+	long skipped;             /* -1 when the output does not say */
+	long failed;
+};
+
+/* The text output: "#83/1 htab_update/reenter_update:FAIL" (path
+ * "htab_update/reenter_update"), "#83 htab_update:OK", ":SKIP",
+ * "OK (SKIP: 3/5)"; a failure's reason is its last "name:FAIL:why" log
+ * line. Results printed again under "All error logs:" are not repeated.
+ * Without a Summary line the output was cut off: a test whose subtests
+ * were seen but not its own line is JOB_MISSING, and a note says so.
+ * sum may be NULL. Returns 0, or -1 when out of memory. */
+int tprogs_parse(const char *data, size_t len, struct job_results *r,
+		 struct tprogs_summary *sum);
+/* The -J FILE JSON: {"success", "success_subtest", "skipped", "failed",
+ * "results": [{"name", "number", "message", "failed", "subtests": [...]}]}.
+ * It lists failed tests only: each becomes a JOB_FAIL row, or gives its
+ * reason to the row already in r with that path (parse the text first to
+ * merge both). Returns 0, or -1 when the data is not such JSON (a note says
+ * why) or memory ran out. */
+int tprogs_parse_json(const char *data, size_t len, struct job_results *r,
+		      struct tprogs_summary *sum);
+
+/* ---- the selftests bench tool (jobs/bench.c) ----
+ * "Iter   3 ( 12.345us): hits   12.345M/s (  3.086M/prod), drops ..." gives
+ * a sample per field with seq 3 named "NAME.iter" ("hits.iter",
+ * "hits_per_prod.iter", "total_operations.iter"); "Summary: hits 12.345 ±
+ * 0.123M/s (...)" gives "hits" (the mean) and "hits.stddev", seq 0. Fields
+ * are "words VALUE[± SD][UNIT] [(VALUE UNIT/prod)]" separated by commas, so
+ * every bench format (throughput/latency, memory usage, creates, false
+ * hits) is read. After "Setting up benchmark 'NAME'..." names get the
+ * prefix "NAME.". Units as printed ("M/s", "M ops/s", "ns/op", "MiB").
+ * Returns 0, or -1 when out of memory. */
+int bench_parse(const char *data, size_t len, struct job_samples *s);
+
+/* ---- METRIC lines (jobs/metrics.c) ----
+ * "METRIC name=value [unit]": name [A-Za-z0-9_.:/-]{1,128}, value a finite
+ * decimal number, unit one token of letters, digits and "_.%*^/-" up to
+ * JOB_UNIT_MAX bytes. Other lines are ignored; a malformed METRIC line is a
+ * note and dropped. seq counts the name's earlier samples. Returns 0, or -1
+ * when out of memory. */
+int metrics_parse(const char *data, size_t len, struct job_samples *s);
+
+#endif

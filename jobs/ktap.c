@@ -1,0 +1,708 @@
+/* ktap.c: reads KTAP v1 and TAP 13 as kselftest and KUnit print them
+ * (Documentation/dev-tools/ktap.rst, tools/testing/selftests/kselftest/
+ * runner.sh) into one result row per test and subtest. A job's captured
+ * output goes in; rows named "net/tcp_basic.sh/subtest" come out for the
+ * results table, with "missing" rows for what a crash left unreported. */
+#include "jobs/jobsint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Nesting is told by each line's prefix, its leading blanks and "# "
+ * markers: a version or plan line whose prefix extends the deepest open
+ * level's opens a level (KTAP indents by two spaces, KUnit by four,
+ * kselftest's runner prefixes its tests' own TAP with "# "); a result line
+ * on an open level's exact prefix closes the levels below it and is their
+ * parent. Subtests come before their parent's result line, so their rows
+ * get the parent's name prefixed when it arrives. */
+
+#define PREFIX_MAX 128          /* bytes of blanks and "# " before a line's text */
+#define NUMBER_DIGITS 9         /* test numbers and plans up to 999999999 */
+
+struct level {
+	char prefix[PREFIX_MAX + 1];
+	size_t plen;
+	size_t start;           /* first row of this level (and its subtests) in r */
+	size_t open_line;
+	long plan;              /* -1: no plan (yet) */
+	size_t plan_line;
+	unsigned char *seen;    /* reported numbers, a bit each, up to r->max */
+	size_t seen_bytes;
+	long last;              /* highest number reported, 0 none */
+	char *hint;             /* the test running here, named before its result */
+	size_t hint_line;
+	char *skip_reason;      /* from "1..0 # SKIP why" */
+	char *bail;             /* "Bail out! why" */
+};
+
+struct ktap {
+	struct job_results *r;
+	struct level lv[KTAP_DEPTH_MAX];
+	int depth;              /* levels open; lv[depth - 1] is the deepest */
+	int full;               /* r is full: no more rows, only naming */
+	int oom;
+	size_t lineno;
+};
+
+/* ---- small helpers ---- */
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int starts_with(const char *s, size_t n, const char *lit)
+{
+	size_t m = strlen(lit);
+
+	return n >= m && !memcmp(s, lit, m);
+}
+
+/* Leading blanks and '#' markers (a '#' followed by a blank or the end) */
+static size_t line_prefix(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (is_blank(s[i]))
+			i++;
+		else if (s[i] == '#' && (i + 1 == n || is_blank(s[i + 1])))
+			i++;
+		else
+			break;
+	}
+	return i;
+}
+
+/* Parses 1..NUMBER_DIGITS digits at s[*i]; -1 when none or too many */
+static long parse_number(const char *s, size_t n, size_t *i)
+{
+	long v = 0;
+	size_t d = 0;
+
+	while (*i < n && is_digit(s[*i])) {
+		if (++d > NUMBER_DIGITS)
+			return -1;
+		v = v * 10 + (s[*i] - '0');
+		(*i)++;
+	}
+	return d ? v : -1;
+}
+
+static void skip_blanks(const char *s, size_t n, size_t *i)
+{
+	while (*i < n && is_blank(s[*i]))
+		(*i)++;
+}
+
+static char *dup_clean(struct ktap *k, const char *s, size_t n, size_t max)
+{
+	char *c = job_clean(s, n, max);
+
+	if (!c)
+		k->oom = 1;
+	return c;
+}
+
+/* ---- rows ---- */
+
+static int add_row(struct ktap *k, const char *path, enum job_status st, const char *reason,
+		   size_t line)
+{
+	int rc;
+
+	if (k->full || k->oom)
+		return 0;
+	rc = job_result_add(k->r, path, strlen(path), st, reason, reason ? strlen(reason) : 0,
+			    line);
+	if (rc < 0)
+		k->oom = 1;
+	else if (rc > 0)
+		k->full = 1;
+	return rc < 0 ? -1 : 0;
+}
+
+/* "name/path", at most JOB_PATH_MAX bytes cut on a character boundary */
+static char *join_path(const char *name, const char *path)
+{
+	size_t a = strlen(name), b = strlen(path), n = a + 1 + b;
+	char *s;
+
+	if (n > JOB_PATH_MAX) {
+		n = JOB_PATH_MAX;
+		while (n > a + 1 && ((unsigned char)path[n - a - 1] & 0xc0) == 0x80)
+			n--;
+		if (n < a + 1)
+			n = a + 1;
+	}
+	s = malloc(n + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, name, a < n ? a : n);
+	if (a < n) {
+		s[a] = '/';
+		memcpy(s + a + 1, path, n - a - 1);
+	}
+	s[n] = '\0';
+	return s;
+}
+
+/* Names rows [from, n) as subtests of name */
+static void prefix_rows(struct ktap *k, size_t from, const char *name)
+{
+	struct job_results *r = k->r;
+
+	for (size_t i = from; i < r->n && !k->oom; i++) {
+		char *p = join_path(name, r->v[i].path);
+
+		if (!p) {
+			k->oom = 1;
+			return;
+		}
+		free(r->v[i].path);
+		r->v[i].path = p;
+	}
+}
+
+static void mark_seen(struct ktap *k, struct level *l, long num)
+{
+	size_t byte;
+
+	if (num <= 0)
+		return;
+	if (num > l->last)
+		l->last = num;
+	if ((size_t)num > k->r->max)
+		return;
+	byte = (size_t)num / 8;
+	if (byte >= l->seen_bytes) {
+		size_t nb = l->seen_bytes ? l->seen_bytes : 16;
+		unsigned char *p;
+
+		while (nb <= byte)
+			nb *= 2;
+		if (nb > k->r->max / 8 + 1)
+			nb = k->r->max / 8 + 1;
+		p = realloc(l->seen, nb);
+		if (!p) {
+			k->oom = 1;
+			return;
+		}
+		memset(p + l->seen_bytes, 0, nb - l->seen_bytes);
+		l->seen = p;
+		l->seen_bytes = nb;
+	}
+	l->seen[byte] |= (unsigned char)(1u << (num % 8));
+}
+
+static int was_seen(const struct level *l, long num)
+{
+	size_t byte = (size_t)num / 8;
+
+	return byte < l->seen_bytes && (l->seen[byte] & (1u << (num % 8)));
+}
+
+/* ---- levels ---- */
+
+static void level_reset(struct level *l)
+{
+	free(l->seen);
+	free(l->hint);
+	free(l->skip_reason);
+	free(l->bail);
+	l->seen = NULL;
+	l->seen_bytes = 0;
+	l->hint = l->skip_reason = l->bail = NULL;
+	l->plan = -1;
+	l->plan_line = 0;
+	l->last = 0;
+}
+
+static struct level *open_level(struct ktap *k, const char *prefix, size_t plen)
+{
+	struct level *l;
+
+	if (k->depth >= KTAP_DEPTH_MAX) {
+		if (job_note(&k->r->notes, k->lineno, "subtests nested deeper than %d levels ignored",
+			     KTAP_DEPTH_MAX) < 0)
+			k->oom = 1;
+		return NULL;
+	}
+	l = &k->lv[k->depth++];
+	memset(l, 0, sizeof(*l));
+	memcpy(l->prefix, prefix, plen);
+	l->prefix[plen] = '\0';
+	l->plen = plen;
+	l->start = k->r->n;
+	l->open_line = k->lineno;
+	l->plan = -1;
+	return l;
+}
+
+/* The level whose prefix is exactly p[0..pl), deepest first; -1 none */
+static int level_at(const struct ktap *k, const char *p, size_t pl)
+{
+	for (int d = k->depth - 1; d >= 0; d--)
+		if (k->lv[d].plen == pl && !memcmp(k->lv[d].prefix, p, pl))
+			return d;
+	return -1;
+}
+
+/* p[0..pl) is deeper than the deepest open level */
+static int extends_deepest(const struct ktap *k, const char *p, size_t pl)
+{
+	const struct level *l = &k->lv[k->depth - 1];
+
+	return pl > l->plen && !memcmp(l->prefix, p, l->plen);
+}
+
+/* p[0..pl) is shallower than the top level (a new top-level document) */
+static int above_top(const struct ktap *k, const char *p, size_t pl)
+{
+	return pl < k->lv[0].plen && !memcmp(k->lv[0].prefix, p, pl);
+}
+
+/* The document at level d ends: the test its runner started and the tests
+ * its plan promised that never reported become missing rows. */
+static void end_doc(struct ktap *k, int d)
+{
+	struct level *l = &k->lv[d];
+	char name[32], why[64];
+	long upto;
+
+	if (l->hint) {
+		long num = l->last + 1;
+
+		add_row(k, l->hint, JOB_MISSING, l->bail ? l->bail : "started, never reported",
+			l->hint_line);
+		mark_seen(k, l, num);
+		free(l->hint);
+		l->hint = NULL;
+	}
+	if (l->plan <= 0)
+		return;
+	upto = l->plan;
+	if ((size_t)upto > k->r->max) {
+		upto = (long)k->r->max;
+		k->r->truncated = 1;
+	}
+	snprintf(why, sizeof(why), "not reported (plan 1..%ld)", l->plan);
+	for (long i = 1; i <= upto && !k->full && !k->oom; i++) {
+		if (was_seen(l, i))
+			continue;
+		snprintf(name, sizeof(name), "#%ld", i);
+		add_row(k, name, JOB_MISSING, l->bail ? l->bail : why, l->plan_line);
+	}
+}
+
+/* Closes the deepest level. Its rows become subtests of name, the parent's
+ * result that the caller adds next; with name NULL the parent never
+ * reported: it is the parent level's running test (or "#N") and missing. */
+static void pop_level(struct ktap *k, const char *name)
+{
+	struct level *l = &k->lv[k->depth - 1];
+
+	end_doc(k, k->depth - 1);
+	if (name) {
+		prefix_rows(k, l->start, name);
+	} else if (k->depth >= 2) {
+		struct level *p = &k->lv[k->depth - 2];
+		char num[32], *pname = p->hint;
+		long n = p->last + 1;
+		size_t line = p->hint ? p->hint_line : l->open_line;
+
+		snprintf(num, sizeof(num), "#%ld", n);
+		prefix_rows(k, l->start, pname ? pname : num);
+		add_row(k, pname ? pname : num, JOB_MISSING,
+			p->bail ? p->bail : "started, never reported", line);
+		mark_seen(k, p, n);
+		free(p->hint);
+		p->hint = NULL;
+	}
+	level_reset(l);
+	k->depth--;
+}
+
+static void pop_to(struct ktap *k, int d)
+{
+	while (k->depth - 1 > d)
+		pop_level(k, NULL);
+}
+
+/* A new document at level d (a second version line, a second plan) */
+static void restart_level(struct ktap *k, int d)
+{
+	pop_to(k, d);
+	end_doc(k, d);
+	level_reset(&k->lv[d]);
+	k->lv[d].open_line = k->lineno;
+}
+
+/* ---- lines ---- */
+
+static int is_version(const char *s, size_t n)
+{
+	size_t i;
+
+	if (starts_with(s, n, "KTAP version "))
+		i = 13;
+	else if (starts_with(s, n, "TAP version "))
+		i = 12;
+	else
+		return 0;
+	if (parse_number(s, n, &i) < 0)
+		return 0;
+	skip_blanks(s, n, &i);
+	return i == n;
+}
+
+/* "1..N [# directive]": N, or -1 when not a plan; *dir gets the text after '#' */
+static long parse_plan(const char *s, size_t n, const char **dir, size_t *dlen)
+{
+	size_t i = 3;
+	long v;
+
+	*dir = NULL;
+	*dlen = 0;
+	if (!starts_with(s, n, "1.."))
+		return -1;
+	v = parse_number(s, n, &i);
+	if (v < 0)
+		return -2 - (i < n && is_digit(s[i]));   /* -3: too many digits */
+	skip_blanks(s, n, &i);
+	if (i < n && s[i] == '#') {
+		*dir = s + i + 1;
+		*dlen = n - i - 1;
+		return v;
+	}
+	return i == n ? v : -1;
+}
+
+static void on_version(struct ktap *k, const char *p, size_t pl)
+{
+	int d;
+
+	if (!k->depth) {
+		open_level(k, p, pl);
+		return;
+	}
+	d = level_at(k, p, pl);
+	if (d >= 0)
+		restart_level(k, d);
+	else if (extends_deepest(k, p, pl))
+		open_level(k, p, pl);
+	else if (above_top(k, p, pl)) {
+		pop_to(k, 0);
+		pop_level(k, NULL);
+		open_level(k, p, pl);
+	}
+}
+
+static int word_is(const char *s, size_t n, const char *w)
+{
+	size_t m = strlen(w);
+
+	if (n < m || strncasecmp(s, w, m))
+		return 0;
+	return n == m || !((s[m] >= 'a' && s[m] <= 'z') || (s[m] >= 'A' && s[m] <= 'Z') ||
+			   is_digit(s[m]) || s[m] == '_');
+}
+
+static void on_plan(struct ktap *k, const char *p, size_t pl, long plan, const char *dir,
+		    size_t dlen)
+{
+	struct level *l = NULL;
+	int d;
+
+	if (!k->depth) {
+		/* a "# 1..3" before any TAP is more likely someone's text */
+		if (!memchr(p, '#', pl))
+			l = open_level(k, p, pl);
+	} else if ((d = level_at(k, p, pl)) >= 0) {
+		pop_to(k, d);
+		if (k->lv[d].plan >= 0)
+			restart_level(k, d);
+		l = &k->lv[d];
+	} else if (extends_deepest(k, p, pl)) {
+		l = open_level(k, p, pl);
+	} else if (above_top(k, p, pl)) {
+		pop_to(k, 0);
+		pop_level(k, NULL);
+		l = open_level(k, p, pl);
+	}
+	if (!l)
+		return;
+	l->plan = plan;
+	l->plan_line = k->lineno;
+	if (dir) {
+		size_t i = 0;
+
+		skip_blanks(dir, dlen, &i);
+		if (word_is(dir + i, dlen - i, "SKIP")) {
+			i += 4;
+			free(l->skip_reason);
+			l->skip_reason = dlen > i ? dup_clean(k, dir + i, dlen - i, JOB_REASON_MAX) : NULL;
+		}
+	}
+}
+
+/* "selftests: net/forwarding: router.sh" -> "net/forwarding/router.sh" */
+static char *runner_name(struct ktap *k, const char *s, size_t n)
+{
+	static const char pre[] = "selftests: ";
+	char *c, *sep;
+
+	if (!starts_with(s, n, pre))
+		return NULL;
+	c = dup_clean(k, s + sizeof(pre) - 1, n - (sizeof(pre) - 1), JOB_NAME_MAX);
+	if (!c)
+		return NULL;
+	sep = strstr(c, ": ");
+	if (sep && !strstr(sep + 2, ": ")) {
+		*sep = '/';
+		memmove(sep + 1, sep + 2, strlen(sep + 2) + 1);
+	}
+	return c;
+}
+
+/* "# selftests: dir: test" and "# Subtest: name" name the test that runs
+ * now, before its result line */
+static void on_hint(struct ktap *k, const char *p, size_t pl, const char *s, size_t n)
+{
+	size_t base;
+	int d, to = -1, runner;
+	char *name;
+
+	if (!k->depth || pl < 2 || p[pl - 2] != '#' || !is_blank(p[pl - 1]))
+		return;
+	runner = starts_with(s, n, "selftests: ");
+	if (!runner && !starts_with(s, n, "Subtest: "))
+		return;
+	base = pl - 2;
+	d = level_at(k, p, base);
+	if (runner)
+		to = d == k->depth - 1 ? d : -1;
+	else if (d >= 1)
+		to = d - 1;
+	else if (d < 0 && extends_deepest(k, p, base))
+		to = k->depth - 1;
+	if (to < 0)
+		return;
+	name = runner ? runner_name(k, s, n) : dup_clean(k, s + 9, n - 9, JOB_NAME_MAX);
+	if (!name)
+		return;
+	if (!*name) {
+		free(name);
+		return;
+	}
+	free(k->lv[to].hint);
+	k->lv[to].hint = name;
+	k->lv[to].hint_line = k->lineno;
+}
+
+static void on_bail(struct ktap *k, const char *p, size_t pl, const char *s, size_t n)
+{
+	int d = k->depth ? level_at(k, p, pl) : -1;
+
+	if (d < 0)
+		return;
+	free(k->lv[d].bail);
+	k->lv[d].bail = dup_clean(k, s, n, JOB_REASON_MAX);
+}
+
+struct tap_result {
+	int ok;
+	long num;
+	const char *desc, *dir;
+	size_t dlen, dirlen;
+};
+
+/* "ok N ..." / "not ok N ...": 1 and *t filled, 0 when not a result line */
+static int parse_result(const char *s, size_t n, struct tap_result *t)
+{
+	size_t i;
+	size_t h;
+
+	memset(t, 0, sizeof(*t));
+	if (starts_with(s, n, "ok") && (n == 2 || is_blank(s[2]))) {
+		t->ok = 1;
+		i = 2;
+	} else if (starts_with(s, n, "not ok") && (n == 6 || is_blank(s[6]))) {
+		i = 6;
+	} else {
+		return 0;
+	}
+	skip_blanks(s, n, &i);
+	t->num = parse_number(s, n, &i);
+	if (t->num < 0 || (i < n && !is_blank(s[i])))
+		return 0;
+	skip_blanks(s, n, &i);
+	if (i + 1 < n && s[i] == '-' && is_blank(s[i + 1]))
+		i += 2;   /* TAP's "ok 1 - name" */
+	/* the directive starts at the first '#' that begins a word */
+	for (h = i; h < n; h++)
+		if (s[h] == '#' && (h == i || is_blank(s[h - 1])))
+			break;
+	t->desc = s + i;
+	t->dlen = h - i;
+	if (h < n) {
+		t->dir = s + h + 1;
+		t->dirlen = n - h - 1;
+	}
+	return 1;
+}
+
+static const struct {
+	const char *word;
+	enum job_status ok, not_ok;
+} directives[] = {
+	{ "SKIPPED", JOB_SKIP, JOB_SKIP },
+	{ "SKIP", JOB_SKIP, JOB_SKIP },
+	{ "TODO", JOB_PASS, JOB_XFAIL },
+	{ "XFAIL", JOB_XFAIL, JOB_XFAIL },
+	{ "TIMEOUT", JOB_TIMEOUT, JOB_TIMEOUT },
+	{ "ERROR", JOB_ERROR, JOB_ERROR },
+};
+
+static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap_result *t)
+{
+	enum job_status st = t->ok ? JOB_PASS : JOB_FAIL;
+	const char *why = t->dir;
+	size_t whylen = t->dirlen, i = 0;
+	char *name = NULL, *reason = NULL, numname[32];
+	struct level *l;
+	int d;
+
+	if (!k->depth) {
+		/* results without a version or plan line: a TAP stream all the same,
+		 * unless it looks like someone's "# ok 1 ..." comment */
+		if (memchr(p, '#', pl) || !open_level(k, p, pl))
+			return;
+		d = 0;
+	} else if ((d = level_at(k, p, pl)) < 0) {
+		/* no version or plan line opened a level here: a test's own text
+		 * that happens to read "ok 1 ..." (kselftest prints a plan even
+		 * when KSFT_TAP_LEVEL hides the version line) */
+		return;
+	}
+	l = &k->lv[d];
+	/* status and reason from the directive */
+	if (why) {
+		skip_blanks(why, whylen, &i);
+		for (size_t j = 0; j < sizeof(directives) / sizeof(directives[0]); j++) {
+			if (word_is(why + i, whylen - i, directives[j].word)) {
+				st = t->ok ? directives[j].ok : directives[j].not_ok;
+				i += strlen(directives[j].word);
+				while (i < whylen && (is_blank(why[i]) || why[i] == ':'))
+					i++;
+				break;
+			}
+		}
+		why += i;
+		whylen -= i;
+	}
+	/* the name; the runner's "selftests: dir: test" is "dir/test" */
+	name = runner_name(k, t->desc, t->dlen);
+	if (name && !t->ok && st == JOB_FAIL) {
+		if (whylen == 6 && !memcmp(why, "exit=4", 6))
+			st = JOB_SKIP;              /* KSFT_SKIP */
+		else if (whylen == 8 && !memcmp(why, "exit=124", 8))
+			st = JOB_TIMEOUT;           /* timeout(1)'s status */
+	}
+	if (!name && !k->oom)
+		name = dup_clean(k, t->desc, t->dlen, JOB_NAME_MAX);
+	if (!name)
+		return;
+	if (!*name) {
+		free(name);
+		snprintf(numname, sizeof(numname), "#%ld", t->num);
+		name = strdup(numname);
+		if (!name) {
+			k->oom = 1;
+			return;
+		}
+	}
+	if (whylen)
+		reason = dup_clean(k, why, whylen, JOB_REASON_MAX);
+	/* levels below d are this test's subtests */
+	pop_to(k, d + 1);
+	if (k->depth - 1 == d + 1) {
+		struct level *c = &k->lv[d + 1];
+
+		if (st == JOB_SKIP && (!reason || !*reason) && c->skip_reason) {
+			free(reason);
+			reason = c->skip_reason;
+			c->skip_reason = NULL;
+		}
+		pop_level(k, name);
+	}
+	add_row(k, name, st, reason, k->lineno);
+	mark_seen(k, l, t->num);
+	free(l->hint);
+	l->hint = NULL;
+	free(name);
+	free(reason);
+}
+
+static void on_line(struct ktap *k, const char *s, size_t n)
+{
+	size_t pl = line_prefix(s, n);
+	struct tap_result t;
+	const char *x = s + pl, *dir;
+	size_t xn = n - pl, dlen;
+	long plan;
+
+	if (pl > PREFIX_MAX || !xn)
+		return;
+	if (is_version(x, xn)) {
+		on_version(k, s, pl);
+	} else if ((plan = parse_plan(x, xn, &dir, &dlen)) >= 0) {
+		on_plan(k, s, pl, plan, dir, dlen);
+	} else if (plan == -3) {
+		if (job_note(&k->r->notes, k->lineno, "plan '%.*s' is too large, ignored",
+			     (int)(xn > 40 ? 40 : xn), x) < 0)
+			k->oom = 1;
+	} else if (parse_result(x, xn, &t)) {
+		on_result(k, s, pl, &t);
+	} else if (starts_with(x, xn, "Bail out!")) {
+		on_bail(k, s, pl, x, xn);
+	} else {
+		on_hint(k, s, pl, x, xn);   /* or a diagnostic or unknown line */
+	}
+}
+
+int ktap_parse(const char *data, size_t len, struct job_results *r)
+{
+	struct ktap *k = calloc(1, sizeof(*k));
+	struct job_lines it;
+	struct job_line l;
+	int rc = -1;
+
+	if (!k)
+		return -1;
+	k->r = r;
+	job_lines_init(&it, data, len);
+	while (!k->full && !k->oom && job_lines_next(&it, &l)) {
+		k->lineno = l.no;
+		on_line(k, l.s, l.n);
+	}
+	if (k->full && job_note(&r->notes, k->lineno,
+				"more than %zu results: the rest of the output was not read",
+				r->max) < 0)
+		k->oom = 1;
+	/* the end of the output: what is still open never reported */
+	while (k->depth > 0 && !k->oom)
+		pop_level(k, NULL);
+	rc = k->oom ? -1 : 0;
+	while (k->depth > 0)
+		level_reset(&k->lv[--k->depth]);
+	free(k);
+	return rc;
+}
