@@ -10,36 +10,12 @@ set -e
 N=${1:-3}; [ $# -gt 0 ] && shift
 SIZES=${*:-1 16 96}
 ARCHES=${ARCHES:-x86_64 arm64}
-B=${B:-build}
-TOP=$(cd "$(dirname "$0")/.." && pwd)
 X86_KERNEL=${X86_KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -n 1)}
 ARM_KERNEL=${ARM_KERNEL:-/opt/kfleet/arm64/vmlinuz}
 CMD='uname -r; nproc'
-T=$(mktemp -d /tmp/kfleet-bench.XXXXXX)
-chmod 755 "$T"
-trap 'kill $PID 2>/dev/null; rm -rf "$T"' EXIT
-
-cat > "$T/kfleetd.ini" <<EOC
-[daemon]
-state_dir = $T/var
-listen = 127.0.0.1:0
-[host local]
-uri = qemu:///system
-slots = 1
-[run]
-boot_timeout = 900
-EOC
-"$TOP/$B/bin/kfleetd" -c "$T/kfleetd.ini" >"$T/log" 2>&1 &
-PID=$!
-for _ in $(seq 1 300); do
-	port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/log")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { cat "$T/log"; exit 1; }
-kf() { "$TOP/$B/bin/kfleet" --url "http://127.0.0.1:$port" --token-file "$T/var/token" "$@"; }
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
-med() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+. "$(dirname "$0")/lib.sh"
+bench_daemon "[run]
+boot_timeout = 900"
 
 printf '%-7s %5s | %12s %12s %6s | %12s %12s %6s\n' arch vcpus "kfleet hello" "bare hello" ratio "kfleet run" "bare run" ratio
 for arch in $ARCHES; do

@@ -7,33 +7,11 @@
 # Usage: bench/overhead.sh [N]   (default 5)
 set -e
 N=${1:-5}
-B=${B:-build}
-TOP=$(cd "$(dirname "$0")/.." && pwd)
 KERNEL=${KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -n 1)}
 CMD='uname -a; nproc'
-T=$(mktemp -d /tmp/kfleet-bench.XXXXXX)
-chmod 755 "$T"
-trap 'kill $PID 2>/dev/null; rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 ms() { date +%s%3N; }
-
-cat > "$T/kfleetd.ini" <<EOC
-[daemon]
-state_dir = $T/var
-listen = 127.0.0.1:0
-[host local]
-uri = qemu:///system
-slots = 1
-EOC
-"$TOP/$B/bin/kfleetd" -c "$T/kfleetd.ini" >"$T/log" 2>&1 &
-PID=$!
-for _ in $(seq 1 300); do
-	port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/log")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
-[ -n "$port" ] || { cat "$T/log"; exit 1; }
-kf() { "$TOP/$B/bin/kfleet" --url "http://127.0.0.1:$port" --token-file "$T/var/token" "$@"; }
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+bench_daemon
 
 kfleet_once() {
 	id=$(kf run --kernel "$KERNEL" -- "$CMD" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
@@ -68,8 +46,7 @@ for i in $(seq 1 "$N"); do
 	echo "$k" >> "$T/k"; echo "$v" >> "$T/v"
 	printf 'round %d: kfleet %d ms, virsh create %d ms\n' "$i" "$k" "$v"
 done
-med() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-mk=$(med "$T/k"); mv=$(med "$T/v")
+mk=$(med < "$T/k"); mv=$(med < "$T/v")
 echo "kernel $KERNEL, accel $(db "select accel from runs where id = 1"), command '$CMD'"
 echo "median of $N: kfleet run (queued -> stored) $mk ms; bare virsh create -> stopped $mv ms"
 awk -v a="$mk" -v b="$mv" 'BEGIN { printf "overhead ratio kfleet / bare: %.2f\n", a / b }'

@@ -194,6 +194,15 @@ int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 		if (guest_host_connect(o, h, &e) == 0) {
 			ready = 1;
 			log_info("host '%s': connected again", h->conf->name);
+			/* QEMU outlives libvirtd: guests of runs that ended while the
+			 * host was away may still run there */
+			for (size_t i = 0; i < h->norphans; i++) {
+				log_info("host '%s': destroying '%s', left when the connection "
+					 "died", h->conf->name, h->orphans[i]);
+				guest_destroy_name(h, h->orphans[i]);
+				free(h->orphans[i]);
+			}
+			h->norphans = 0;
 		} else {
 			h->retry_at = mono_ms() + RECONNECT_MS;
 			if (h->healthy)
@@ -207,6 +216,21 @@ int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 	}
 	pthread_mutex_unlock(&h->lock);
 	return ready;
+}
+
+void orch_host_orphan(struct host *h, const char *domain)
+{
+	char **v;
+
+	pthread_mutex_lock(&h->lock);
+	v = realloc(h->orphans, (h->norphans + 1) * sizeof(*v));
+	if (v) {
+		h->orphans = v;
+		v[h->norphans] = strdup(domain);
+		if (v[h->norphans])
+			h->norphans++;
+	}
+	pthread_mutex_unlock(&h->lock);
 }
 
 int orch_start(struct orch *o)
@@ -232,6 +256,9 @@ void orch_free(struct orch *o)
 		pthread_join(o->event_thread, NULL);
 	for (size_t i = 0; i < o->nhosts; i++) {
 		guest_host_disconnect(&o->hosts[i]);
+		for (size_t j = 0; j < o->hosts[i].norphans; j++)
+			free(o->hosts[i].orphans[j]);
+		free(o->hosts[i].orphans);
 		if (o->hosts[i].conf)
 			pthread_mutex_destroy(&o->hosts[i].lock);
 	}

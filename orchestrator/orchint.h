@@ -53,6 +53,8 @@ struct host {
 	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
 	int64_t retry_at;        /* mono_ms() of the next reconnect try */
 	int healthy;
+	char **orphans;          /* domains left when the connection died: */
+	size_t norphans;         /* destroyed once it is back */
 };
 
 struct orch;
@@ -165,6 +167,9 @@ struct orch {
  * made again (tried at most every few seconds; the database says when a
  * host leaves or rejoins placement). db is the caller's connection. */
 int orch_host_ready(struct orch *o, struct host *h, struct db *db);
+/* Notes a domain that could not be destroyed because h's connection died;
+ * orch_host_ready() destroys it after reconnecting. */
+void orch_host_orphan(struct host *h, const char *domain);
 
 /* sched.c: starts the workers (slots per host); stops and joins them,
  * which ends guests in flight as infrastructure failures. */

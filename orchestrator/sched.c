@@ -396,6 +396,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 
 	snprintf(w.name, sizeof(w.name), "%s", r->domain);
 	watch_add(o, &w);
+	/* a guest of an earlier attempt that outlived a lost connection */
+	guest_destroy_name(h, r->domain);
 	t0 = mono_ms();
 	d = virDomainCreateXML(h->conn, xml.data, 0);
 	if (!d) {
@@ -467,7 +469,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			watch_wait(o, &w, POLL_MS);
 			continue;
 		}
-		virDomainDestroy(d);
+		if (virDomainDestroy(d) < 0 && virConnectIsAlive(h->conn) != 1)
+			orch_host_orphan(h, r->domain);
 		destroyed = 1;
 		break;
 	}
