@@ -28,12 +28,34 @@ cp "$dir/initrd.img" "$T/initrd.img"
 sed -e "s|<name>.*</name>|<name>kfbench-$$</name>|" \
     -e "s|$dir/initrd.img|$T/initrd.img|" \
     -e "s|$dir/console.log|$T/console.log|" \
-    -e "s|$dir/agent.log|$T/agent.log|" "$dir/domain.xml" > "$T/bare.xml"
+    -e "s|$dir/agent.log|$T/agent.log|" \
+    -e "s|$dir/agent.sock|$T/agent.sock|" "$dir/domain.xml" > "$T/bare.xml"
+
+# The agent's virtio port blocks until someone reads it: as kfleetd does,
+# connect to QEMU's socket and drain it (into agent.log).
+drain() {
+	python3 - "$T/agent.sock" "$T/agent.log" <<'EOP'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+for _ in range(3000):
+    try:
+        s.connect(sys.argv[1]); break
+    except OSError:
+        time.sleep(0.01)
+with open(sys.argv[2], "wb") as f:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        f.write(b)
+EOP
+}
 
 bare_once() {
-	rm -f "$T/console.log" "$T/agent.log"
+	rm -f "$T/console.log" "$T/agent.log" "$T/agent.sock"
 	t0=$(ms)
 	virsh -q -c qemu:///system create "$T/bare.xml" >/dev/null
+	grep -q agent.sock "$T/bare.xml" && drain &
 	while virsh -q -c qemu:///system domstate "kfbench-$$" >/dev/null 2>&1; do sleep 0.05; done
 	t1=$(ms)
 	grep -q 'code=0' "$T/console.log" || { echo "bare run did not finish its command" >&2; exit 1; }
