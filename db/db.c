@@ -16,7 +16,7 @@
 static const char *const state_names[RUN_STATE_COUNT] = { "queued", "running", "done" };
 static const char *const outcome_names[RUN_OUT_COUNT] = {
 	"none", "passed", "failed", "timeout", "no-boot", "crash",
-	"console-flood", "infra", "canceled",
+	"console-flood", "infra", "canceled", "skipped",
 };
 
 const char *run_state_name(enum run_state s)
@@ -56,6 +56,7 @@ void run_release(struct run *r)
 	free(r->kernel_path);
 	free(r->arch);
 	free(r->command);
+	free(r->job);
 	free(r->detail);
 	free(r->splat);
 	free(r->host);
@@ -370,7 +371,7 @@ int db_kernel_import(struct db *db, const char *path, const char *arch,
 	" r.state, r.outcome, r.detail, r.splat, r.attempt, r.max_attempts, h.name, r.accel," \
 	" r.machine, r.qemu_version, r.libvirt_version, r.domain, r.queued_at, r.started_at," \
 	" r.booted_at, r.ended_at, r.exit_code, r.guest_release, r.guest_nproc," \
-	" r.guest_mem_kb, r.run_dir" \
+	" r.guest_mem_kb, r.run_dir, r.job" \
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN hosts h ON h.id = r.host_id"
 
 static void run_from_row(sqlite3_stmt *st, struct run *r)
@@ -412,6 +413,7 @@ static void run_from_row(sqlite3_stmt *st, struct run *r)
 	r->guest_nproc = sqlite3_column_int(st, 26);
 	r->guest_mem_kb = sqlite3_column_int64(st, 27);
 	r->run_dir = col_text(st, 28);
+	r->job = col_text(st, 29);
 }
 
 int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
@@ -425,7 +427,8 @@ int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
 	if (db_kernel_import(db, req->kernel_path, req->arch, req->kernel_sha256, &kid) < 0)
 		goto out;
 	st = prep(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s, command,"
-		      " state, max_attempts, queued_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)");
+		      " state, max_attempts, queued_at, job)"
+		      " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
 	if (!st)
 		goto out;
 	sqlite3_bind_int64(st, 1, kid);
@@ -436,6 +439,7 @@ int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
 	bind_text(st, 6, req->command);
 	sqlite3_bind_int(st, 7, req->max_attempts > 0 ? req->max_attempts : 2);
 	sqlite3_bind_int64(st, 8, now_ms());
+	bind_text(st, 9, req->job);
 	if (step_done(st) < 0)
 		goto out;
 	*id = sqlite3_last_insert_rowid(db->sql);
@@ -799,4 +803,180 @@ void attempt_list_free(struct attempt *a, size_t n)
 		free(a[i].detail);
 	}
 	free(a);
+}
+
+/* --- results and samples -------------------------------------------------- */
+
+int db_run_store_results(struct db *db, int64_t run_id, const struct result_row *res,
+			 size_t nres, const struct sample_row *smp, size_t nsmp)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	st = prep(db, "DELETE FROM results WHERE run_id = ?");
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, run_id);
+	if (step_done(st) < 0)
+		goto out;
+	st = prep(db, "DELETE FROM samples WHERE run_id = ?");
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, run_id);
+	if (step_done(st) < 0)
+		goto out;
+	st = prep(db, "INSERT INTO results (run_id, path, status, detail) VALUES (?, ?, ?, ?)");
+	if (!st)
+		goto out;
+	for (size_t i = 0; i < nres; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id);
+		bind_text(st, 2, res[i].path);
+		bind_text(st, 3, res[i].status);
+		bind_text(st, 4, res[i].detail);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out_st;
+	}
+	sqlite3_finalize(st);
+	st = prep(db, "INSERT INTO samples (run_id, metric, value, unit, seq) VALUES (?, ?, ?, ?, ?)");
+	if (!st)
+		goto out;
+	for (size_t i = 0; i < nsmp; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id);
+		bind_text(st, 2, smp[i].metric);
+		sqlite3_bind_double(st, 3, smp[i].value);
+		bind_text(st, 4, smp[i].unit);
+		sqlite3_bind_int(st, 5, smp[i].seq);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out_st;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = exec(db, "COMMIT");
+	goto out;
+out_st:
+	sqlite3_finalize(st);
+out:
+	if (rc < 0)
+		exec(db, "ROLLBACK");
+	return rc;
+}
+
+int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row **rows,
+		   size_t *n, int64_t counts[7])
+{
+	static const char *const order[] = { "pass", "fail", "skip", "xfail", "error",
+					     "timeout", "missing" };
+	sqlite3_stmt *st;
+	struct result_row *v = NULL;
+	size_t cnt = 0;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	if (counts) {
+		memset(counts, 0, 7 * sizeof(int64_t));
+		st = prep(db, "SELECT status, count(*) FROM results WHERE run_id = ? GROUP BY status");
+		if (!st)
+			return -1;
+		sqlite3_bind_int64(st, 1, run_id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *s = (const char *)sqlite3_column_text(st, 0);
+
+			for (int i = 0; s && i < 7; i++)
+				if (!strcmp(s, order[i]))
+					counts[i] = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (limit <= 0)
+		return 0;
+	st = prep(db, "SELECT path, status, detail FROM results WHERE run_id = ?"
+		      " ORDER BY CASE status WHEN 'pass' THEN 2 WHEN 'skip' THEN 1"
+		      " WHEN 'xfail' THEN 1 ELSE 0 END, path, id LIMIT ?");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, limit);
+	v = calloc((size_t)limit, sizeof(*v));
+	if (!v) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit) {
+		v[cnt].path = col_text(st, 0);
+		v[cnt].status = col_text(st, 1);
+		v[cnt].detail = col_text(st, 2);
+		cnt++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		result_rows_free(v, cnt);
+		return -1;
+	}
+	*rows = v;
+	*n = cnt;
+	return 0;
+}
+
+void result_rows_free(struct result_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].path);
+		free(rows[i].status);
+		free(rows[i].detail);
+	}
+	free(rows);
+}
+
+int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row **rows,
+		   size_t *n)
+{
+	sqlite3_stmt *st;
+	struct sample_row *v;
+	size_t cnt = 0;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	if (limit <= 0)
+		return limit == 0 ? 0 : -1;
+	st = prep(db, "SELECT metric, unit, value, seq FROM samples WHERE run_id = ?"
+		      " ORDER BY metric, seq, id LIMIT ?");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, limit);
+	v = calloc((size_t)limit, sizeof(*v));
+	if (!v) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit) {
+		v[cnt].metric = col_text(st, 0);
+		v[cnt].unit = col_text(st, 1);
+		v[cnt].value = sqlite3_column_double(st, 2);
+		v[cnt].seq = sqlite3_column_int(st, 3);
+		cnt++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		sample_rows_free(v, cnt);
+		return -1;
+	}
+	*rows = v;
+	*n = cnt;
+	return 0;
+}
+
+void sample_rows_free(struct sample_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].metric);
+		free(rows[i].unit);
+	}
+	free(rows);
 }

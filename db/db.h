@@ -27,6 +27,7 @@ enum run_outcome {
 	RUN_OUT_CONSOLE_FLOOD, /* the guest wrote more console than allowed */
 	RUN_OUT_INFRA,         /* libvirt error, QEMU died, disk full... */
 	RUN_OUT_CANCELED,
+	RUN_OUT_SKIPPED,       /* the job said it cannot run here (exit 4, "SKIP: why") */
 	RUN_OUT_COUNT
 };
 
@@ -44,6 +45,7 @@ struct run_request {
 	int memory_mb;
 	int timeout_s;
 	const char *command;
+	const char *job;           /* the job it runs, or NULL for a plain command */
 	int max_attempts;          /* infra failures retried until this many attempts */
 };
 
@@ -58,6 +60,7 @@ struct run {
 	int memory_mb;
 	int timeout_s;
 	char *command;
+	char *job;             /* the job's name, or NULL */
 	enum run_state state;
 	enum run_outcome outcome;
 	char *detail;          /* why, in one line (NULL when none) */
@@ -158,5 +161,40 @@ struct attempt {
 /* Oldest first; free with attempt_list_free. 0 / -1 */
 int db_attempt_list(struct db *db, int64_t run_id, struct attempt **a, size_t *n);
 void attempt_list_free(struct attempt *a, size_t n);
+
+/* --- results and samples of a run ------------------------------------- */
+
+/* One subtest result as stored; status is the results table's text. */
+struct result_row {
+	char *path;
+	char *status;          /* pass, fail, skip, xfail, error, timeout, missing */
+	char *detail;          /* reason, or NULL */
+};
+
+/* One metric sample as stored. */
+struct sample_row {
+	char *metric;
+	char *unit;            /* or NULL */
+	double value;
+	int seq;
+};
+
+/* Replaces the run's results and samples with these, in one transaction
+ * (a retried run stores its last attempt's). Rows are borrowed. 0 / -1 */
+int db_run_store_results(struct db *db, int64_t run_id, const struct result_row *res,
+			 size_t nres, const struct sample_row *smp, size_t nsmp);
+/* The run's results, those that did not pass first (fail, error, timeout,
+ * missing, then skip and xfail, then pass), each group by path; at most
+ * limit. counts[] (may be NULL) gets the totals per status in the order
+ * pass, fail, skip, xfail, error, timeout, missing. Free with
+ * result_rows_free(). 0 / -1 */
+int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row **rows,
+		   size_t *n, int64_t counts[7]);
+void result_rows_free(struct result_row *rows, size_t n);
+/* The run's samples by metric and seq, at most limit; free with
+ * sample_rows_free(). 0 / -1 */
+int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row **rows,
+		   size_t *n);
+void sample_rows_free(struct sample_row *rows, size_t n);
 
 #endif

@@ -323,7 +323,7 @@ static void output(struct agent *a, const char *p, size_t n)
 static void exec_child(const char *cmd, int out_fd)
 {
 	static char *const envp[] = {
-		"PATH=/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/root", "TERM=linux", NULL,
+		"PATH=/kfleet/bin:/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/root", "TERM=linux", NULL,
 	};
 	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
 	struct sigaction sa;

@@ -24,8 +24,11 @@ struct img_run {
 	int timeout_s;              /* the agent kills the command after this */
 	unsigned long long output_max; /* bytes of output the agent sends at most */
 	int virtio;                 /* the channel is the virtio port, not ttyS1 */
-	const char *modules;        /* a cached modules archive to add, or NULL */
+	const char *extra[4];       /* cached archives to add (modules, programs) */
+	size_t nextra;
 };
+
+#define IMG_PROGRAMS_DIR "/kfleet/bin"        /* a job's programs, on the PATH */
 
 /* Returns the path of the cached base initramfs for this busybox and agent,
  * building it into cache_dir if it is not there yet. Returns a string the
@@ -41,8 +44,13 @@ char *img_base_initramfs(const char *busybox, const char *agent,
 char *img_modules_initramfs(const char *moddir, const char *const *names, size_t n,
 			    const char *cache_dir, char **err);
 
+/* Returns the path of a cached archive holding the programs src[i] as
+ * IMG_PROGRAMS_DIR/names[i] (mode 0755). NULL with *err (caller frees). */
+char *img_programs_initramfs(const char *const *src, const char *const *names, size_t n,
+			     const char *cache_dir, char **err);
+
 /* Writes the run's initrd to out (mode 0644): the run archive, the base,
- * then r->modules when set.
+ * then r->extra in order.
  * 0 / -1 with *err set (caller frees). */
 int img_run_initrd(const char *base, const struct img_run *r, const char *out, char **err);
 

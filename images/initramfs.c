@@ -549,6 +549,59 @@ out:
 	return result;
 }
 
+/* --- a job's programs ---------------------------------------------------- */
+
+struct progs {
+	const char *const *src, *const *names;
+	size_t n;
+};
+
+static int write_progs_cb(struct cpio *c, void *ctx, char **err)
+{
+	struct progs *p = ctx;
+
+	if (cpio_dir(c, "kfleet", 0755, err) < 0 || cpio_dir(c, &IMG_PROGRAMS_DIR[1], 0755, err) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n; i++) {
+		char name[300];
+
+		snprintf(name, sizeof(name), "%s/%s", &IMG_PROGRAMS_DIR[1], p->names[i]);
+		if (cpio_file(c, name, 0755, "program", p->src[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+char *img_programs_initramfs(const char *const *src, const char *const *names, size_t n,
+			     const char *cache_dir, char **err)
+{
+	struct buf key = BUF_INIT(0);
+	struct progs p = { src, names, n };
+	char *result = NULL, hash[65];
+
+	if (err)
+		*err = NULL;
+	buf_printf(&key, "%s\nprograms\n", IMG_FORMAT_VERSION);
+	for (size_t i = 0; i < n; i++) {
+		char h[65];
+
+		if (strchr(names[i], '/') || !*names[i]) {
+			set_err(err, "program '%s': not a file name", names[i]);
+			goto out;
+		}
+		if (sha256_file(src[i], h) < 0) {
+			set_err(err, "program '%s': %s", src[i], strerror(errno));
+			goto out;
+		}
+		buf_printf(&key, "%s %s\n", names[i], h);
+	}
+	sha256_mem(key.data, key.len, hash);
+	result = cache_build(cache_dir, "programs", hash, write_progs_cb, &p, err);
+out:
+	buf_release(&key);
+	return result;
+}
+
 /* Appends the whole file src to fd */
 static int append_file(int fd, const char *src, const char *out, char **err)
 {
@@ -642,9 +695,11 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 	    cpio_mem(&c, &IMG_CMD_PATH[1], 0644, r->command, cmd_len, err) < 0 ||
 	    cpio_mem(&c, &IMG_RUNCONF_PATH[1], 0644, conf.data, conf.len, err) < 0 ||
 	    cpio_finish(&c, 1, err) < 0 ||
-	    append_file(fd, base, tmp, err) < 0 ||
-	    (r->modules && append_file(fd, r->modules, tmp, err) < 0))
+	    append_file(fd, base, tmp, err) < 0)
 		goto out;
+	for (size_t i = 0; i < r->nextra && i < sizeof(r->extra) / sizeof(r->extra[0]); i++)
+		if (r->extra[i] && append_file(fd, r->extra[i], tmp, err) < 0)
+			goto out;
 	if (fchmod(fd, 0644) < 0) {
 		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
 		goto out;

@@ -23,6 +23,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "common/buf.h"
+
 #define JOB_RESULTS_MAX   100000     /* result rows per run */
 #define JOB_SAMPLES_MAX   100000     /* metric samples per run */
 #define JOB_NOTES_MAX     100        /* notes kept; later ones are only counted */
@@ -179,5 +181,74 @@ int bench_parse(const char *data, size_t len, struct job_samples *s);
  * note and dropped. seq counts the name's earlier samples. Returns 0, or -1
  * when out of memory. */
 int metrics_parse(const char *data, size_t len, struct job_samples *s);
+
+/* ---- job definitions (jobs/jobdef.c) ----
+ * A job is an INI file NAME.job in a job directory:
+ *
+ *     [job]
+ *     name = sock-filter-churn          ; [a-z0-9_.-]{1,64}, unique
+ *     description = ...
+ *     kind = stress                     ; selftest, stress or bench
+ *     programs = sock-filter-churn      ; built per arch, put in /kfleet/bin
+ *     command = sock-filter-churn -t 20 ; run with /bin/sh -c, PATH has /kfleet/bin
+ *     parser = metrics                  ; ktap, test_progs, bench, metrics or none
+ *     timeout = 120                     ; seconds
+ *     memory_mb = 1024
+ *     vcpus = 2
+ *     config = CONFIG_BPF_SYSCALL=y     ; kernel config the job needs (repeatable)
+ *
+ *     [metric sockets_per_sec]          ; one per metric the job reports
+ *     unit = 1/s
+ *     better = higher                   ; higher or lower
+ */
+#define JOBDEF_PROGRAMS_MAX 16
+#define JOBDEF_METRICS_MAX  64
+#define JOBDEF_CONFIG_MAX   64
+
+struct job_metric_def {
+	char *name;
+	char *unit;          /* or NULL */
+	int higher_better;
+};
+
+struct job_def {
+	char *file;          /* where it was read */
+	char *name;
+	char *description;
+	char *kind;
+	char *command;
+	char *parser;        /* "none" when the output is not parsed */
+	char *programs[JOBDEF_PROGRAMS_MAX];
+	size_t nprograms;
+	char *config[JOBDEF_CONFIG_MAX];
+	size_t nconfig;
+	int timeout_s, memory_mb, vcpus;   /* 0: the daemon's defaults */
+	struct job_metric_def metrics[JOBDEF_METRICS_MAX];
+	size_t nmetrics;
+};
+
+/* Reads one job file; on errors returns NULL and appends one
+ * "file:line: message" line per problem to err. */
+struct job_def *job_def_load(const char *path, struct buf *err);
+void job_def_free(struct job_def *d);
+
+struct job_set {
+	struct job_def **v;
+	size_t n;
+};
+
+/* Loads every *.job of the ':'-separated directories into set, sorted by
+ * name. Broken files and duplicate names are left out, each reported in
+ * err; a missing directory is reported too. Returns the number of files
+ * left out (0 when all loaded), or -1 when memory ran out. */
+int job_set_load(struct job_set *set, const char *dirs, struct buf *err);
+void job_set_release(struct job_set *set);
+/* Borrowed, NULL when there is no such job */
+const struct job_def *job_set_find(const struct job_set *set, const char *name);
+
+/* Runs the job's parser over its output. Returns 0 (also for "none"), or
+ * -1 for an unknown parser or when memory ran out. */
+int job_def_parse(const struct job_def *d, const char *out, size_t len,
+		  struct job_results *r, struct job_samples *s);
 
 #endif

@@ -34,6 +34,8 @@ void config_release(struct config *c)
 	free(c->busybox);
 	free(c->busybox_arm64);
 	free(c->modules_path);
+	free(c->programs_dir);
+	free(c->job_dirs);
 	free(c->agent_dir);
 	memset(c, 0, sizeof(*c));
 }
@@ -73,8 +75,14 @@ int config_defaults(struct config *c)
 	c->agent_dir = exe_dir();
 	if (!c->agent_dir)
 		c->agent_dir = strdup(".");
+	/* built programs next to the agent; the jobs that ship in the source
+	 * tree the binaries were built in (build/bin -> jobs/defs) */
+	c->programs_dir = path_join(c->agent_dir, "wl");
+	if (asprintf(&c->job_dirs, "%s/../../jobs/defs", c->agent_dir) < 0)
+		c->job_dirs = NULL;
 	if (!host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
-	    !c->agent_dir || !c->busybox_arm64 || !c->modules_path)
+	    !c->agent_dir || !c->busybox_arm64 || !c->modules_path || !c->programs_dir ||
+	    !c->job_dirs)
 		return -1;
 	return 0;
 }
@@ -329,6 +337,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 				set_str(&c->state_dir, v);
 		} else if (!strcmp(key, "listen")) {
 			set_listen(p, v);
+		} else if (!strcmp(key, "job_dirs")) {
+			set_str(&c->job_dirs, v);
 		} else if (!strcmp(key, "log_level")) {
 			if (log_level_parse(v, &c->log_level) < 0)
 				perr(p, "log_level: '%s' is not debug, info, warn or error", v);
@@ -379,6 +389,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_str(&c->busybox_arm64, v);
 		else if (!strcmp(key, "modules_path"))
 			set_str(&c->modules_path, v);
+		else if (!strcmp(key, "programs_dir"))
+			set_str(&c->programs_dir, v);
 		else if (!strcmp(key, "agent_dir"))
 			set_str(&c->agent_dir, v);
 		else
@@ -445,6 +457,7 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "listen = %s%s%s:%d\n", v6 ? "[" : "", c->listen_addr, v6 ? "]" : "",
 		c->listen_port);
 	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
+	fprintf(out, "job_dirs = %s\n", c->job_dirs);
 	for (size_t i = 0; i < c->nhosts; i++)
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\n", c->hosts[i].name,
 			c->hosts[i].uri, c->hosts[i].slots, c->hosts[i].accel);
@@ -453,6 +466,7 @@ void config_print(const struct config *c, FILE *out)
 		c->boot_timeout_s, c->silence_timeout_s, c->max_attempts);
 	print_size(out, "console_max", c->console_max);
 	print_size(out, "output_max", c->output_max);
-	fprintf(out, "\n[image]\nbusybox = %s\nbusybox_arm64 = %s\nagent_dir = %s\nmodules_path = %s\n",
-		c->busybox, c->busybox_arm64, c->agent_dir, c->modules_path);
+	fprintf(out, "\n[image]\nbusybox = %s\nbusybox_arm64 = %s\nagent_dir = %s\nmodules_path = %s\n"
+		"programs_dir = %s\n", c->busybox, c->busybox_arm64, c->agent_dir, c->modules_path,
+		c->programs_dir);
 }

@@ -36,6 +36,8 @@ struct config {
 	char *busybox;           /* static busybox for x86_64 guests */
 	char *busybox_arm64;     /* static busybox for arm64 guests */
 	char *modules_path;      /* ':'-separated dirs holding RELEASE/modules.dep */
+	char *programs_dir;      /* a job's programs: programs_dir/ARCH/NAME */
+	char *job_dirs;          /* ':'-separated dirs of *.job files */
 	char *agent_dir;         /* where kfleet-agent-<arch> lives; default: next to kfleetd */
 };
 

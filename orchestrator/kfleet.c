@@ -1,6 +1,7 @@
 /* kfleet.c: the command-line client. It talks to kfleetd's JSON API over
- * HTTP (libcurl): `run` submits a run (optionally waiting for its end),
- * `runs` lists the newest runs, `show` prints one run with its output.
+ * HTTP (libcurl): `run` submits a run of a command or a job (optionally
+ * waiting for its end), `runs` lists the newest runs, `show` prints one run
+ * with its results, metrics and output, `jobs` lists the daemon's jobs.
  * Exit status: 0 ok (with --wait: the run passed), 1 the run did not pass,
  * 2 usage, connection or API errors. */
 #include <curl/curl.h>
@@ -50,8 +51,13 @@ static void usage(FILE *f)
 	      "\n"
 	      "  run --kernel PATH [--arch A] [--vcpus N] [--memory MB] [--timeout S]\n"
 	      "      [--wait] [--json] -- CMD...     queue a run of CMD in a guest\n"
+	      "  run --job NAME --kernel PATH [--arch A] [--vcpus N] [--memory MB]\n"
+	      "      [--timeout S] [--wait] [--json] queue a run of a job (its defaults\n"
+	      "                                       apply where no option is given)\n"
 	      "  runs [--limit N] [--json]            list the newest runs\n"
-	      "  show ID [--json]                     print one run and its output\n"
+	      "  show ID [--json]                     print one run: results, metrics, output\n"
+	      "  jobs [--json]                        list the jobs the daemon knows\n"
+	      "  jobs show NAME [--json]              print one job's definition\n"
 	      "  parse ktap|test_progs|bench|metrics FILE [--json]\n"
 	      "                                       parse a job's output here, no daemon\n"
 	      "                                       (FILE - reads stdin)\n"
@@ -308,6 +314,107 @@ static void print_indented(const char *s, const char *indent)
 	}
 }
 
+/* The run's results: the counts, then those that did not pass */
+static void print_run_results(json_t *res)
+{
+	json_t *counts = json_object_get(res, "counts"), *rows = json_object_get(res, "rows");
+	json_t *row;
+	long long total = 0, failing, shown = 0;
+	int w = 0;
+	size_t i;
+
+	for (int s = 0; s < JOB_STATUS_COUNT; s++)
+		total += jget_int(counts, job_status_name((enum job_status)s), 0);
+	if (!total)
+		return;
+	printf("results:");
+	for (int s = 0; s < JOB_STATUS_COUNT; s++)
+		printf("%s %lld %s", s ? "," : "",
+		       jget_int(counts, job_status_name((enum job_status)s), 0),
+		       job_status_name((enum job_status)s));
+	printf("\n");
+	json_array_foreach(rows, i, row) {
+		const char *path = or_dash(jget_str(row, "path"));
+		int n = (int)strlen(path);
+
+		if (strcmp(or_dash(jget_str(row, "status")), "pass") && n > w)
+			w = n > 60 ? 60 : n;
+	}
+	json_array_foreach(rows, i, row) {
+		const char *st = or_dash(jget_str(row, "status"));
+		const char *detail = jget_str(row, "detail");
+
+		if (!strcmp(st, "pass"))
+			continue;
+		printf("  %-*s  %-7s%s%s\n", w, or_dash(jget_str(row, "path")), st,
+		       detail ? "  " : "", detail ? detail : "");
+		shown++;
+	}
+	failing = total - jget_int(counts, "pass", 0);
+	if (shown < failing)
+		printf("  (%lld more that did not pass not shown)\n", failing - shown);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int same_metric(json_t *a, json_t *b)
+{
+	const char *x = jget_str(a, "metric"), *y = jget_str(b, "metric");
+
+	return x && y && !strcmp(x, y);
+}
+
+/* The run's metrics, one line per metric: unit, samples, min/median/max.
+ * The samples come sorted by metric and seq. */
+static void print_run_metrics(json_t *samples, int truncated)
+{
+	size_t n = json_array_size(samples), i, j;
+	double *v;
+	int w = 0;
+
+	if (!n)
+		return;
+	v = malloc(n * sizeof(*v));
+	if (!v) {
+		printf("metrics: out of memory\n");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		int l = (int)strlen(or_dash(jget_str(json_array_get(samples, i), "metric")));
+
+		if (l > w)
+			w = l > 50 ? 50 : l;
+	}
+	printf("metrics (unit, samples, min/median/max)%s:\n",
+	       truncated ? ", from the first samples only" : "");
+	for (i = 0; i < n; i = j) {
+		json_t *first = json_array_get(samples, i);
+		const char *unit = NULL;
+		size_t k;
+		double med;
+
+		for (j = i; j < n && (j == i || same_metric(first, json_array_get(samples, j)));
+		     j++) {
+			json_t *smp = json_array_get(samples, j);
+
+			v[j - i] = json_number_value(json_object_get(smp, "value"));
+			if (!unit)
+				unit = jget_str(smp, "unit");
+		}
+		k = j - i;
+		qsort(v, k, sizeof(*v), cmp_double);
+		med = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+		printf("  %-*s  %-8s %6zu  %.10g/%.10g/%.10g\n", w,
+		       or_dash(jget_str(first, "metric")), or_dash(unit), k, v[0], med, v[k - 1]);
+	}
+	free(v);
+}
+
 static void print_run(json_t *r)
 {
 	json_t *kernel = json_object_get(r, "kernel");
@@ -356,12 +463,17 @@ static void print_run(json_t *r)
 	if (jget_str(guest, "release"))
 		printf("  guest:      %s, %lld CPUs, %lld kB\n", jget_str(guest, "release"),
 		       jget_int(guest, "nproc", 0), jget_int(guest, "mem_kb", 0));
+	if ((s = jget_str(r, "job")))
+		printf("  job:        %s\n", s);
 	printf("  command:    %s\n", or_dash(jget_str(r, "command")));
 	if (run_dir) {
 		printf("  console:    %s/%s\n", run_dir, RUN_FILE_CONSOLE);
 		printf("  output:     %s/%s\n", run_dir, RUN_FILE_OUTPUT);
 		printf("  domain xml: %s/%s\n", run_dir, RUN_FILE_XML);
 	}
+	print_run_results(json_object_get(r, "results"));
+	print_run_metrics(json_object_get(r, "samples"),
+			  json_is_true(json_object_get(r, "samples_truncated")));
 	if (json_array_size(attempts) > 1) {
 		size_t i;
 		json_t *a;
@@ -464,12 +576,13 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		{ "vcpus", required_argument, NULL, 'v' },
 		{ "memory", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "job", required_argument, NULL, 'J' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *kernel = NULL, *arch = NULL;
+	const char *kernel = NULL, *arch = NULL, *job = NULL;
 	long long vcpus = 0, memory = 0, timeout = 0, id;
 	int wait = 0, json = 0, c, rc = EXIT_USAGE;
 	struct buf command = BUF_INIT(0);
@@ -482,6 +595,7 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		switch (c) {
 		case 'k': kernel = optarg; break;
 		case 'a': arch = optarg; break;
+		case 'J': job = optarg; break;
 		case 'v':
 			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
 				goto out;
@@ -505,10 +619,15 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!kernel || optind >= argc) {
+	if (!kernel || (job && optind < argc) || (!job && optind >= argc)) {
 		fprintf(stderr, "kfleet: run: %s\n", !kernel ? "--kernel PATH is required"
-			: "no command given (put it after --)");
+			: job ? "give --job NAME or a command, not both"
+			: "no command given (put it after --, or give --job NAME)");
 		usage(stderr);
+		goto out;
+	}
+	if (job && !*job) {
+		fprintf(stderr, "kfleet: run: --job: empty name\n");
 		goto out;
 	}
 	for (int i = optind; i < argc; i++) {
@@ -526,13 +645,15 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		goto out;
 	body = json_object();
 	if (!body || json_object_set_new(body, "kernel", json_string(kabs)) < 0 ||
-	    json_object_set_new(body, "command", json_string(buf_str(&command))) < 0 ||
+	    (job && json_object_set_new(body, "job", json_string(job)) < 0) ||
+	    (!job && json_object_set_new(body, "command", json_string(buf_str(&command))) < 0) ||
 	    (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
 	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)) < 0) ||
 	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0) ||
 	    (timeout && json_object_set_new(body, "timeout_s", json_integer(timeout)) < 0)) {
 		/* json_string refuses invalid UTF-8 */
-		fprintf(stderr, "kfleet: run: the kernel path and the command must be UTF-8\n");
+		fprintf(stderr, "kfleet: run: the kernel path, the job and the command must be "
+			"UTF-8\n");
 		goto out;
 	}
 	if (api_call(k, "POST", "/api/runs", body, token, &r) < 0) {
@@ -573,7 +694,7 @@ static int cmd_runs(struct cli *k, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	long long limit = 50;
-	int json = 0, c;
+	int json = 0, c, jw = 3;
 	struct resp r;
 	json_t *runs, *run;
 	char path[64], d[32];
@@ -610,12 +731,19 @@ static int cmd_runs(struct cli *k, int argc, char **argv)
 		return EXIT_OK;
 	}
 	runs = json_object_get(r.j, "runs");
-	printf("%-7s %-8s %-13s %-8s %5s %-5s %-12s %s\n", "ID", "STATE", "OUTCOME", "ARCH",
-	       "VCPUS", "ACCEL", "DURATION", "KERNEL");
+	json_array_foreach(runs, i, run) {
+		int l = (int)strlen(or_dash(jget_str(run, "job")));
+
+		if (l > jw)
+			jw = l;
+	}
+	printf("%-7s %-8s %-13s %-*s %-8s %5s %-5s %-12s %s\n", "ID", "STATE", "OUTCOME", jw,
+	       "JOB", "ARCH", "VCPUS", "ACCEL", "DURATION", "KERNEL");
 	json_array_foreach(runs, i, run) {
 		fmt_duration(jget_int(run, "duration_ms", -1), d);
-		printf("%-7lld %-8s %-13s %-8s %5lld %-5s %-12s %s\n", jget_int(run, "id", 0),
-		       or_dash(jget_str(run, "state")), or_dash(jget_str(run, "outcome")),
+		printf("%-7lld %-8s %-13s %-*s %-8s %5lld %-5s %-12s %s\n", jget_int(run, "id", 0),
+		       or_dash(jget_str(run, "state")), or_dash(jget_str(run, "outcome")), jw,
+		       or_dash(jget_str(run, "job")),
 		       or_dash(jget_str(run, "arch")), jget_int(run, "vcpus", 0),
 		       or_dash(jget_str(run, "accel")), d,
 		       or_dash(jget_str(json_object_get(run, "kernel"), "path")));
@@ -669,6 +797,165 @@ static int cmd_show(struct cli *k, int argc, char **argv)
 		print_run(r.j);
 	json_decref(r.j);
 	return EXIT_OK;
+}
+
+/* ---- jobs ---- */
+
+/* Appends s percent-encoded as one URL path segment */
+static void url_segment(struct buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
+			buf_append(b, p, 1);
+		else
+			buf_printf(b, "%%%02X", *p);
+	}
+}
+
+/* The strings of a JSON array joined by sep into b */
+static void join_strs(struct buf *b, json_t *arr, const char *sep)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v) {
+		if (i)
+			buf_puts(b, sep);
+		buf_puts(b, json_is_string(v) ? json_string_value(v) : "?");
+	}
+}
+
+static void print_jobs(json_t *jobs)
+{
+	int wn = 4, wk = 4, wp = 6, wg = 8;
+	json_t *j;
+	size_t i;
+
+	if (!json_array_size(jobs)) {
+		printf("no jobs (the daemon found no *.job files in its job_dirs)\n");
+		return;
+	}
+	json_array_foreach(jobs, i, j) {
+		struct buf progs = BUF_INIT(0);
+		int l;
+
+		join_strs(&progs, json_object_get(j, "programs"), ",");
+		if ((l = (int)strlen(or_dash(jget_str(j, "name")))) > wn)
+			wn = l;
+		if ((l = (int)strlen(or_dash(jget_str(j, "kind")))) > wk)
+			wk = l;
+		if ((l = (int)strlen(or_dash(jget_str(j, "parser")))) > wp)
+			wp = l;
+		if ((l = (int)progs.len) > wg)
+			wg = l > 40 ? 40 : l;
+		buf_release(&progs);
+	}
+	printf("%-*s  %-*s  %-*s  %-*s  %s\n", wn, "NAME", wk, "KIND", wp, "PARSER", wg,
+	       "PROGRAMS", "DESCRIPTION");
+	json_array_foreach(jobs, i, j) {
+		struct buf progs = BUF_INIT(0);
+
+		join_strs(&progs, json_object_get(j, "programs"), ",");
+		printf("%-*s  %-*s  %-*s  %-*s  %s\n", wn, or_dash(jget_str(j, "name")), wk,
+		       or_dash(jget_str(j, "kind")), wp, or_dash(jget_str(j, "parser")), wg,
+		       or_dash(buf_str(&progs)), jget_str(j, "description") ?
+		       jget_str(j, "description") : "");
+		buf_release(&progs);
+	}
+}
+
+/* A job's default, or the daemon's when the job has none */
+static void print_default(const char *label, json_t *j, const char *key, const char *unit)
+{
+	json_t *v = json_object_get(j, key);
+
+	if (json_is_integer(v))
+		printf("  %-12s%lld%s\n", label, (long long)json_integer_value(v), unit);
+	else
+		printf("  %-12sthe daemon's default\n", label);
+}
+
+static void print_job(json_t *j)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *metrics = json_object_get(j, "metrics"), *m;
+	const char *s;
+	size_t i;
+
+	s = jget_str(j, "description");
+	printf("job %s%s%s\n", or_dash(jget_str(j, "name")), s ? ": " : "", s ? s : "");
+	printf("  kind:       %s\n", or_dash(jget_str(j, "kind")));
+	printf("  parser:     %s\n", or_dash(jget_str(j, "parser")));
+	printf("  command:    %s\n", or_dash(jget_str(j, "command")));
+	join_strs(&b, json_object_get(j, "programs"), " ");
+	printf("  programs:   %s\n", or_dash(buf_str(&b)));
+	buf_reset(&b);
+	join_strs(&b, json_object_get(j, "config"), " ");
+	printf("  config:     %s\n", or_dash(buf_str(&b)));
+	buf_release(&b);
+	print_default("timeout:", j, "timeout_s", " s");
+	print_default("memory:", j, "memory_mb", " MiB");
+	print_default("vCPUs:", j, "vcpus", "");
+	printf("  file:       %s\n", or_dash(jget_str(j, "file")));
+	if (json_array_size(metrics)) {
+		printf("metrics:\n");
+		json_array_foreach(metrics, i, m)
+			printf("  %-32s %-10s %s is better\n", or_dash(jget_str(m, "name")),
+			       or_dash(jget_str(m, "unit")), or_dash(jget_str(m, "better")));
+	}
+}
+
+static int cmd_jobs(struct cli *k, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct buf path = BUF_INIT(0);
+	int json = 0, c, show, rc = EXIT_USAGE;
+	struct resp r = { 0 };
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = 1; break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	show = optind < argc && !strcmp(argv[optind], "show");
+	if (show ? optind != argc - 2 : optind != argc) {
+		fprintf(stderr, "kfleet: jobs: %s\n", show ? "expected 'show NAME'"
+			: "expected nothing or 'show NAME'");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	buf_puts(&path, "/api/jobs");
+	if (show) {
+		buf_puts(&path, "/");
+		url_segment(&path, argv[optind + 1]);
+	}
+	if (api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
+		fprintf(stderr, "kfleet: jobs: %s\n", r.err);
+		goto out;
+	}
+	if (json)
+		print_json(r.j);
+	else if (show)
+		print_job(r.j);
+	else
+		print_jobs(json_object_get(r.j, "jobs"));
+	rc = EXIT_OK;
+out:
+	json_decref(r.j);
+	buf_release(&path);
+	return rc;
 }
 
 /* ---- parse: a job output parser on a log at hand, without the daemon ---- */
@@ -889,6 +1176,8 @@ int main(int argc, char **argv)
 		rc = cmd_runs(&k, argc, argv);
 	else if (!strcmp(k.cmd, "show"))
 		rc = cmd_show(&k, argc, argv);
+	else if (!strcmp(k.cmd, "jobs"))
+		rc = cmd_jobs(&k, argc, argv);
 	else {
 		fprintf(stderr, "kfleet: '%s' is not a command\n", k.cmd);
 		usage(stderr);

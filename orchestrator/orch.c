@@ -121,6 +121,23 @@ struct orch *orch_new(const struct config *c, char **err)
 	}
 	if (access(o->agent_x86_64, R_OK) < 0)
 		log_warn("agent '%s': %s; x86_64 runs will fail", o->agent_x86_64, strerror(errno));
+	{
+		struct buf jerr = BUF_INIT(64 * 1024);
+		int left_out = job_set_load(&o->jobs, c->job_dirs, &jerr);
+
+		if (left_out < 0)
+			goto fail;
+		/* a broken job file is reported and left out, never fatal */
+		for (char *l = jerr.data, *nl; l && *l; l = nl) {
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl++ = '\0';
+			log_warn("jobs: %s", l);
+		}
+		log_info("jobs: %zu loaded from '%s'%s", o->jobs.n, c->job_dirs,
+			 left_out ? ", some left out (see above)" : "");
+		buf_release(&jerr);
+	}
 	o->db = db_open(o->db_path, &e);
 	if (!o->db) {
 		*err = e;
@@ -238,6 +255,11 @@ int orch_start(struct orch *o)
 	return sched_start(o);
 }
 
+const struct job_set *orch_jobs(const struct orch *o)
+{
+	return &o->jobs;
+}
+
 const char *orch_db_path(const struct orch *o)
 {
 	return o->db_path;
@@ -269,6 +291,7 @@ void orch_free(struct orch *o)
 	free(o->agent_x86_64);
 	free(o->agent_arm64);
 	free(o->tcg1_dir);
+	job_set_release(&o->jobs);
 	free(o->runs_dir);
 	free(o->cache_dir);
 	free(o->db_path);
@@ -289,6 +312,8 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	int max_vcpus = 0, rc;
 	int64_t max_mem_kb = 0;
 	const char *arch = s->arch && *s->arch ? s->arch : "x86_64";
+	const char *command = s->command;
+	const struct job_def *job = NULL;
 
 	*err = NULL;
 	int arm = !strcmp(arch, "arm64");
@@ -301,11 +326,34 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	if (arm && access(c->busybox_arm64, R_OK) < 0)
 		return errf(err, "arch 'arm64': no busybox '%s' (images/fetch-arm64.sh "
 			    "installs Debian's)", c->busybox_arm64);
-	if (!s->command || !*s->command)
+	if (s->job && *s->job) {
+		job = job_set_find(&o->jobs, s->job);
+		if (!job)
+			return errf(err, "job '%s': no such job (kfleet jobs lists them)", s->job);
+		if (s->command && *s->command)
+			return errf(err, "job '%s': give a job or a command, not both", s->job);
+		command = job->command;
+		for (size_t i = 0; i < job->nprograms; i++) {
+			char rel[160], *p;
+			int ok;
+
+			snprintf(rel, sizeof(rel), "%s/%s", arch, job->programs[i]);
+			p = path_join(c->programs_dir, rel);
+			ok = p && access(p, R_OK) == 0;
+			if (!ok) {
+				errf(err, "job '%s': program '%s' is not built for %s ('%s': %s)",
+				     s->job, job->programs[i], arch, p ? p : rel, strerror(errno));
+				free(p);
+				return -1;
+			}
+			free(p);
+		}
+	}
+	if (!command || !*command)
 		return errf(err, "command: empty");
-	if (strlen(s->command) > COMMAND_MAX)
+	if (strlen(command) > COMMAND_MAX)
 		return errf(err, "command: %zu bytes, more than the %d allowed",
-			   strlen(s->command), COMMAND_MAX);
+			   strlen(command), COMMAND_MAX);
 	if (!s->kernel || !*s->kernel)
 		return errf(err, "kernel: missing");
 	if (kimage_check(s->kernel, arch, &e) < 0) {
@@ -323,10 +371,13 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	memset(&req, 0, sizeof(req));
 	req.kernel_path = s->kernel;
 	req.arch = arch;
-	req.command = s->command;
-	req.vcpus = s->vcpus ? s->vcpus : 1;
-	req.memory_mb = s->memory_mb ? s->memory_mb : c->run_memory_mb;
-	req.timeout_s = s->timeout_s ? s->timeout_s : c->run_timeout_s;
+	req.command = command;
+	req.job = job ? job->name : NULL;
+	req.vcpus = s->vcpus ? s->vcpus : job && job->vcpus ? job->vcpus : 1;
+	req.memory_mb = s->memory_mb ? s->memory_mb :
+			job && job->memory_mb ? job->memory_mb : c->run_memory_mb;
+	req.timeout_s = s->timeout_s ? s->timeout_s :
+			job && job->timeout_s ? job->timeout_s : c->run_timeout_s;
 	req.max_attempts = c->max_attempts;
 	if (max_vcpus == 0)
 		return errf(err, "arch '%s': no host here runs it", arch);

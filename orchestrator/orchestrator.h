@@ -23,11 +23,17 @@ struct run_spec {
 	int vcpus;
 	int memory_mb;
 	int timeout_s;
-	const char *command;
+	const char *command;     /* or NULL with job */
+	const char *job;         /* a job's name: its command, programs and defaults */
 };
+
 
 struct orch;
 struct config;
+struct job_set;
+
+/* The jobs the daemon knows, borrowed, valid until orch_free() */
+const struct job_set *orch_jobs(const struct orch *o);
 
 /* Opens the database under the config's state directory (running start-up
  * recovery), connects to every configured libvirt host and reads what each

@@ -11,6 +11,7 @@
 #include "common/buf.h"
 #include "common/frame.h"
 #include "db/db.h"
+#include "jobs/jobs.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
 
@@ -145,6 +146,7 @@ struct orch {
 	char *agent_x86_64;      /* the static agent for x86_64 guests */
 	char *agent_arm64;       /* ... and for arm64 guests */
 	char *tcg1_dir;          /* QEMU wrappers for single-threaded TCG (guest.c) */
+	struct job_set jobs;     /* loaded at start, read-only after */
 	struct db *db;           /* for orch_submit, under lock */
 	char instance[17];
 	struct host *hosts;

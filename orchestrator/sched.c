@@ -267,6 +267,100 @@ static void pump_close(struct pump *p)
 	p->sock = p->out = -1;
 }
 
+/* The job's programs, built for arch, as a cached archive; caller frees. */
+static char *job_programs(struct orch *o, const struct job_def *d, const char *arch, char **err)
+{
+	const char *src[JOBDEF_PROGRAMS_MAX];
+	char *paths[JOBDEF_PROGRAMS_MAX] = { 0 }, *archive = NULL;
+	size_t n = 0;
+
+	for (; n < d->nprograms; n++) {
+		char rel[160];
+
+		snprintf(rel, sizeof(rel), "%s/%s", arch, d->programs[n]);
+		paths[n] = path_join(o->conf->programs_dir, rel);
+		if (!paths[n])
+			goto out;
+		src[n] = paths[n];
+	}
+	archive = img_programs_initramfs(src, (const char *const *)d->programs, n, o->cache_dir,
+					 err);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	return archive;
+}
+
+/* Parses what a job printed with the job's parser (and METRIC lines, which
+ * any job may print), stores the results and samples, and lets them speak
+ * for the outcome: a job that exits 4 skipped (kselftest's code), and one
+ * that exits 0 with subtests that did not pass failed. */
+static void job_outcome(struct db *db, const struct job_def *d, const struct run *r,
+			const char *outp, struct outcome *out)
+{
+	struct job_results res;
+	struct job_samples smp;
+	struct buf text = BUF_INIT(0);
+	struct result_row *rows = NULL;
+	struct sample_row *srows = NULL;
+	size_t bad = 0;
+	const char *first_bad = NULL;
+
+	job_results_init(&res, 0);
+	job_samples_init(&smp, 0);
+	if (read_file(outp, &text, JOB_OUTPUT_MAX) < 0)
+		goto out;
+	if (job_def_parse(d, buf_str(&text), text.len, &res, &smp) < 0 ||
+	    (strcmp(d->parser, "metrics") && strcmp(d->parser, "bench") &&
+	     metrics_parse(buf_str(&text), text.len, &smp) < 0)) {
+		log_warn("run %" PRId64 ": job '%s': parsing its output ran out of memory", r->id,
+			 d->name);
+		goto out;
+	}
+	rows = calloc(res.n ? res.n : 1, sizeof(*rows));
+	srows = calloc(smp.n ? smp.n : 1, sizeof(*srows));
+	if (!rows || !srows)
+		goto out;
+	for (size_t i = 0; i < res.n; i++) {
+		rows[i].path = res.v[i].path;
+		rows[i].status = (char *)job_status_name(res.v[i].status);
+		rows[i].detail = res.v[i].reason;
+		if (res.v[i].status != JOB_PASS && res.v[i].status != JOB_SKIP &&
+		    res.v[i].status != JOB_XFAIL) {
+			if (!bad)
+				first_bad = res.v[i].path;
+			bad++;
+		}
+	}
+	for (size_t i = 0; i < smp.n; i++) {
+		srows[i].metric = smp.v[i].name;
+		srows[i].unit = smp.v[i].unit;
+		srows[i].value = smp.v[i].value;
+		srows[i].seq = (int)smp.v[i].seq;
+	}
+	if (db_run_store_results(db, r->id, rows, res.n, srows, smp.n) < 0)
+		log_error("run %" PRId64 ": cannot store %zu results and %zu samples: %s", r->id,
+			  res.n, smp.n, db_errmsg(db));
+	if (out->o == RUN_OUT_FAILED && out->has_exit && out->exit_code == 4) {
+		const char *skip = strstr(buf_str(&text), "SKIP:");
+		int len = skip ? (int)strcspn(skip, "\n") : 0;
+
+		if (skip)
+			set_outcome(out, RUN_OUT_SKIPPED, "%.*s", len > 300 ? 300 : len, skip);
+		else
+			set_outcome(out, RUN_OUT_SKIPPED, "job exited 4 (skip)");
+	} else if (out->o == RUN_OUT_PASSED && bad) {
+		set_outcome(out, RUN_OUT_FAILED, "%zu of %zu results did not pass, the first: %.200s",
+			    bad, res.n, first_bad);
+	}
+out:
+	free(rows);
+	free(srows);
+	buf_release(&text);
+	job_results_release(&res);
+	job_samples_release(&smp);
+}
+
 /* Runs one claimed run to its end. Returns the outcome to store. */
 static void run_one(struct worker *wk, struct db *db, struct run *r, struct outcome *out)
 {
@@ -282,7 +376,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	const char *busybox = arm ? c->busybox_arm64 : c->busybox;
 	struct pump pump = { .sock = -1, .out = -1 };
 	long long chan_max = (long long)(2 * c->output_max + (4u << 20));
-	struct img_run ir;
+	struct img_run ir = { 0 };
+	const struct job_def *job = r->job ? job_set_find(&o->jobs, r->job) : NULL;
+	char *progs = NULL;
 	struct guest_spec gs;
 	struct buf xml = BUF_INIT(1 << 20);
 	struct channel ch = { .out_fd = -1 };
@@ -334,7 +430,20 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		}
 	}
 	ir.virtio = moddir || arm;
-	ir.modules = mods;
+	if (mods)
+		ir.extra[ir.nextra++] = mods;
+	if (r->job && !job) {
+		set_outcome(out, RUN_OUT_INFRA, "job '%s' is not known to this kfleetd", r->job);
+		goto out;
+	}
+	if (job && job->nprograms) {
+		progs = job_programs(o, job, r->arch, &err);
+		if (!progs) {
+			set_outcome(out, RUN_OUT_INFRA, "job '%s': %s", job->name, err ? err : "?");
+			goto out;
+		}
+		ir.extra[ir.nextra++] = progs;
+	}
 	if (ir.virtio) {
 		/* sun_path holds 107 bytes */
 		sock = path_join(dir, "agent.sock");
@@ -482,6 +591,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	if (out->o == RUN_OUT_INFRA)
 		goto out_watch;
 	decide(&ch, console, timed_out_boot, timed_out_run, flooded, r, c, out);
+	if (job)
+		job_outcome(db, job, r, outp, out);
 	if (chan_flood)
 		set_outcome(out, RUN_OUT_CONSOLE_FLOOD, "the guest wrote more than %lld bytes to "
 			    "its agent channel", chan_max);
@@ -512,6 +623,7 @@ out:
 	free(sock);
 	free(moddir);
 	free(mods);
+	free(progs);
 	free(emulator);
 	free(err);
 	free(base);

@@ -1,19 +1,26 @@
 /* api.c: the JSON API under /api/ (health, the run list, one run with its
- * attempts and output, submitting a run). Reads come from this thread's
- * database connection; POST /api/runs checks the bearer token and hands the
- * request to orch_submit(). Every string put into JSON is valid UTF-8. */
+ * attempts, output, results and metric samples, submitting a run of a
+ * command or a job, the job definitions). Reads come from this thread's
+ * database connection and the daemon's read-only job set; POST /api/runs
+ * checks the bearer token and hands the request to orch_submit(). Every
+ * string put into JSON is valid UTF-8. */
 #include "web/web.h"
 #include "web/webint.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/log.h"
 #include "common/util.h"
+#include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"
+
+/* db_run_results() counts in the order of enum job_status */
+_Static_assert(JOB_STATUS_COUNT == 7, "db_run_results() gives 7 counts");
 
 static int is_get(const char *method)
 {
@@ -75,6 +82,7 @@ static json_t *run_json(const struct run *r)
 	put(o, "memory_mb", json_integer(r->memory_mb), &bad);
 	put(o, "timeout_s", json_integer(r->timeout_s), &bad);
 	put(o, "command", jstr(r->command), &bad);
+	put(o, "job", jstr(r->job), &bad);
 	put(o, "attempt", json_integer(r->attempt), &bad);
 	put(o, "max_attempts", json_integer(r->max_attempts), &bad);
 	put(o, "host", jstr(r->host), &bad);
@@ -217,15 +225,106 @@ static json_t *attempts_json(struct db *db, int64_t id)
 	return arr;
 }
 
+/* {"counts": {"pass": N, ...}, "rows": [{path, status, detail}...],
+ * "truncated": bool}: at most WEB_RESULTS_MAX rows, those that did not pass
+ * first. NULL when the database or memory failed. */
+static json_t *results_json(struct db *db, int64_t id)
+{
+	struct result_row *rows = NULL;
+	int64_t counts[JOB_STATUS_COUNT], total = 0;
+	size_t n = 0;
+	json_t *o, *cj, *arr;
+	int bad = 0;
+
+	if (db_run_results(db, id, WEB_RESULTS_MAX, &rows, &n, counts) < 0)
+		return NULL;
+	o = json_object();
+	cj = json_object();
+	arr = json_array();
+	if (!o || !cj || !arr) {
+		json_decref(o);
+		json_decref(cj);
+		json_decref(arr);
+		result_rows_free(rows, n);
+		return NULL;
+	}
+	for (int i = 0; i < JOB_STATUS_COUNT; i++) {
+		put(cj, job_status_name((enum job_status)i), json_integer(counts[i]), &bad);
+		total += counts[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_object();
+
+		if (!e) {
+			bad = 1;
+			break;
+		}
+		put(e, "path", jstr(rows[i].path), &bad);
+		put(e, "status", jstr(rows[i].status), &bad);
+		put(e, "detail", jstr(rows[i].detail), &bad);
+		if (json_array_append_new(arr, e) < 0)
+			bad = 1;
+	}
+	put(o, "counts", cj, &bad);
+	put(o, "rows", arr, &bad);
+	put(o, "truncated", json_boolean(total > (int64_t)n), &bad);
+	result_rows_free(rows, n);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* [{metric, unit, value, seq}...] by metric and seq, at most
+ * WEB_SAMPLES_MAX; *truncated set when there are more. NULL when the
+ * database or memory failed. */
+static json_t *samples_json(struct db *db, int64_t id, int *truncated)
+{
+	struct sample_row *rows = NULL;
+	size_t n = 0, shown;
+	json_t *arr;
+	int bad = 0;
+
+	/* one more than shown, to know whether there are more */
+	if (db_run_samples(db, id, WEB_SAMPLES_MAX + 1, &rows, &n) < 0)
+		return NULL;
+	*truncated = n > WEB_SAMPLES_MAX;
+	shown = *truncated ? WEB_SAMPLES_MAX : n;
+	arr = json_array();
+	for (size_t i = 0; arr && i < shown; i++) {
+		json_t *e = json_object();
+
+		if (!e) {
+			bad = 1;
+			break;
+		}
+		put(e, "metric", jstr(rows[i].metric), &bad);
+		put(e, "unit", jstr(rows[i].unit), &bad);
+		/* stored values are finite; JSON has no NaN or infinity anyway */
+		put(e, "value", isfinite(rows[i].value) ? json_real(rows[i].value) : json_null(),
+		    &bad);
+		put(e, "seq", json_integer(rows[i].seq), &bad);
+		if (json_array_append_new(arr, e) < 0)
+			bad = 1;
+	}
+	sample_rows_free(rows, n);
+	if (bad) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
 static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t id)
 {
 	struct run r;
 	struct buf out = BUF_INIT(0);
-	json_t *o = NULL, *att;
+	json_t *o = NULL, *att, *res, *smp;
 	enum MHD_Result rc;
 	struct db *db;
 	char *err = NULL, *path = NULL;
-	int found, bad = 0, have_output = 0;
+	int found, bad = 0, have_output = 0, smp_truncated = 0;
 
 	memset(&r, 0, sizeof(r));
 	db = web_db(w, &err);
@@ -246,7 +345,12 @@ static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t 
 		goto out;
 	}
 	att = attempts_json(db, id);
-	if (!att) {
+	res = att ? results_json(db, id) : NULL;
+	smp = res ? samples_json(db, id, &smp_truncated) : NULL;
+	if (!smp) {
+		log_warn("web: run %lld: %s", (long long)id, db_errmsg(db));
+		json_decref(att);
+		json_decref(res);
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
 				     db_errmsg(db));
 		goto out;
@@ -254,10 +358,15 @@ static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t 
 	o = run_json(&r);
 	if (!o) {
 		json_decref(att);
+		json_decref(res);
+		json_decref(smp);
 		rc = MHD_NO;
 		goto out;
 	}
 	put(o, "attempts", att, &bad);
+	put(o, "results", res, &bad);
+	put(o, "samples", smp, &bad);
+	put(o, "samples_truncated", json_boolean(smp_truncated), &bad);
 	if (r.run_dir) {
 		path = path_join(r.run_dir, RUN_FILE_OUTPUT);
 		if (path && read_file(path, &out, WEB_OUTPUT_MAX) == 0)
@@ -362,7 +471,7 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 				   struct web_req *req)
 {
 	static const char *const known[] = {
-		"kernel", "arch", "vcpus", "memory_mb", "timeout_s", "command",
+		"kernel", "arch", "vcpus", "memory_mb", "timeout_s", "command", "job",
 	};
 	struct run_spec spec;
 	json_error_t jerr;
@@ -403,12 +512,19 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	}
 	memset(&spec, 0, sizeof(spec));
 	if (field_str(body, "kernel", 1, &spec.kernel, msg, sizeof(msg)) < 0 ||
-	    field_str(body, "command", 1, &spec.command, msg, sizeof(msg)) < 0 ||
+	    field_str(body, "command", 0, &spec.command, msg, sizeof(msg)) < 0 ||
+	    field_str(body, "job", 0, &spec.job, msg, sizeof(msg)) < 0 ||
 	    field_str(body, "arch", 0, &spec.arch, msg, sizeof(msg)) < 0 ||
 	    field_int(body, "vcpus", &spec.vcpus, msg, sizeof(msg)) < 0 ||
 	    field_int(body, "memory_mb", &spec.memory_mb, msg, sizeof(msg)) < 0 ||
 	    field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
+		goto out;
+	}
+	/* one of the two; orch_submit() refuses both */
+	if (!spec.command && (!spec.job || !*spec.job)) {
+		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST,
+				     "request body: field 'command' or 'job' is required");
 		goto out;
 	}
 	if (!spec.arch)
@@ -427,13 +543,102 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s",
 				     err ? err : "internal error");
 	} else {
-		log_info("web: run %lld queued (kernel '%s')", (long long)id, spec.kernel);
+		if (spec.job)
+			log_info("web: run %lld queued (job '%s', kernel '%s')", (long long)id,
+				 spec.job, spec.kernel);
+		else
+			log_info("web: run %lld queued (kernel '%s')", (long long)id, spec.kernel);
 		rc = web_reply_json(c, MHD_HTTP_CREATED, json_pack("{s:I}", "id", (json_int_t)id));
 	}
 out:
 	free(err);
 	json_decref(body);
 	return rc;
+}
+
+/* ---- GET /api/jobs, /api/jobs/NAME ---- */
+
+static json_t *strs_json(char *const *v, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < n; i++)
+		if (json_array_append_new(arr, jstr(v[i])) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	return arr;
+}
+
+/* 0 in a definition means the daemon's default: null */
+static json_t *jdefault(int v)
+{
+	return v > 0 ? json_integer(v) : json_null();
+}
+
+static json_t *job_json(const struct job_def *d)
+{
+	json_t *o = json_object(), *ms;
+	int bad = 0;
+
+	if (!o)
+		return NULL;
+	put(o, "name", jstr(d->name), &bad);
+	put(o, "description", jstr(d->description), &bad);
+	put(o, "kind", jstr(d->kind), &bad);
+	put(o, "command", jstr(d->command), &bad);
+	put(o, "parser", jstr(d->parser), &bad);
+	put(o, "programs", strs_json(d->programs, d->nprograms), &bad);
+	put(o, "config", strs_json(d->config, d->nconfig), &bad);
+	put(o, "timeout_s", jdefault(d->timeout_s), &bad);
+	put(o, "memory_mb", jdefault(d->memory_mb), &bad);
+	put(o, "vcpus", jdefault(d->vcpus), &bad);
+	ms = json_array();
+	for (size_t i = 0; ms && i < d->nmetrics; i++) {
+		json_t *m = json_object();
+
+		if (!m) {
+			bad = 1;
+			break;
+		}
+		put(m, "name", jstr(d->metrics[i].name), &bad);
+		put(m, "unit", jstr(d->metrics[i].unit), &bad);
+		put(m, "better", json_string(d->metrics[i].higher_better ? "higher" : "lower"),
+		    &bad);
+		if (json_array_append_new(ms, m) < 0)
+			bad = 1;
+	}
+	put(o, "metrics", ms, &bad);
+	put(o, "file", jstr(d->file), &bad);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static enum MHD_Result jobs_list(struct web *w, struct MHD_Connection *c)
+{
+	const struct job_set *set = web_jobs(w);
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < set->n; i++)
+		if (json_array_append_new(arr, job_json(set->v[i])) < 0) {
+			json_decref(arr);
+			return MHD_NO;
+		}
+	if (!arr)
+		return MHD_NO;
+	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:o}", "jobs", arr));
+}
+
+static enum MHD_Result job_get(struct web *w, struct MHD_Connection *c, const char *name)
+{
+	const struct job_def *d = job_set_find(web_jobs(w), name);
+
+	if (!d)
+		return web_reply_error(c, MHD_HTTP_NOT_FOUND, "job '%.100s': no such job", name);
+	return web_reply_json(c, MHD_HTTP_OK, job_json(d));
 }
 
 /* ---- routing ---- */
@@ -461,6 +666,16 @@ enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *m
 		if (!is_get(method))
 			return web_reply_method(c, "GET, HEAD", 1);
 		return run_get(w, c, id);
+	}
+	if (!strcmp(url, "/api/jobs")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return jobs_list(w, c);
+	}
+	if (!strncmp(url, "/api/jobs/", 10) && url[10]) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return job_get(w, c, url + 10);
 	}
 	return web_reply_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such path", url);
 }

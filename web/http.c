@@ -1,8 +1,8 @@
 /* http.c: kfleetd's HTTP server (libmicrohttpd, a small thread pool). It
  * receives requests with their bounded bodies, hands /api/ to api.c and the
  * rest to pages.c, and holds what both use: one database connection per
- * server thread, the reply helpers, and the text helpers that make guest
- * output valid UTF-8 and safe HTML. */
+ * server thread, the daemon's job set, the reply helpers, and the text
+ * helpers that make guest output valid UTF-8 and safe HTML. */
 #include "web/web.h"
 #include "web/webint.h"
 
@@ -22,6 +22,8 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "jobs/jobs.h"
+#include "orchestrator/orchestrator.h"
 
 /* The last message libmicrohttpd logged while starting, for web_start's error */
 static _Thread_local char start_msg[512];
@@ -68,6 +70,15 @@ struct db *web_db(struct web *w, char **err)
 		return NULL;
 	}
 	return db;
+}
+
+/* ---- the daemon's jobs ---- */
+
+const struct job_set *web_jobs(const struct web *w)
+{
+	static const struct job_set none;
+
+	return w->orch ? orch_jobs(w->orch) : &none;
 }
 
 /* ---- replies ---- */

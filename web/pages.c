@@ -1,8 +1,9 @@
 /* pages.c: the HTML a person looks at: the status page (/) with the newest
- * runs, one run's page (/runs/ID) with its attempts, output and console
- * tail, and the raw run files (/runs/ID/console, output, domain.xml).
- * Plain server-rendered HTML; everything from the database or a run's
- * files goes through web_html(). */
+ * runs, one run's page (/runs/ID) with its results, metrics, attempts,
+ * output and console tail, the raw run files (/runs/ID/console, output,
+ * domain.xml), and the job definitions (/jobs, /jobs/NAME). Plain
+ * server-rendered HTML; everything from the database, a run's files or a
+ * job file goes through web_html(). */
 #include "web/web.h"
 #include "web/webint.h"
 
@@ -12,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"
 
 #define PAGE_RUNS 100   /* runs on the status page */
@@ -26,8 +28,9 @@ static const char css[] =
 	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow:auto;"
 	"max-height:45em;white-space:pre-wrap;word-break:break-all}"
 	".passed{color:#070}.failed,.crash,.timeout,.no-boot,.console-flood{color:#b00}"
-	".infra,.canceled{color:#a60}.queued,.running{color:#06c}"
-	".note{color:#666}";
+	".infra,.canceled,.skipped{color:#a60}.queued,.running{color:#06c}"
+	".pass{color:#070}.fail,.error,.missing{color:#b00}.skip,.xfail{color:#a60}"
+	".note{color:#666}summary{cursor:pointer;margin:.4em 0}";
 
 static int is_get(const char *method)
 {
@@ -54,6 +57,20 @@ static void page_tail(struct buf *b)
 	buf_puts(b, "</body></html>\n");
 }
 
+/* A run's job as a link to its definition, or "command" for a plain one */
+static void job_cell(struct buf *b, const char *job)
+{
+	if (!job) {
+		buf_puts(b, "<span class=\"note\">command</span>");
+		return;
+	}
+	buf_puts(b, "<a href=\"/jobs/");
+	web_html_str(b, job);
+	buf_puts(b, "\">");
+	web_html_str(b, job);
+	buf_puts(b, "</a>");
+}
+
 /* ---- / ---- */
 
 static void run_row(struct buf *b, const struct run *r, int64_t now)
@@ -68,9 +85,11 @@ static void run_row(struct buf *b, const struct run *r, int64_t now)
 		web_fmt_duration(r->started_at, r->ended_at, dur);
 	web_fmt_time(r->queued_at, queued);
 	buf_printf(b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td class=\"%s\">%s</td>"
-		   "<td class=\"%s\">%s</td><td title=\"", (long long)r->id, (long long)r->id,
+		   "<td class=\"%s\">%s</td><td>", (long long)r->id, (long long)r->id,
 		   run_state_name(r->state), run_state_name(r->state),
 		   outcome_str(r->outcome), outcome_str(r->outcome));
+	job_cell(b, r->job);
+	buf_puts(b, "</td><td title=\"");
 	web_html_str(b, r->kernel_path);
 	buf_puts(b, "\">");
 	web_html_str(b, base);
@@ -118,7 +137,8 @@ static enum MHD_Result status_page(struct web *w, struct MHD_Connection *c)
 			refresh = 1;
 	page_head(&b, "kfleet", refresh);
 	buf_printf(&b, "<h1>kfleet</h1>\n<p><span class=\"queued\">%lld queued</span> &middot; "
-		   "<span class=\"running\">%lld running</span> &middot; %lld done</p>\n",
+		   "<span class=\"running\">%lld running</span> &middot; %lld done"
+		   " &middot; <a href=\"/jobs\">jobs</a></p>\n",
 		   (long long)counts[RUN_QUEUED], (long long)counts[RUN_RUNNING],
 		   (long long)counts[RUN_DONE]);
 	if (!n) {
@@ -126,7 +146,7 @@ static enum MHD_Result status_page(struct web *w, struct MHD_Connection *c)
 			 : "<p class=\"note\">no runs yet</p>\n");
 	} else {
 		buf_puts(&b, "<table><thead><tr><th>run</th><th>state</th><th>outcome</th>"
-			 "<th>kernel</th><th>arch</th><th>vCPUs</th><th>accel</th><th>host</th>"
+			 "<th>job</th><th>kernel</th><th>arch</th><th>vCPUs</th><th>accel</th><th>host</th>"
 			 "<th>duration</th><th>queued (UTC)</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < n; i++)
 			run_row(&b, &runs[i], now);
@@ -242,6 +262,163 @@ out:
 	attempt_list_free(a, n);
 }
 
+/* A status from the database as a CSS class: only the known ones */
+static const char *status_class(const char *status)
+{
+	enum job_status st;
+
+	return status && job_status_parse(status, &st) == 0 ? job_status_name(st) : "";
+}
+
+static void results_table(struct buf *b, const struct result_row *rows, size_t n,
+			  int only_failing)
+{
+	buf_puts(b, "<table><thead><tr><th>path</th><th>status</th><th>detail</th></tr>"
+		 "</thead><tbody>\n");
+	for (size_t i = 0; i < n; i++) {
+		const char *cls = status_class(rows[i].status);
+
+		if (only_failing && !strcmp(cls, "pass"))
+			continue;
+		buf_puts(b, "<tr><td>");
+		web_html_str(b, rows[i].path);
+		buf_printf(b, "</td><td class=\"%s\">", cls);
+		web_html_str(b, rows[i].status);
+		buf_puts(b, "</td><td>");
+		web_html_str(b, rows[i].detail);
+		buf_puts(b, "</td></tr>\n");
+	}
+	buf_puts(b, "</tbody></table>\n");
+}
+
+/* The results of a job's run: those that did not pass, the counts, then all
+ * of them (at most WEB_RESULTS_MAX rows); nothing when there are none. */
+static void results_section(struct buf *b, struct db *db, int64_t id)
+{
+	struct result_row *rows = NULL;
+	int64_t counts[JOB_STATUS_COUNT], total = 0, failing;
+	size_t n = 0, nfailing = 0;
+	int first = 1;
+
+	if (db_run_results(db, id, WEB_RESULTS_MAX, &rows, &n, counts) < 0) {
+		buf_puts(b, "<h2>results</h2>\n<p class=\"note\">cannot read the results: ");
+		web_html_str(b, db_errmsg(db));
+		buf_puts(b, "</p>\n");
+		return;
+	}
+	for (int i = 0; i < JOB_STATUS_COUNT; i++)
+		total += counts[i];
+	if (!total)
+		goto out;
+	failing = total - counts[JOB_PASS];
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(status_class(rows[i].status), "pass"))
+			nfailing++;
+	if (failing) {
+		buf_puts(b, "<h2>not passing</h2>\n");
+		if ((int64_t)nfailing < failing)
+			buf_printf(b, "<p class=\"note\">showing %zu of %lld</p>\n", nfailing,
+				   (long long)failing);
+		results_table(b, rows, n, 1);
+	}
+	buf_printf(b, "<h2>results</h2>\n<p>%lld result%s: ", (long long)total,
+		   total == 1 ? "" : "s");
+	for (int i = 0; i < JOB_STATUS_COUNT; i++) {
+		const char *name = job_status_name((enum job_status)i);
+
+		if (!counts[i])
+			continue;
+		buf_printf(b, "%s<span class=\"%s\">%lld %s</span>", first ? "" : " &middot; ",
+			   name, (long long)counts[i], name);
+		first = 0;
+	}
+	buf_puts(b, "</p>\n");
+	buf_printf(b, "<details%s><summary>all results</summary>\n", n <= 50 ? " open" : "");
+	if ((int64_t)n < total)
+		buf_printf(b, "<p class=\"note\">showing the first %zu of %lld, those that did not "
+			   "pass first</p>\n", n, (long long)total);
+	results_table(b, rows, n, 0);
+	buf_puts(b, "</details>\n");
+out:
+	result_rows_free(rows, n);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void metric_row(struct buf *b, const struct sample_row *rows, size_t n, double *tmp)
+{
+	const char *unit = NULL;
+	double median;
+
+	for (size_t i = 0; i < n; i++) {
+		tmp[i] = rows[i].value;
+		if (!unit)
+			unit = rows[i].unit;
+	}
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	median = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	buf_puts(b, "<tr><td>");
+	web_html_str(b, rows[0].metric);
+	buf_puts(b, "</td><td>");
+	web_html_str(b, unit);
+	buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">%.10g</td>"
+		   "<td class=\"num\">%.10g</td><td class=\"num\">%.10g</td><td>", n, tmp[0],
+		   median, tmp[n - 1]);
+	if (n <= WEB_FEW_VALUES)
+		for (size_t i = 0; i < n; i++)
+			buf_printf(b, "%s%.10g", i ? ", " : "", rows[i].value);
+	buf_puts(b, "</td></tr>\n");
+}
+
+static int same_metric(const struct sample_row *a, const struct sample_row *b)
+{
+	return a->metric && b->metric && !strcmp(a->metric, b->metric);
+}
+
+/* The metric samples of a job's run, one row per metric (at most
+ * WEB_SAMPLES_MAX samples); nothing when there are none. */
+static void metrics_section(struct buf *b, struct db *db, int64_t id)
+{
+	struct sample_row *rows = NULL;
+	double *tmp = NULL;
+	size_t n = 0, shown;
+
+	/* one more than shown, to know whether there are more */
+	if (db_run_samples(db, id, WEB_SAMPLES_MAX + 1, &rows, &n) < 0) {
+		buf_puts(b, "<h2>metrics</h2>\n<p class=\"note\">cannot read the metrics: ");
+		web_html_str(b, db_errmsg(db));
+		buf_puts(b, "</p>\n");
+		return;
+	}
+	if (!n)
+		goto out;
+	shown = n > WEB_SAMPLES_MAX ? WEB_SAMPLES_MAX : n;
+	buf_puts(b, "<h2>metrics</h2>\n");
+	if (n > shown)
+		buf_printf(b, "<p class=\"note\">from the first %zu samples only</p>\n", shown);
+	tmp = malloc(shown * sizeof(*tmp));
+	if (!tmp) {
+		buf_puts(b, "<p class=\"note\">out of memory</p>\n");
+		goto out;
+	}
+	buf_puts(b, "<table><thead><tr><th>metric</th><th>unit</th><th>samples</th>"
+		 "<th>min</th><th>median</th><th>max</th><th>values</th></tr></thead><tbody>\n");
+	for (size_t i = 0, j; i < shown; i = j) {
+		for (j = i + 1; j < shown && same_metric(&rows[i], &rows[j]); j++)
+			;
+		metric_row(b, rows + i, j - i, tmp);
+	}
+	buf_puts(b, "</tbody></table>\n");
+out:
+	free(tmp);
+	sample_rows_free(rows, n);
+}
+
 static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t id)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
@@ -290,6 +467,9 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 	buf_puts(&b, "<table class=\"kv\">\n");
 	kv_str(&b, "state", run_state_name(r.state));
 	kv_str(&b, "outcome", r.outcome == RUN_OUT_NONE ? NULL : run_outcome_name(r.outcome));
+	buf_puts(&b, "<tr><th>job</th><td>");
+	job_cell(&b, r.job);
+	buf_puts(&b, "</td></tr>\n");
 	buf_puts(&b, "<tr><th>kernel</th><td>");
 	web_html_str(&b, r.kernel_path);
 	buf_printf(&b, " <span class=\"note\">(kernel %lld)</span></td></tr>\n",
@@ -333,6 +513,8 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 		web_html_str(&b, r.splat);
 		buf_puts(&b, "</pre>\n");
 	}
+	results_section(&b, db, id);
+	metrics_section(&b, db, id);
 	buf_puts(&b, "<h2>attempts</h2>\n");
 	attempts_table(&b, db, id);
 	buf_puts(&b, "<h2>command</h2>\n<pre>");
@@ -399,6 +581,120 @@ out:
 	return rc;
 }
 
+/* ---- /jobs, /jobs/NAME ---- */
+
+static void words(struct buf *b, char *const *v, size_t n, const char *sep)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			buf_puts(b, sep);
+		web_html_str(b, v[i]);
+	}
+}
+
+static enum MHD_Result jobs_page(struct web *w, struct MHD_Connection *c)
+{
+	const struct job_set *set = web_jobs(w);
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+
+	page_head(&b, "kfleet: jobs", 0);
+	buf_puts(&b, "<p><a href=\"/\">all runs</a></p>\n<h1>jobs</h1>\n");
+	if (!set->n) {
+		buf_puts(&b, "<p class=\"note\">no jobs defined</p>\n");
+	} else {
+		buf_puts(&b, "<table><thead><tr><th>name</th><th>kind</th><th>parser</th>"
+			 "<th>programs</th><th>description</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < set->n; i++) {
+			const struct job_def *d = set->v[i];
+
+			buf_puts(&b, "<tr><td>");
+			job_cell(&b, d->name);
+			buf_puts(&b, "</td><td>");
+			web_html_str(&b, d->kind);
+			buf_puts(&b, "</td><td>");
+			web_html_str(&b, d->parser);
+			buf_puts(&b, "</td><td>");
+			words(&b, d->programs, d->nprograms, " ");
+			buf_puts(&b, "</td><td>");
+			web_html_str(&b, d->description);
+			buf_puts(&b, "</td></tr>\n");
+		}
+		buf_puts(&b, "</tbody></table>\n");
+	}
+	page_tail(&b);
+	return web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+}
+
+/* A job's default: its value, or the daemon's default when 0 */
+static void kv_default(struct buf *b, const char *k, int v, const char *unit)
+{
+	char s[64];
+
+	if (v > 0)
+		snprintf(s, sizeof(s), "%d%s", v, unit);
+	kv_str(b, k, v > 0 ? s : "the daemon's default");
+}
+
+static enum MHD_Result job_page(struct web *w, struct MHD_Connection *c, const char *name)
+{
+	const struct job_def *d = job_set_find(web_jobs(w), name);
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct buf title = BUF_INIT(0);
+
+	if (!d)
+		return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "job '%.100s': no such job",
+					    name);
+	buf_printf(&title, "kfleet: job %s", d->name);
+	page_head(&b, buf_str(&title), 0);
+	buf_release(&title);
+	buf_puts(&b, "<p><a href=\"/\">all runs</a> &middot; <a href=\"/jobs\">all jobs</a></p>\n"
+		 "<h1>job ");
+	web_html_str(&b, d->name);
+	buf_puts(&b, "</h1>\n");
+	if (d->description) {
+		buf_puts(&b, "<p>");
+		web_html_str(&b, d->description);
+		buf_puts(&b, "</p>\n");
+	}
+	buf_puts(&b, "<table class=\"kv\">\n");
+	kv_str(&b, "kind", d->kind);
+	kv_str(&b, "parser", d->parser);
+	buf_puts(&b, "<tr><th>programs</th><td>");
+	if (d->nprograms)
+		words(&b, d->programs, d->nprograms, " ");
+	else
+		buf_puts(&b, "-");
+	buf_puts(&b, "</td></tr>\n");
+	kv_default(&b, "timeout", d->timeout_s, " s");
+	kv_default(&b, "memory", d->memory_mb, " MiB");
+	kv_default(&b, "vCPUs", d->vcpus, "");
+	buf_puts(&b, "<tr><th>kernel config</th><td>");
+	if (d->nconfig)
+		words(&b, d->config, d->nconfig, "<br>");
+	else
+		buf_puts(&b, "-");
+	buf_puts(&b, "</td></tr>\n");
+	kv_str(&b, "file", d->file);
+	buf_puts(&b, "</table>\n<h2>command</h2>\n<pre>");
+	web_html_str(&b, d->command);
+	buf_puts(&b, "</pre>\n");
+	if (d->nmetrics) {
+		buf_puts(&b, "<h2>metrics</h2>\n<table><thead><tr><th>metric</th><th>unit</th>"
+			 "<th>better</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < d->nmetrics; i++) {
+			buf_puts(&b, "<tr><td>");
+			web_html_str(&b, d->metrics[i].name);
+			buf_puts(&b, "</td><td>");
+			web_html_str(&b, d->metrics[i].unit);
+			buf_printf(&b, "</td><td>%s</td></tr>\n",
+				   d->metrics[i].higher_better ? "higher" : "lower");
+		}
+		buf_puts(&b, "</tbody></table>\n");
+	}
+	page_tail(&b);
+	return web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+}
+
 enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char *method,
 			    const char *url)
 {
@@ -431,6 +727,16 @@ enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char 
 				return web_reply_method(c, "GET, HEAD", 0);
 			return run_file(w, c, id, files[i].file, files[i].ctype, files[i].max);
 		}
+	}
+	if (!strcmp(url, "/jobs")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 0);
+		return jobs_page(w, c);
+	}
+	if (!strncmp(url, "/jobs/", 6) && url[6]) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 0);
+		return job_page(w, c, url + 6);
 	}
 	return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such page", url);
 }

@@ -1,7 +1,7 @@
 /* webint.h: what the files of web/ share and nobody else sees: the server
- * state, the per-thread database, reply helpers (http.c), the JSON API
- * (api.c), the HTML pages (pages.c), and the text helpers that make
- * anything from a guest safe to put into JSON or HTML. */
+ * state, the per-thread database, the daemon's job set, reply helpers
+ * (http.c), the JSON API (api.c), the HTML pages (pages.c), and the text
+ * helpers that make anything from a guest safe to put into JSON or HTML. */
 #ifndef KF_WEBINT_H
 #define KF_WEBINT_H
 
@@ -20,16 +20,21 @@
 #define WEB_PAGE_OUTPUT    (256 * 1024)         /* output shown on a run page */
 #define WEB_PAGE_CONSOLE   (256 * 1024)         /* console tail shown on a run page */
 #define WEB_PAGE_MAX       (16 * 1024 * 1024)   /* one generated page */
+#define WEB_RESULTS_MAX    1000                 /* result rows in a run's JSON and page */
+#define WEB_SAMPLES_MAX    5000                 /* metric samples in a run's JSON and page */
+#define WEB_FEW_VALUES     10                   /* a metric's values listed on the page */
 #define WEB_LIST_DEFAULT   50
 #define WEB_LIST_MAX       500
 #define WEB_POOL_THREADS   4
+
+struct job_set;
 
 struct web {
 	struct MHD_Daemon *mhd;
 	int port;
 	char *db_path;
 	char *token;
-	struct orch *orch;
+	struct orch *orch;             /* NULL: no submitting, no jobs */
 	pthread_mutex_t submit_lock;   /* orch_submit() calls, one at a time */
 	pthread_key_t db_key;          /* this thread's struct db */
 	pthread_mutex_t dbs_lock;
@@ -48,6 +53,10 @@ struct web_req {
 /* This thread's database connection, opened on first use. NULL with *err
  * (caller frees). Borrowed: closed by web_stop(). */
 struct db *web_db(struct web *w, char **err);
+
+/* The daemon's jobs, sorted by name; an empty set when the server has no
+ * orchestrator. Borrowed; read-only after start, so no lock is needed. */
+const struct job_set *web_jobs(const struct web *w);
 
 /* Replies. Each queues a response and returns what MHD_queue_response()
  * did (MHD_NO on allocation failure, which closes the connection). */
@@ -86,7 +95,7 @@ void web_fmt_duration(int64_t start_ms, int64_t end_ms, char out[32]);
 enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
 			  const char *url, struct web_req *req);
 
-/* pages.c: /, /runs/ID and the run files */
+/* pages.c: /, /runs/ID, the run files, /jobs and /jobs/NAME */
 enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char *method,
 			    const char *url);
 

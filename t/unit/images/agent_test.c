@@ -212,7 +212,7 @@ static void test_environment(void **state)
 	run(f, "run=1\ntimeout=30\n",
 	    "echo \"$PATH|$HOME|$TERM|${KFLEET_TEST_LEAK-unset}\"; read x; echo \"stdin=$?\"");
 	unsetenv("KFLEET_TEST_LEAK");
-	assert_string_equal(f->out.data, "/bin:/sbin:/usr/bin:/usr/sbin|/root|linux|unset\nstdin=1\n");
+	assert_string_equal(f->out.data, "/kfleet/bin:/bin:/sbin:/usr/bin:/usr/sbin|/root|linux|unset\nstdin=1\n");
 	assert_string_equal((const char *)last(f)->payload, "code=0");
 }
 

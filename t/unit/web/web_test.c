@@ -1,8 +1,9 @@
 /* web_test.c: unit tests for web/ (http.c, api.c, pages.c).
  * Starts a real server on 127.0.0.1 port 0 over a temporary state directory
- * and an orchestrator on libvirt's test:///default driver (not started, so
- * runs stay queued), and talks to it with libcurl: the API, the pages, the
- * token, bounded bodies, HTML escaping and guest output that is not UTF-8. */
+ * with two job files, and an orchestrator on libvirt's test:///default
+ * driver (not started, so runs stay queued), and talks to it with libcurl:
+ * the API, the pages, the token, bounded bodies, HTML escaping, guest output
+ * that is not UTF-8, jobs, and a run's results and metric samples. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,7 +190,53 @@ static void put_file(const char *dir, const char *name, const void *data, size_t
 	free(p);
 }
 
+/* Replaces run id's results and samples, as a worker would */
+static void store_results(int64_t id, const struct result_row *res, size_t nres,
+			  const struct sample_row *smp, size_t nsmp)
+{
+	char *err = NULL;
+	struct db *db = db_open(orch_db_path(fx->orch), &err);
+
+	if (!db)
+		fail_msg("db_open: %s", err);
+	if (db_run_store_results(db, id, res, nres, smp, nsmp) < 0)
+		fail_msg("db_run_store_results: %s", db_errmsg(db));
+	db_close(db);
+}
+
 /* ---- setup ---- */
+
+/* Two jobs; the file names sort the other way round from the job names */
+static const char job_ktap[] =
+	"; a selftest job\n"
+	"[job]\n"
+	"name = net-ktap\n"
+	"description = net selftests <i>quick</i> & small\n"
+	"kind = selftest\n"
+	"command = run-net-tests\n"
+	"parser = ktap\n"
+	"timeout = 60\n"
+	"config = CONFIG_NET=y\n"
+	"config = CONFIG_INET=y\n";
+static const char job_churn[] =
+	"[job]\n"
+	"name = churn\n"
+	"description = socket filter churn\n"
+	"kind = stress\n"
+	"programs = churn-a churn-b\n"
+	"command = churn-a -t 5\n"
+	"parser = metrics\n"
+	"memory_mb = 256\n"
+	"vcpus = 2\n"
+	"\n"
+	"[metric ops]\n"
+	"unit = 1/s\n"
+	"better = higher\n"
+	"\n"
+	"[metric lat]\n"
+	"unit = ns\n"
+	"better = lower\n";
+
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -218,6 +265,12 @@ static int setup(void **state)
 	fx->cfg.hosts[0].uri = strdup("test:///default");
 	fx->kernel = path_join(fx->dir, "bzImage");
 	make_fake_bzimage(fx->kernel);
+	free(fx->cfg.job_dirs);
+	fx->cfg.job_dirs = path_join(fx->dir, "jobs");
+	if (!fx->cfg.job_dirs || mkdir_p(fx->cfg.job_dirs, 0755) < 0)
+		return -1;
+	put_file(fx->cfg.job_dirs, "a.job", job_ktap, sizeof(job_ktap) - 1);
+	put_file(fx->cfg.job_dirs, "b.job", job_churn, sizeof(job_churn) - 1);
 	fx->orch = orch_new(&fx->cfg, &err);
 	if (!fx->orch) {
 		fprintf(stderr, "orch_new: %s\n", err);
@@ -371,6 +424,9 @@ static void test_submit_and_list(void **state)
 		assert_true(json_integer_value(json_object_get(run, "queued_at")) > 0);
 		assert_string_equal(json_string_value(json_object_get(run, "arch")), "x86_64");
 		assert_string_equal(json_string_value(json_object_get(run, "command")), "uname -a");
+		assert_true(json_is_null(json_object_get(run, "job")));
+		assert_null(json_object_get(run, "results"));   /* GET /api/runs/ID only */
+		assert_null(json_object_get(run, "samples"));
 		assert_string_equal(json_string_value(json_object_get(
 			json_object_get(run, "kernel"), "path")), fx->kernel);
 		snprintf(path, sizeof(path), "/runs/%lld/console", (long long)id);
@@ -406,6 +462,14 @@ static void test_submit_and_list(void **state)
 	assert_true(json_is_array(json_object_get(j, "attempts")));
 	assert_true(json_is_null(json_object_get(j, "output")));
 	assert_true(json_is_false(json_object_get(j, "output_truncated")));
+	assert_true(json_is_null(json_object_get(j, "job")));
+	/* no results yet: empty, but there */
+	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "results"), "rows")),
+			 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+		j, "results"), "counts"), "missing")), 0);
+	assert_true(json_is_false(json_object_get(json_object_get(j, "results"), "truncated")));
+	assert_int_equal(json_array_size(json_object_get(j, "samples")), 0);
 	json_decref(j);
 	buf_release(&b);
 }
@@ -509,7 +573,10 @@ static void test_bad_bodies(void **state)
 		{ "", "request body:" },
 		{ "[1,2]", "expected a JSON object" },
 		{ "{\"kernel\":1,\"command\":\"x\"}", "'kernel'" },
-		{ "{\"kernel\":\"/k\"}", "'command'" },
+		{ "{\"kernel\":\"/k\"}", "'command' or 'job'" },
+		{ "{\"kernel\":\"/k\",\"job\":\"\"}", "'command' or 'job'" },
+		{ "{\"kernel\":\"/k\",\"job\":7}", "'job'" },
+		{ "{\"kernel\":\"/k\",\"command\":null,\"job\":null}", "'command' or 'job'" },
 		{ "{\"command\":\"x\"}", "'kernel'" },
 		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"vcpus\":\"2\"}", "'vcpus'" },
 		{ "{\"kernel\":\"/k\",\"command\":\"x\",\"vcpus\":-1}", "'vcpus'" },
@@ -675,6 +742,362 @@ static void test_output_truncated(void **state)
 	buf_release(&b);
 }
 
+/* ---- jobs ---- */
+
+static void test_jobs_api(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *j, *jobs, *d, *m;
+	char err[256], ct[128];
+
+	assert_int_equal(http_ex("GET", "/api/jobs", NULL, NULL, 0, 0, &b, ct, sizeof(ct)), 200);
+	assert_string_equal(ct, "application/json");
+	j = parse(&b);
+	jobs = json_object_get(j, "jobs");
+	assert_int_equal(json_array_size(jobs), 2);
+	/* sorted by name, not by file */
+	d = json_array_get(jobs, 0);
+	assert_string_equal(json_string_value(json_object_get(d, "name")), "churn");
+	assert_string_equal(json_string_value(json_object_get(d, "kind")), "stress");
+	assert_string_equal(json_string_value(json_object_get(d, "parser")), "metrics");
+	assert_string_equal(json_string_value(json_object_get(d, "command")), "churn-a -t 5");
+	assert_int_equal(json_array_size(json_object_get(d, "programs")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "programs"), 1)),
+			    "churn-b");
+	assert_int_equal(json_array_size(json_object_get(d, "config")), 0);
+	assert_true(json_is_null(json_object_get(d, "timeout_s")));   /* the daemon's default */
+	assert_int_equal(json_integer_value(json_object_get(d, "memory_mb")), 256);
+	assert_int_equal(json_integer_value(json_object_get(d, "vcpus")), 2);
+	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 2);
+	m = json_array_get(json_object_get(d, "metrics"), 0);
+	assert_string_equal(json_string_value(json_object_get(m, "name")), "ops");
+	assert_string_equal(json_string_value(json_object_get(m, "unit")), "1/s");
+	assert_string_equal(json_string_value(json_object_get(m, "better")), "higher");
+	m = json_array_get(json_object_get(d, "metrics"), 1);
+	assert_string_equal(json_string_value(json_object_get(m, "better")), "lower");
+	assert_non_null(strstr(json_string_value(json_object_get(d, "file")), "/jobs/b.job"));
+	d = json_array_get(jobs, 1);
+	assert_string_equal(json_string_value(json_object_get(d, "name")), "net-ktap");
+	assert_string_equal(json_string_value(json_object_get(d, "description")),
+			    "net selftests <i>quick</i> & small");
+	assert_int_equal(json_integer_value(json_object_get(d, "timeout_s")), 60);
+	assert_true(json_is_null(json_object_get(d, "vcpus")));
+	assert_int_equal(json_array_size(json_object_get(d, "config")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "config"), 1)),
+			    "CONFIG_INET=y");
+	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 0);
+	json_decref(j);
+
+	/* one job */
+	assert_int_equal(http("GET", "/api/jobs/net-ktap", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_string_equal(json_string_value(json_object_get(j, "name")), "net-ktap");
+	assert_string_equal(json_string_value(json_object_get(j, "parser")), "ktap");
+	assert_string_equal(json_string_value(json_object_get(j, "kind")), "selftest");
+	json_decref(j);
+	assert_int_equal(http("HEAD", "/api/jobs/churn", NULL, NULL, &b), 200);
+
+	/* unknown ones */
+	assert_int_equal(http("GET", "/api/jobs/nope", NULL, NULL, &b), 404);
+	error_of(&b, err, sizeof(err));
+	assert_string_equal(err, "job 'nope': no such job");
+	assert_int_equal(http("GET", "/api/jobs/", NULL, NULL, &b), 404);
+	assert_int_equal(http("GET", "/api/jobs/churn/x", NULL, NULL, &b), 404);
+	assert_int_equal(http("GET", "/api/jobs/%3Cb%3E%ff", NULL, NULL, &b), 404);
+	error_of(&b, err, sizeof(err));   /* valid UTF-8 even so */
+	assert_int_equal(http("POST", "/api/jobs", NULL, "{}", &b), 405);
+	assert_int_equal(http("DELETE", "/api/jobs/churn", NULL, NULL, &b), 405);
+	buf_release(&b);
+}
+
+static void test_submit_job(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	char body[512], path[64], want[128], err[512];
+	json_t *j;
+	int64_t id;
+	long st;
+
+	/* a job and no command */
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"job\":\"net-ktap\"}", fx->kernel);
+	st = http("POST", "/api/runs", "Bearer " TOKEN, body, &b);
+	if (st != 201)
+		fail_msg("submit: %ld: %s", st, buf_str(&b));
+	j = parse(&b);
+	id = json_integer_value(json_object_get(j, "id"));
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_string_equal(json_string_value(json_object_get(j, "job")), "net-ktap");
+	assert_string_equal(json_string_value(json_object_get(j, "command")), "run-net-tests");
+	assert_int_equal(json_integer_value(json_object_get(j, "timeout_s")), 60);  /* the job's */
+	json_decref(j);
+
+	/* on the pages: a link to the job */
+	snprintf(want, sizeof(want), "<a href=\"/jobs/net-ktap\">net-ktap</a>");
+	assert_int_equal(http("GET", "/", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<th>job</th>"));
+	assert_non_null(strstr(buf_str(&b), want));
+	assert_non_null(strstr(buf_str(&b), "<span class=\"note\">command</span>"));
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), want));
+	/* no results yet: no such sections */
+	assert_null(strstr(buf_str(&b), "<h2>results</h2>"));
+	assert_null(strstr(buf_str(&b), "<h2>metrics</h2>"));
+
+	/* both, an unknown job, a job whose programs are not built */
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"job\":\"net-ktap\","
+		 "\"command\":\"true\"}", fx->kernel);
+	assert_int_equal(http("POST", "/api/runs", "Bearer " TOKEN, body, &b), 400);
+	error_of(&b, err, sizeof(err));
+	assert_non_null(strstr(err, "not both"));
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"job\":\"nope\"}", fx->kernel);
+	assert_int_equal(http("POST", "/api/runs", "Bearer " TOKEN, body, &b), 400);
+	error_of(&b, err, sizeof(err));
+	assert_non_null(strstr(err, "job 'nope': no such job"));
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"job\":\"churn\"}", fx->kernel);
+	assert_int_equal(http("POST", "/api/runs", "Bearer " TOKEN, body, &b), 400);
+	error_of(&b, err, sizeof(err));
+	assert_non_null(strstr(err, "program 'churn-a' is not built"));
+	buf_release(&b);
+}
+
+static void test_run_results(void **state)
+{
+	static const struct result_row res[] = {
+		{ (char *)"z/pass1", (char *)"pass", NULL },
+		{ (char *)"net/<b>bold</b>", (char *)"fail", (char *)"want 1 & got <2>" },
+		{ (char *)"a/pass0", (char *)"pass", NULL },
+		{ (char *)"s/skipped", (char *)"skip", (char *)"no device" },
+		{ (char *)"m/lost", (char *)"missing", NULL },
+		{ (char *)"b/err", (char *)"error", NULL },
+	};
+	/* expected: did not pass (by path), then skip, then pass (by path) */
+	static const char *const order[] = { "b/err", "m/lost", "net/<b>bold</b>", "s/skipped",
+					     "a/pass0", "z/pass1" };
+	static const struct sample_row smp[] = {
+		{ (char *)"ops", (char *)"1/s", 30, 2 },
+		{ (char *)"ops", (char *)"1/s", 10, 0 },
+		{ (char *)"lat", (char *)"ns", 5.5, 0 },
+		{ (char *)"ops", (char *)"1/s", 20, 1 },
+	};
+	struct buf b = BUF_INIT(0);
+	int64_t id = submit("results");
+	json_t *j, *r, *rows, *counts, *s;
+	const char *page, *failing, *all;
+	char path[64];
+
+	store_results(id, res, sizeof(res) / sizeof(res[0]), smp, sizeof(smp) / sizeof(smp[0]));
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	r = json_object_get(j, "results");
+	counts = json_object_get(r, "counts");
+	assert_int_equal(json_integer_value(json_object_get(counts, "pass")), 2);
+	assert_int_equal(json_integer_value(json_object_get(counts, "fail")), 1);
+	assert_int_equal(json_integer_value(json_object_get(counts, "skip")), 1);
+	assert_int_equal(json_integer_value(json_object_get(counts, "xfail")), 0);
+	assert_int_equal(json_integer_value(json_object_get(counts, "error")), 1);
+	assert_int_equal(json_integer_value(json_object_get(counts, "timeout")), 0);
+	assert_int_equal(json_integer_value(json_object_get(counts, "missing")), 1);
+	assert_int_equal(json_object_size(counts), 7);
+	assert_true(json_is_false(json_object_get(r, "truncated")));
+	rows = json_object_get(r, "rows");
+	assert_int_equal(json_array_size(rows), 6);
+	for (size_t i = 0; i < 6; i++)
+		assert_string_equal(json_string_value(json_object_get(json_array_get(rows, i),
+								      "path")), order[i]);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 2), "status")),
+			    "fail");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 2), "detail")),
+			    "want 1 & got <2>");
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 0), "detail")));
+	s = json_object_get(j, "samples");
+	assert_int_equal(json_array_size(s), 4);
+	assert_true(json_is_false(json_object_get(j, "samples_truncated")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(s, 0), "metric")),
+			    "lat");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(s, 0), "unit")),
+			    "ns");
+	assert_true(json_real_value(json_object_get(json_array_get(s, 0), "value")) == 5.5);
+	for (int i = 0; i < 3; i++) {
+		json_t *e = json_array_get(s, (size_t)i + 1);
+
+		assert_string_equal(json_string_value(json_object_get(e, "metric")), "ops");
+		assert_int_equal(json_integer_value(json_object_get(e, "seq")), i);
+		assert_true(json_real_value(json_object_get(e, "value")) == 10.0 * (i + 1));
+	}
+	json_decref(j);
+
+	/* the run page: not passing first, then the counts, all results, metrics */
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	page = buf_str(&b);
+	assert_null(strstr(page, "<b>bold</b>"));
+	failing = strstr(page, "<h2>not passing</h2>");
+	all = strstr(page, "<summary>all results</summary>");
+	assert_non_null(failing);
+	assert_non_null(all);
+	assert_true(failing < all);
+	assert_true(strstr(page, "6 results: ") > failing);
+	assert_true(strstr(page, "6 results: ") < all);
+	assert_non_null(strstr(page, "<span class=\"pass\">2 pass</span> &middot; "
+			       "<span class=\"fail\">1 fail</span>"));
+	/* escaped, in both tables */
+	failing = strstr(failing, "<tr><td>net/&lt;b&gt;bold&lt;/b&gt;</td><td class=\"fail\">"
+			 "fail</td><td>want 1 &amp; got &lt;2&gt;</td></tr>");
+	assert_non_null(failing);
+	assert_true(failing < all);
+	assert_non_null(strstr(all, "net/&lt;b&gt;bold&lt;/b&gt;"));
+	/* the passing ones only in all results */
+	assert_true(strstr(page, "<td>a/pass0</td>") > all);
+	assert_non_null(strstr(page, "<h2>metrics</h2>"));
+	assert_non_null(strstr(page, "<tr><td>ops</td><td>1/s</td><td class=\"num\">3</td>"
+			       "<td class=\"num\">10</td><td class=\"num\">20</td>"
+			       "<td class=\"num\">30</td><td>10, 20, 30</td></tr>"));
+	assert_non_null(strstr(page, "<tr><td>lat</td><td>ns</td><td class=\"num\">1</td>"
+			       "<td class=\"num\">5.5</td>"));
+	buf_release(&b);
+}
+
+static void test_run_results_bounded(void **state)
+{
+	size_t nres = WEB_RESULTS_MAX + 500, nfail = 300, nsmp = WEB_SAMPLES_MAX + 100;
+	struct result_row *res = calloc(nres, sizeof(*res));
+	struct sample_row *smp = calloc(nsmp, sizeof(*smp));
+	char (*names)[16] = calloc(nres, sizeof(*names));
+	struct buf b = BUF_INIT(0);
+	int64_t id = submit("many results");
+	json_t *j, *rows;
+	char path[64], want[128];
+
+	assert_non_null(res);
+	assert_non_null(smp);
+	assert_non_null(names);
+	for (size_t i = 0; i < nres; i++) {
+		snprintf(names[i], sizeof(names[i]), "t%05zu", i);
+		res[i].path = names[i];
+		/* the failing ones last, so only the ordering brings them first */
+		res[i].status = (char *)(i >= nres - nfail ? "fail" : "pass");
+	}
+	for (size_t i = 0; i < nsmp; i++) {
+		smp[i].metric = (char *)(i % 2 ? "odd" : "even");
+		smp[i].value = (double)i;
+		smp[i].seq = (int)(i / 2);
+	}
+	store_results(id, res, nres, smp, nsmp);
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	rows = json_object_get(json_object_get(j, "results"), "rows");
+	assert_int_equal(json_array_size(rows), WEB_RESULTS_MAX);
+	assert_true(json_is_true(json_object_get(json_object_get(j, "results"), "truncated")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(
+		j, "results"), "counts"), "pass")), nres - nfail);
+	for (size_t i = 0; i < WEB_RESULTS_MAX; i++) {
+		const char *st = json_string_value(json_object_get(json_array_get(rows, i),
+								   "status"));
+
+		assert_string_equal(st, i < nfail ? "fail" : "pass");
+	}
+	assert_int_equal(json_array_size(json_object_get(j, "samples")), WEB_SAMPLES_MAX);
+	assert_true(json_is_true(json_object_get(j, "samples_truncated")));
+	json_decref(j);
+
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	snprintf(want, sizeof(want), "showing the first %d of %zu", WEB_RESULTS_MAX, nres);
+	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(want, sizeof(want), "from the first %d samples only", WEB_SAMPLES_MAX);
+	assert_non_null(strstr(buf_str(&b), want));
+	/* by metric and seq: all 2550 "even" ones (0, 2, ... 5098), then the first 2450
+	 * "odd" ones; many values: only their summary */
+	assert_non_null(strstr(buf_str(&b), "<tr><td>even</td><td></td><td class=\"num\">2550"
+			       "</td><td class=\"num\">0</td><td class=\"num\">2549</td>"
+			       "<td class=\"num\">5098</td><td></td></tr>"));
+	assert_non_null(strstr(buf_str(&b), "<tr><td>odd</td><td></td><td class=\"num\">2450"
+			       "</td><td class=\"num\">1</td><td class=\"num\">2450</td>"
+			       "<td class=\"num\">4899</td><td></td></tr>"));
+	free(res);
+	free(smp);
+	free(names);
+	buf_release(&b);
+}
+
+static void test_jobs_pages(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	const char *page, *churn, *net;
+	char ct[128];
+
+	assert_int_equal(http("GET", "/", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<a href=\"/jobs\">jobs</a>"));
+
+	assert_int_equal(http_ex("GET", "/jobs", NULL, NULL, 0, 0, &b, ct, sizeof(ct)), 200);
+	assert_string_equal(ct, "text/html; charset=utf-8");
+	page = buf_str(&b);
+	churn = strstr(page, "<tr><td><a href=\"/jobs/churn\">churn</a></td><td>stress</td>"
+		       "<td>metrics</td><td>churn-a churn-b</td><td>socket filter churn</td></tr>");
+	net = strstr(page, "<tr><td><a href=\"/jobs/net-ktap\">net-ktap</a></td>"
+		     "<td>selftest</td><td>ktap</td><td></td>"
+		     "<td>net selftests &lt;i&gt;quick&lt;/i&gt; &amp; small</td></tr>");
+	assert_non_null(churn);
+	assert_non_null(net);
+	assert_true(churn < net);
+	assert_null(strstr(page, "<i>"));
+
+	assert_int_equal(http("GET", "/jobs/churn", NULL, NULL, &b), 200);
+	page = buf_str(&b);
+	assert_non_null(strstr(page, "<h1>job churn</h1>"));
+	assert_non_null(strstr(page, "<pre>churn-a -t 5</pre>"));
+	assert_non_null(strstr(page, "<tr><td>ops</td><td>1/s</td><td>higher</td></tr>"));
+	assert_non_null(strstr(page, "<tr><td>lat</td><td>ns</td><td>lower</td></tr>"));
+	assert_non_null(strstr(page, "<tr><th>memory</th><td>256 MiB</td></tr>"));
+	assert_non_null(strstr(page, "<tr><th>timeout</th><td>the daemon&#39;s default</td></tr>"));
+	assert_int_equal(http("GET", "/jobs/net-ktap", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "CONFIG_NET=y<br>CONFIG_INET=y"));
+	assert_non_null(strstr(buf_str(&b), "<tr><th>timeout</th><td>60 s</td></tr>"));
+	assert_null(strstr(buf_str(&b), "<i>"));
+
+	assert_int_equal(http("GET", "/jobs/nope", NULL, NULL, &b), 404);
+	assert_int_equal(http("GET", "/jobs/%3Cscript%3E", NULL, NULL, &b), 404);
+	assert_null(strstr(buf_str(&b), "<script>"));
+	assert_int_equal(http("GET", "/jobs/", NULL, NULL, &b), 404);
+	assert_int_equal(http("POST", "/jobs", NULL, "x", &b), 405);
+	buf_release(&b);
+}
+
+/* A server without an orchestrator has no jobs and takes no runs */
+static void test_no_orch(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	struct web_opts o;
+	struct web *w;
+	char *err = NULL, saved[64], body[512];
+
+	memset(&o, 0, sizeof(o));
+	o.listen_addr = "127.0.0.1";
+	o.db_path = orch_db_path(fx->orch);
+	o.token = TOKEN;
+	w = web_start(&o, &err);
+	if (!w)
+		fail_msg("web_start: %s", err);
+	memcpy(saved, fx->base, sizeof(saved));
+	snprintf(fx->base, sizeof(fx->base), "http://127.0.0.1:%d", web_port(w));
+	assert_int_equal(http("GET", "/api/jobs", NULL, NULL, &b), 200);
+	assert_string_equal(buf_str(&b), "{\"jobs\":[]}\n");
+	assert_int_equal(http("GET", "/api/jobs/churn", NULL, NULL, &b), 404);
+	assert_int_equal(http("GET", "/jobs", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "no jobs defined"));
+	snprintf(body, sizeof(body), "{\"kernel\":\"%s\",\"job\":\"churn\"}", fx->kernel);
+	assert_int_equal(http("POST", "/api/runs", "Bearer " TOKEN, body, &b), 503);
+	memcpy(fx->base, saved, sizeof(saved));
+	web_stop(w);
+	buf_release(&b);
+}
+
 static void *hammer(void *arg)
 {
 	static const char *const paths[] = { "/", "/api/runs", "/api/health", "/runs/1",
@@ -754,6 +1177,12 @@ int main(void)
 		cmocka_unit_test(test_html_escaping),
 		cmocka_unit_test(test_output_not_utf8),
 		cmocka_unit_test(test_output_truncated),
+		cmocka_unit_test(test_jobs_api),
+		cmocka_unit_test(test_submit_job),
+		cmocka_unit_test(test_run_results),
+		cmocka_unit_test(test_run_results_bounded),
+		cmocka_unit_test(test_jobs_pages),
+		cmocka_unit_test(test_no_orch),
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_start_errors),
 	};

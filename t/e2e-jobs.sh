@@ -1,0 +1,38 @@
+#!/bin/sh
+# Jobs end to end: kfleetd loads job files (a broken one is reported with
+# file:line and left out), runs them in real guests, parses their output
+# with the job's parser, stores every result and sample, and lets them
+# decide the outcome: a failing subtest fails the run, exit 4 skips it.
+. "$(dirname "$0")/lib.sh"
+
+kf_config ""
+sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/t/data/jobs-e2e|" "$T/kfleetd.ini"
+check "kfleetd starts with a broken job file among the good ones" kf_start
+check "the broken job is reported with file:line" grep -q "broken.job:2: name: 'Broken Name'" "$T/kfleetd.log"
+jobs=$(kf jobs 2>&1)
+check "kfleet jobs lists the good jobs" sh -c "echo '$jobs' | grep -q ktap-demo && echo '$jobs' | grep -q metrics-demo && echo '$jobs' | grep -q skip-demo"
+check "...and not the broken one" lacks "$jobs" "Broken"
+
+q() { kf run "$@" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p'; }
+k=$(q --job ktap-demo --kernel "$KERNEL")
+m=$(q --job metrics-demo --kernel "$KERNEL")
+s=$(q --job skip-demo --arch arm64 --kernel /opt/kfleet/arm64/vmlinuz)
+check "three job runs queued" test -n "$k" -a -n "$m" -a -n "$s"
+out=$(kf run --job nosuch --kernel "$KERNEL" 2>&1)
+check "an unknown job is refused" contains "$out" "job 'nosuch': no such job"
+for id in $k $m $s; do kf_wait_state "$id" done 180 || break; done
+
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+check "ktap: three results stored" equals "$(db "select group_concat(path || ':' || status, ' ') from (select * from results where run_id = $k order by path)")" "alpha:pass beta:fail gamma:skip"
+check "ktap: the failure's reason kept" equals "$(db "select detail from results where run_id = $k and path = 'beta'")" "it broke"
+check "ktap: the run failed although the command exited 0" equals "$(kf_field "$k" "outcome || ' ' || exit_code")" "failed 0"
+check "ktap: the detail names the first failure" contains "$(kf_field "$k" detail)" "1 of 3 results did not pass, the first: beta"
+check "metrics: four samples" equals "$(db "select count(*) from samples where run_id = $m")" 4
+check "metrics: ops in order with units" equals "$(db "select group_concat(value || unit, ' ') from (select * from samples where run_id = $m and metric = 'ops' order by seq)")" "120.0M/s 130.0M/s 125.0M/s"
+check "metrics: the run passed" equals "$(kf_field "$m" outcome)" passed
+check "skip: outcome skipped with the reason" equals "$(kf_field "$s" "outcome || ': ' || detail")" "skipped: SKIP: tcx unsupported by this kernel"
+show=$(kf show "$k" 2>&1)
+check "kfleet show lists the failing result" contains "$show" "beta"
+check "the run page shows the results" contains "$(curl -sf "$KF_URL/runs/$k")" "it broke"
+check "the API carries the samples" contains "$(curl -sf "$KF_URL/api/runs/$m")" '"metric":"ops"'
+kf_done
