@@ -92,8 +92,13 @@ JOBS_FUZZ_LIBS := $(shell pkg-config --libs jansson) -lm
 build/fuzz/%_fuzz: fuzz/%_fuzz.c fuzz/jobs_fuzz.h jobs/%.c jobs/result.c jobs/jobs.h jobs/jobsint.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/$*_fuzz.c jobs/$*.c jobs/result.c $(JOBS_FUZZ_LIBS)
+SERIES_FUZZ_SRCS := kernels/series.c common/cmd.c common/buf.c common/util.c
+build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsint.h kernels/kernels.h common/cmd.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) $(shell pkg-config --libs jansson libcrypto)
 fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
-		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz
+		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz \
+		build/fuzz/series_fuzz
 	@for f in $^; do d=fuzz/$$(basename $$f _fuzz).dict; [ -f $$d ] && o=-dict=$$d || o=; \
 		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$o 2>&1 | tail -n 2 || exit 1; done

@@ -17,4 +17,105 @@ int kimage_check(const char *path, const char *arch, char **err);
  * banner in the uncompressed Image. 0, or -1 when it cannot be found. */
 int kimage_release(const char *path, const char *arch, char *out, size_t n);
 
+/* ---- patch series: intake (series.c, fetch.c) ---- */
+
+#include "common/buf.h"
+
+struct json_t;
+
+#define SERIES_MBOX_MAX     (64u << 20)  /* an mbox, fetched or read */
+#define SERIES_MESSAGES_MAX 5000         /* messages in one mbox (a long thread) */
+#define SERIES_PATCHES_MAX  500          /* patches in one series */
+
+struct series_trailer {
+	char *key;                /* "Signed-off-by" */
+	char *value;              /* "Alice Kernel <alice@example.org>" */
+};
+
+/* A patch, or the cover letter (index 0) */
+struct series_patch {
+	int index;                /* 1..count; 0 for the cover letter */
+	char *subject;            /* as sent, decoded: "[PATCH bpf-next v4 2/3] bpf: ..." */
+	char *title;              /* the subject without its tags */
+	char *author;             /* "" when the mail named none (a cover letter only) */
+	char *email;
+	char *date;               /* as in the Date: header, "" when none */
+	char *msgid;              /* without <>, "" when none */
+	unsigned line;            /* where its message starts in the mbox, 0 when unknown */
+	struct series_trailer *trailers;
+	size_t ntrailers;
+	int has_diff;
+	int files, insertions, deletions;
+	char *mail;               /* the message as it was in the mbox (for git am) */
+	size_t mail_len;
+};
+
+struct series {
+	char *name;               /* the mbox as messages call it: a path or URL */
+	char *tree;               /* the subject's tree tag ("bpf-next"), NULL when none */
+	int version;              /* 1 when the subjects name none */
+	int rfc;
+	int count;                /* patches */
+	struct series_patch *cover;     /* NULL when there is none */
+	struct series_patch *patches;   /* count of them, 1/N first */
+	char *base_commit;        /* NULL when no message says */
+	char *base_commit_from;   /* "the cover letter" or "patch 1/3" */
+	char *change_id;          /* b4's change-id, NULL when none */
+	char *change_id_from;
+	int messages;             /* messages in the mbox */
+	int others;               /* messages that are not part of the series: replies,
+				     reviews, other versions */
+	char **notes;             /* what kfleet chose or left out, one sentence each */
+	size_t nnotes;
+};
+
+/* Reads an mbox (at most SERIES_MBOX_MAX bytes) into a series with git
+ * mailsplit and git mailinfo. Replies and review comments are left out;
+ * when the mbox holds several complete versions, the newest is taken (and
+ * a note says so). A series with a patch missing, patches from two
+ * versions, a patch without a diff or a diff cut short is refused, the
+ * message naming the patch: "series.mbox: patch 3/5 is missing",
+ * "series.mbox:120: patch 2/3 has no diff". 0 with *out (free with
+ * series_free()), or -1 with *err (caller frees). */
+int series_parse_mbox(const char *path, struct series **out, char **err);
+/* The same for an mbox in memory; name is what messages call it. */
+int series_parse_mem(const char *name, const char *data, size_t len,
+		     struct series **out, char **err);
+void series_free(struct series *s);     /* accepts NULL */
+/* The series as JSON (everything above but the raw mails); a new
+ * reference, NULL when out of memory. */
+struct json_t *series_json(const struct series *s);
+
+/* Fetching an mbox over http(s) with libcurl: connect and total timeouts,
+ * a size cap (also on what a .gz inflates to), at most 5 redirects and only
+ * to http(s), the proxy from the environment, TLS verified. A gzip body
+ * (.mbox.gz) is inflated. Zero fields take the defaults. */
+struct fetch_opts {
+	long connect_timeout_ms;  /* default FETCH_CONNECT_TIMEOUT_MS */
+	long timeout_ms;          /* the whole transfer; default FETCH_TIMEOUT_MS */
+	size_t max_bytes;         /* default SERIES_MBOX_MAX */
+	const char *lore_base;    /* for fetch_msgid(); default $KFLEET_LORE_BASE,
+				     then FETCH_LORE_BASE */
+};
+
+#define FETCH_CONNECT_TIMEOUT_MS 10000L
+#define FETCH_TIMEOUT_MS         120000L
+#define FETCH_MAX_REDIRECTS      5L
+#define FETCH_LORE_BASE          "https://lore.kernel.org/all"
+
+/* Appends the mbox at url to out. 0, or -1 with *err (caller frees):
+ * "'URL': HTTP 404", "'URL': timed out after 120 s", "'URL': larger than
+ * 64 MiB". */
+int fetch_url(const char *url, const struct fetch_opts *o, struct buf *out, char **err);
+/* The thread of a message-id ("<id>", "id:..." or the bare id) from a
+ * lore-style archive, BASE/ID/t.mbox.gz. *url_out (may be NULL; caller
+ * frees) gets the URL used. */
+int fetch_msgid(const char *msgid, const struct fetch_opts *o, struct buf *out,
+		char **url_out, char **err);
+/* A patchwork series: "BASE/ID" (or BASE/api/series/ID/, or a page URL
+ * with ?series=ID): GET BASE/api/series/ID/, then the mbox its "mbox"
+ * field names. *url_out as above. */
+int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out,
+		    char **url_out, char **err);
+
 #endif

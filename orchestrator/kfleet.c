@@ -17,6 +17,7 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "jobs/jobs.h"
+#include "orchestrator/cli.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
 
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 	      "  show ID [--json]                     print one run: results, metrics, output\n"
 	      "  jobs [--json]                        list the jobs the daemon knows\n"
 	      "  jobs show NAME [--json]              print one job's definition\n"
+	      "  series show (--mbox FILE | --url URL | --msgid ID | --patchwork URL/ID)\n"
+	      "      [--lore BASE] [--json]          read a patch series and print it, no daemon\n"
 	      "  parse ktap|test_progs|bench|metrics FILE [--json]\n"
 	      "                                       parse a job's output here, no daemon\n"
 	      "                                       (FILE - reads stdin)\n"
@@ -1141,6 +1144,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (!strcmp(argv[optind], "series"))  /* mbox files and fetches here: no config, no daemon */
+		return cli_series(argc - optind, argv + optind);
 	if (!strcmp(argv[optind], "parse"))   /* works on files here: no config, no daemon */
 		return cmd_parse(argc - optind, argv + optind);
 	if (config_defaults(&k.cfg) < 0) {

@@ -1,0 +1,199 @@
+/* cli_series.c: `kfleet series show`, the user's check that kfleet reads
+ * their series right before anything is queued: fetch (kernels/fetch.c)
+ * or read the mbox, parse it (kernels/series.c) and print the series, as
+ * text or JSON. Runs here, without the daemon. */
+#include "orchestrator/cli.h"
+
+#include <curl/curl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "kernels/kernels.h"
+
+enum { CLI_OK = 0, CLI_USAGE = 2 };
+
+static void usage(FILE *f)
+{
+	fputs("usage: kfleet series show (--mbox FILE | --url URL | --msgid ID |\n"
+	      "                           --patchwork URL/ID) [--lore BASE] [--json]\n"
+	      "\n"
+	      "  --mbox FILE        an mbox file (- reads stdin)\n"
+	      "  --url URL          an http(s) .mbox or .mbox.gz\n"
+	      "  --msgid ID         a thread from a lore-style archive: BASE/ID/t.mbox.gz\n"
+	      "  --patchwork REF    a patchwork series: BASE/ID, BASE/api/series/ID/ or a\n"
+	      "                     page URL with ?series=ID\n"
+	      "  --lore BASE        the archive for --msgid (default: $KFLEET_LORE_BASE,\n"
+	      "                     else " FETCH_LORE_BASE ")\n"
+	      "  --json             print JSON\n"
+	      "\n"
+	      "Parses the series without building anything and prints it as kfleet\n"
+	      "understood it. Exit status 2 when it cannot be read.\n", f);
+}
+
+static void print_patch_line(const struct series *s, const struct series_patch *p)
+{
+	printf("%d/%d %s (%s <%s>, <%s>, +%d/-%d lines in %d %s)\n", p->index, s->count,
+	       p->title, p->author, p->email, p->msgid, p->insertions, p->deletions, p->files,
+	       p->files == 1 ? "file" : "files");
+	for (size_t i = 0; i < p->ntrailers; i++)
+		printf("    %s: %s\n", p->trailers[i].key, p->trailers[i].value);
+}
+
+static void print_text(const struct series *s, const char *source)
+{
+	int ins = 0, del = 0;
+
+	for (int i = 0; i < s->count; i++) {
+		ins += s->patches[i].insertions;
+		del += s->patches[i].deletions;
+	}
+	printf("series:      %s\n", s->cover ? s->cover->title : s->patches[0].title);
+	printf("from:        %s\n", source);
+	printf("version:     v%d%s\n", s->version, s->rfc ? " (RFC)" : "");
+	printf("tree tag:    %s\n", s->tree ? s->tree : "(none)");
+	if (s->base_commit)
+		printf("base-commit: %s (from %s)\n", s->base_commit, s->base_commit_from);
+	else
+		printf("base-commit: (none given)\n");
+	if (s->change_id)
+		printf("change-id:   %s (from %s)\n", s->change_id, s->change_id_from);
+	if (s->cover)
+		printf("cover:       %s <%s>, <%s>, %s\n", s->cover->author, s->cover->email,
+		       s->cover->msgid, s->cover->date);
+	else
+		printf("cover:       (none)\n");
+	printf("patches:     %d (+%d/-%d lines)\n", s->count, ins, del);
+	if (s->others)
+		printf("left out:    %d of %d mails (replies, reviews, other versions)\n",
+		       s->others, s->messages);
+	for (size_t i = 0; i < s->nnotes; i++)
+		printf("note:        %s\n", s->notes[i]);
+	printf("\n");
+	for (int i = 0; i < s->count; i++)
+		print_patch_line(s, &s->patches[i]);
+}
+
+static void report(const char *err)
+{
+	fprintf(stderr, "kfleet: series show: %s\n", err ? err : "out of memory");
+}
+
+int cli_series(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mbox", required_argument, NULL, 'm' },
+		{ "url", required_argument, NULL, 'u' },
+		{ "msgid", required_argument, NULL, 'i' },
+		{ "patchwork", required_argument, NULL, 'p' },
+		{ "lore", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *mbox = NULL, *url = NULL, *msgid = NULL, *pw = NULL;
+	struct fetch_opts fo = { 0 };
+	struct buf body = BUF_INIT(0);
+	struct series *s = NULL;
+	char *err = NULL, *fetched = NULL;
+	const char *source;
+	int c, json = 0, sources = 0, rc = CLI_USAGE, curl_up = 0;
+
+	if (argc < 2 || (strcmp(argv[1], "show") && strcmp(argv[1], "-h") &&
+			 strcmp(argv[1], "--help"))) {
+		if (argc >= 2)
+			fprintf(stderr, "kfleet: series: '%s' is not a series command (show)\n",
+				argv[1]);
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (strcmp(argv[1], "show")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	optind = 0;
+	while ((c = getopt_long(argc - 1, argv + 1, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': mbox = optarg; sources++; break;
+		case 'u': url = optarg; sources++; break;
+		case 'i': msgid = optarg; sources++; break;
+		case 'p': pw = optarg; sources++; break;
+		case 'l': fo.lore_base = optarg; break;
+		case 'j': json = 1; break;
+		case 'h':
+			usage(stdout);
+			rc = CLI_OK;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (optind != argc - 1 || sources != 1) {
+		fprintf(stderr, "kfleet: series show: %s\n", optind != argc - 1 ?
+			"unexpected arguments" : "give one of --mbox, --url, --msgid, --patchwork");
+		usage(stderr);
+		goto out;
+	}
+
+	if (mbox) {
+		source = strcmp(mbox, "-") ? mbox : "stdin";
+		if (series_parse_mbox(strcmp(mbox, "-") ? mbox : "/dev/stdin", &s, &err) < 0) {
+			report(err);
+			goto out;
+		}
+	} else {
+		int frc;
+
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			fprintf(stderr, "kfleet: series show: cannot start libcurl\n");
+			goto out;
+		}
+		curl_up = 1;
+		if (url) {
+			frc = fetch_url(url, &fo, &body, &err);
+			if (frc == 0 && !(fetched = strdup(url)))
+				frc = -1;
+		} else if (msgid) {
+			frc = fetch_msgid(msgid, &fo, &body, &fetched, &err);
+		} else {
+			frc = fetch_patchwork(pw, &fo, &body, &fetched, &err);
+		}
+		if (frc < 0) {
+			report(err);
+			goto out;
+		}
+		source = fetched;
+		if (series_parse_mem(fetched, body.data ? body.data : "", body.len, &s, &err) < 0) {
+			report(err);
+			goto out;
+		}
+	}
+
+	if (json) {
+		json_t *j = series_json(s);
+
+		if (!j || json_object_set_new(j, "source", json_string(source)) < 0) {
+			json_decref(j);
+			fprintf(stderr, "kfleet: series show: out of memory\n");
+			goto out;
+		}
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		print_text(s, source);
+	}
+	rc = fflush(stdout) == 0 ? CLI_OK : CLI_USAGE;
+out:
+	series_free(s);
+	buf_release(&body);
+	free(err);
+	free(fetched);
+	if (curl_up)
+		curl_global_cleanup();
+	return rc;
+}
