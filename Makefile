@@ -33,6 +33,17 @@ CROSS_ARM64 ?= aarch64-linux-gnu-gcc
 ifneq ($(shell command -v $(CROSS_ARM64) 2>/dev/null),)
 BINS += $(B)/bin/kfleet-agent-arm64
 endif
+# Workload programs (jobs/workloads/), static, one set per guest arch: the
+# programs the jobs in jobs/defs name, found by kfleetd under bin/wl/ARCH/
+WL_NAMES  := sock-filter-churn bpf-trigger uprobe-fork prog-pack-load tcx-attach
+WL_CFLAGS := -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wshadow -Wno-unused-parameter \
+	$(if $(WERROR),-Werror) -static
+WL_DEPS   := jobs/workloads/wl.c jobs/workloads/wl.h
+BINS      += $(WL_NAMES:%=$(B)/bin/wl/x86_64/%)
+ifneq ($(shell command -v $(CROSS_ARM64) 2>/dev/null),)
+BINS      += $(WL_NAMES:%=$(B)/bin/wl/arm64/%)
+endif
+
 
 all: $(BINS)
 
@@ -62,6 +73,14 @@ $(B)/bin/kfleet-agent-arm64: images/agent.c common/frame.c common/frame.h images
 	@mkdir -p $(dir $@)
 	$(CROSS_ARM64) -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
 		-I. -static -o $@ images/agent.c common/frame.c
+
+$(B)/bin/wl/x86_64/%: jobs/workloads/%.c $(WL_DEPS)
+	@mkdir -p $(dir $@)
+	gcc $(WL_CFLAGS) -o $@ $< jobs/workloads/wl.c -lm -lpthread
+
+$(B)/bin/wl/arm64/%: jobs/workloads/%.c $(WL_DEPS)
+	@mkdir -p $(dir $@)
+	$(CROSS_ARM64) $(WL_CFLAGS) -o $@ $< jobs/workloads/wl.c -lm -lpthread
 
 $(B)/t/unit/%: t/unit/%.c $(B)/libkfleet.a
 	@mkdir -p $(dir $@)

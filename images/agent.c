@@ -58,6 +58,7 @@ struct agent {
 };
 
 #define AGENT_PORT_WAIT_MS 10000 /* for the virtio port to appear after modprobe */
+#define AGENT_ACK_WAIT_MS  10000 /* for kfleetd to say it has read everything */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -585,7 +586,7 @@ static int open_virtio_port(void)
 				continue;
 			snprintf(path, sizeof(path), "/dev/%s", e->d_name);
 			closedir(d);
-			fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
 			if (fd < 0)
 				say("channel '%s': %s", path, strerror(errno));
 			return fd;
@@ -597,6 +598,27 @@ static int open_virtio_port(void)
 	say("channel: no virtio port named '%s' after %d s", IMG_VIRTIO_PORT,
 	    AGENT_PORT_WAIT_MS / 1000);
 	return -1;
+}
+
+/* A virtio port's writes are done when QEMU has the buffers, not when
+ * kfleetd has read them: powering off at once can lose the last frames.
+ * kfleetd answers the exit frame with a line; wait for it, bounded. */
+static void wait_ack(int fd)
+{
+	int64_t until = mono_now_ms() + AGENT_ACK_WAIT_MS;
+	char b[64];
+
+	for (;;) {
+		int64_t left = until - mono_now_ms();
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		if (left <= 0) {
+			say("channel: no acknowledgement from kfleetd in %d s", AGENT_ACK_WAIT_MS / 1000);
+			return;
+		}
+		if (poll(&pf, 1, (int)left) > 0 && read(fd, b, sizeof(b)) > 0)
+			return;
+	}
 }
 
 /* The guest's root is the initramfs: a ramfs or tmpfs holding run.conf */
@@ -701,6 +723,8 @@ int main(int argc, char **argv)
 		send_text(&a, FRAME_TRUNC, n);
 	}
 	send_text(&a, FRAME_EXIT, a.exit_payload);
+	if (a.virtio && !a.test_mode && a.chan_fd >= 0)
+		wait_ack(a.chan_fd);
 
 	if (a.chan_fd >= 0) {
 		if (isatty(a.chan_fd))

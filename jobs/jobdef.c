@@ -32,6 +32,8 @@ void job_def_free(struct job_def *d)
 		free(d->programs[i]);
 	for (size_t i = 0; i < d->nconfig; i++)
 		free(d->config[i]);
+	for (size_t i = 0; i < d->nmodules; i++)
+		free(d->modules[i]);
 	for (size_t i = 0; i < d->nmetrics; i++) {
 		free(d->metrics[i].name);
 		free(d->metrics[i].unit);
@@ -123,6 +125,23 @@ static void set_int(struct jparse *p, const char *key, const char *v, long long 
 		*dst = (int)n;
 }
 
+/* "a b, c": names of programs or modules, at most JOBDEF_PROGRAMS_MAX */
+static void set_list(struct jparse *p, const char *key, const char *v, char **list, size_t *n)
+{
+	char *copy = strdup(v), *save = NULL;
+
+	for (char *w = copy ? strtok_r(copy, " \t,", &save) : NULL; w;
+	     w = strtok_r(NULL, " \t,", &save)) {
+		if (!valid_name(w, 64, "A_.-"))
+			jerr(p, "%s: '%s' is not a name", key, w);
+		else if (*n == JOBDEF_PROGRAMS_MAX)
+			jerr(p, "%s: more than %d", key, JOBDEF_PROGRAMS_MAX);
+		else
+			list[(*n)++] = strdup(w);
+	}
+	free(copy);
+}
+
 static struct job_metric_def *metric_for(struct jparse *p, const char *name)
 {
 	struct job_def *d = p->d;
@@ -171,18 +190,9 @@ static int jhandler(void *user, const char *section, const char *key, const char
 			else
 				set_str(p, &d->parser, v);
 		} else if (!strcmp(key, "programs")) {
-			char *copy = strdup(v), *save = NULL;
-
-			for (char *w = copy ? strtok_r(copy, " \t,", &save) : NULL; w;
-			     w = strtok_r(NULL, " \t,", &save)) {
-				if (!valid_name(w, 64, "A_.-"))
-					jerr(p, "programs: '%s' is not a program name", w);
-				else if (d->nprograms == JOBDEF_PROGRAMS_MAX)
-					jerr(p, "programs: more than %d", JOBDEF_PROGRAMS_MAX);
-				else
-					d->programs[d->nprograms++] = strdup(w);
-			}
-			free(copy);
+			set_list(p, key, v, d->programs, &d->nprograms);
+		} else if (!strcmp(key, "modules")) {
+			set_list(p, key, v, d->modules, &d->nmodules);
 		} else if (!strcmp(key, "config")) {
 			if (strncmp(v, "CONFIG_", 7) || !strchr(v, '='))
 				jerr(p, "config: '%s' is not CONFIG_NAME=value", v);

@@ -190,6 +190,8 @@ int metrics_parse(const char *data, size_t len, struct job_samples *s);
  *     description = ...
  *     kind = stress                     ; selftest, stress or bench
  *     programs = sock-filter-churn      ; built per arch, put in /kfleet/bin
+ *     modules = veth                    ; kernel modules to load first, when the
+ *                                       ; kernel's modules are at hand
  *     command = sock-filter-churn -t 20 ; run with /bin/sh -c, PATH has /kfleet/bin
  *     parser = metrics                  ; ktap, test_progs, bench, metrics or none
  *     timeout = 120                     ; seconds
@@ -222,6 +224,8 @@ struct job_def {
 	size_t nprograms;
 	char *config[JOBDEF_CONFIG_MAX];
 	size_t nconfig;
+	char *modules[JOBDEF_PROGRAMS_MAX];
+	size_t nmodules;
 	int timeout_s, memory_mb, vcpus;   /* 0: the daemon's defaults */
 	struct job_metric_def metrics[JOBDEF_METRICS_MAX];
 	size_t nmetrics;

@@ -421,9 +421,14 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	if (kimage_release(r->kernel_path, r->arch, release, sizeof(release)) == 0)
 		moddir = find_moddir(c->modules_path, release);
 	if (moddir) {
-		mods = img_modules_initramfs(moddir, channel_modules,
-					     sizeof(channel_modules) / sizeof(channel_modules[0]),
-					     o->cache_dir, &err);
+		const char *names[2 + JOBDEF_PROGRAMS_MAX];
+		size_t nn = 0;
+
+		for (size_t i = 0; i < sizeof(channel_modules) / sizeof(channel_modules[0]); i++)
+			names[nn++] = channel_modules[i];
+		for (size_t i = 0; job && i < job->nmodules; i++)
+			names[nn++] = job->modules[i];
+		mods = img_modules_initramfs(moddir, names, nn, o->cache_dir, &err);
 		if (!mods) {
 			set_outcome(out, RUN_OUT_INFRA, "modules: %s", err ? err : "?");
 			goto out;
@@ -538,8 +543,13 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			log_info("run %" PRId64 ": guest booted in %.1f s (%s, %d cpus)", r->id,
 				 (double)(now - t0) / 1000, ch.release, ch.nproc);
 		}
-		if (ch.exited && !poweroff_deadline)
+		if (ch.exited && !poweroff_deadline) {
 			poweroff_deadline = now + POWEROFF_GRACE_MS;
+			/* the agent waits for this before it powers off */
+			if (gs.virtio && pump.sock >= 0 && write(pump.sock, "ack\n", 4) != 4)
+				log_warn("run %" PRId64 ": cannot acknowledge the agent's exit: %s",
+					 r->id, strerror(errno));
+		}
 		if (c->silence_timeout_s) {
 			long long bytes = file_size(console) + file_size(chan);
 
