@@ -57,6 +57,7 @@ void run_release(struct run *r)
 	free(r->arch);
 	free(r->command);
 	free(r->job);
+	free(r->topology);
 	free(r->detail);
 	free(r->splat);
 	free(r->host);
@@ -371,7 +372,7 @@ int db_kernel_import(struct db *db, const char *path, const char *arch,
 	" r.state, r.outcome, r.detail, r.splat, r.attempt, r.max_attempts, h.name, r.accel," \
 	" r.machine, r.qemu_version, r.libvirt_version, r.domain, r.queued_at, r.started_at," \
 	" r.booted_at, r.ended_at, r.exit_code, r.guest_release, r.guest_nproc," \
-	" r.guest_mem_kb, r.run_dir, r.job" \
+	" r.guest_mem_kb, r.run_dir, r.job, r.topology, r.numa_nodes" \
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN hosts h ON h.id = r.host_id"
 
 static void run_from_row(sqlite3_stmt *st, struct run *r)
@@ -414,6 +415,8 @@ static void run_from_row(sqlite3_stmt *st, struct run *r)
 	r->guest_mem_kb = sqlite3_column_int64(st, 27);
 	r->run_dir = col_text(st, 28);
 	r->job = col_text(st, 29);
+	r->topology = col_text(st, 30);
+	r->numa_nodes = sqlite3_column_int(st, 31);
 }
 
 int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
@@ -427,8 +430,8 @@ int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
 	if (db_kernel_import(db, req->kernel_path, req->arch, req->kernel_sha256, &kid) < 0)
 		goto out;
 	st = prep(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s, command,"
-		      " state, max_attempts, queued_at, job)"
-		      " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
+		      " state, max_attempts, queued_at, job, topology, numa_nodes)"
+		      " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)");
 	if (!st)
 		goto out;
 	sqlite3_bind_int64(st, 1, kid);
@@ -440,6 +443,8 @@ int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
 	sqlite3_bind_int(st, 7, req->max_attempts > 0 ? req->max_attempts : 2);
 	sqlite3_bind_int64(st, 8, now_ms());
 	bind_text(st, 9, req->job);
+	bind_text(st, 10, req->topology);
+	sqlite3_bind_int(st, 11, req->numa_nodes > 0 ? req->numa_nodes : 1);
 	if (step_done(st) < 0)
 		goto out;
 	*id = sqlite3_last_insert_rowid(db->sql);

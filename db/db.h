@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -46,6 +46,8 @@ struct run_request {
 	int timeout_s;
 	const char *command;
 	const char *job;           /* the job it runs, or NULL for a plain command */
+	const char *topology;      /* "S:C:T" sockets:cores:threads, or NULL */
+	int numa_nodes;            /* 1 or more */
 	int max_attempts;          /* infra failures retried until this many attempts */
 };
 
@@ -61,6 +63,8 @@ struct run {
 	int timeout_s;
 	char *command;
 	char *job;             /* the job's name, or NULL */
+	char *topology;        /* "S:C:T", or NULL for QEMU's default */
+	int numa_nodes;
 	enum run_state state;
 	enum run_outcome outcome;
 	char *detail;          /* why, in one line (NULL when none) */

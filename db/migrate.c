@@ -52,6 +52,9 @@ const char *const db_migrations[] = {
 	/* 2: whether a host is in placement, and why not */
 	"ALTER TABLE hosts ADD COLUMN healthy INTEGER NOT NULL DEFAULT 1;"
 	"ALTER TABLE hosts ADD COLUMN health_detail TEXT;",
+	/* 3: guest CPU topology (sockets:cores:threads) and NUMA nodes */
+	"ALTER TABLE runs ADD COLUMN topology TEXT;"
+	"ALTER TABLE runs ADD COLUMN numa_nodes INTEGER NOT NULL DEFAULT 1;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -45,6 +45,43 @@ static void xml_serial(struct buf *b, const char *path, int port)
 	buf_printf(b, "'/>\n      <target port='%d'/>\n    </serial>\n", port);
 }
 
+/* The <cpu> element: the model (host under KVM, cortex-a57 for arm64
+ * under TCG, QEMU's default for x86_64 under TCG), then the topology and
+ * NUMA cells when the run asks for them. */
+static void xml_cpu(struct buf *b, const struct guest_spec *s, int arm)
+{
+	int kvm = !strcmp(s->accel, "kvm"), numa = s->numa_nodes > 1, topo = s->sockets > 0;
+
+	if (!kvm && !arm && !numa && !topo)
+		return;
+	if (kvm)
+		buf_puts(b, "  <cpu mode='host-passthrough'");
+	else if (arm)
+		buf_puts(b, "  <cpu mode='custom' match='exact'");
+	else
+		buf_puts(b, "  <cpu");
+	if (!arm && !numa && !topo) {
+		buf_puts(b, "/>\n");
+		return;
+	}
+	buf_puts(b, ">\n");
+	if (arm && !kvm)
+		buf_puts(b, "    <model fallback='forbid'>cortex-a57</model>\n");
+	if (topo)
+		buf_printf(b, "    <topology sockets='%d' dies='1' cores='%d' threads='%d'/>\n",
+			   s->sockets, s->cores, s->threads);
+	if (numa) {
+		int per = s->vcpus / s->numa_nodes;
+
+		buf_puts(b, "    <numa>\n");
+		for (int i = 0; i < s->numa_nodes; i++)
+			buf_printf(b, "      <cell id='%d' cpus='%d-%d' memory='%d' unit='MiB'/>\n", i,
+				   i * per, (i + 1) * per - 1, s->memory_mb / s->numa_nodes);
+		buf_puts(b, "    </numa>\n");
+	}
+	buf_puts(b, "  </cpu>\n");
+}
+
 /* x86_64: q35 with ACPI (poweroff -f needs it); arm64: virt with GICv3
  * (GICv2 stops at 8 vCPUs) and, under TCG, cortex-a57 (emulating "max"
  * with pointer authentication is about 3x slower). Both boot the kernel
@@ -84,11 +121,7 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 		buf_puts(b, "  <features>\n    <gic version='3'/>\n  </features>\n");
 	else
 		buf_puts(b, "  <features>\n    <acpi/>\n  </features>\n");
-	if (!strcmp(s->accel, "kvm"))
-		buf_puts(b, "  <cpu mode='host-passthrough'/>\n");
-	else if (arm)
-		buf_puts(b, "  <cpu mode='custom' match='exact'>\n"
-			 "    <model fallback='forbid'>cortex-a57</model>\n  </cpu>\n");
+	xml_cpu(b, s, arm);
 	buf_puts(b, "  <clock offset='utc'/>\n"
 		 "  <on_poweroff>destroy</on_poweroff>\n"
 		 "  <on_reboot>destroy</on_reboot>\n"

@@ -55,6 +55,7 @@ static void usage(FILE *f)
 	      "  run --job NAME --kernel PATH [--arch A] [--vcpus N] [--memory MB]\n"
 	      "      [--timeout S] [--wait] [--json] queue a run of a job (its defaults\n"
 	      "                                       apply where no option is given)\n"
+	      "      run also takes --topology SOCKETS:CORES:THREADS and --numa NODES\n"
 	      "  runs [--limit N] [--json]            list the newest runs\n"
 	      "  show ID [--json]                     print one run: results, metrics, output\n"
 	      "  jobs [--json]                        list the jobs the daemon knows\n"
@@ -580,13 +581,15 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "job", required_argument, NULL, 'J' },
+		{ "topology", required_argument, NULL, 'T' },
+		{ "numa", required_argument, NULL, 'N' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *kernel = NULL, *arch = NULL, *job = NULL;
-	long long vcpus = 0, memory = 0, timeout = 0, id;
+	const char *kernel = NULL, *arch = NULL, *job = NULL, *topology = NULL;
+	long long vcpus = 0, memory = 0, timeout = 0, numa = 0, id;
 	int wait = 0, json = 0, c, rc = EXIT_USAGE;
 	struct buf command = BUF_INIT(0);
 	char *kabs = NULL, *token = NULL;
@@ -599,6 +602,11 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		case 'k': kernel = optarg; break;
 		case 'a': arch = optarg; break;
 		case 'J': job = optarg; break;
+		case 'T': topology = optarg; break;
+		case 'N':
+			if (parse_num(k->cmd, "--numa", optarg, 1, 64, &numa) < 0)
+				goto out;
+			break;
 		case 'v':
 			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
 				goto out;
@@ -653,7 +661,9 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 	    (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
 	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)) < 0) ||
 	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0) ||
-	    (timeout && json_object_set_new(body, "timeout_s", json_integer(timeout)) < 0)) {
+	    (timeout && json_object_set_new(body, "timeout_s", json_integer(timeout)) < 0) ||
+	    (topology && json_object_set_new(body, "topology", json_string(topology)) < 0) ||
+	    (numa && json_object_set_new(body, "numa_nodes", json_integer(numa)) < 0)) {
 		/* json_string refuses invalid UTF-8 */
 		fprintf(stderr, "kfleet: run: the kernel path, the job and the command must be "
 			"UTF-8\n");

@@ -387,6 +387,22 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	if (req.memory_mb < 64 || (int64_t)req.memory_mb * 1024 > max_mem_kb)
 		return errf(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
 			   "any host here has", req.memory_mb, max_mem_kb / 1024);
+	if (s->topology && *s->topology) {
+		unsigned so, co, th;
+		char end;
+
+		if (sscanf(s->topology, "%u:%u:%u%c", &so, &co, &th, &end) != 3 || !so || !co ||
+		    !th || (long long)so * co * th != req.vcpus)
+			return errf(err, "topology '%s': must be SOCKETS:CORES:THREADS whose product "
+				    "is the %d vCPUs", s->topology, req.vcpus);
+		req.topology = s->topology;
+	}
+	req.numa_nodes = s->numa_nodes > 0 ? s->numa_nodes : 1;
+	if (req.numa_nodes > 1 && (req.vcpus % req.numa_nodes || req.memory_mb % req.numa_nodes))
+		return errf(err, "numa %d: the %d vCPUs and %d MiB must split evenly over the nodes",
+			    req.numa_nodes, req.vcpus, req.memory_mb);
+	if (req.numa_nodes > 64)
+		return errf(err, "numa %d: at most 64 nodes", req.numa_nodes);
 	if (req.timeout_s < 1 || req.timeout_s > 7 * 86400)
 		return errf(err, "timeout %d s: must be from 1 s to 7 days", req.timeout_s);
 	if (sha256_file(s->kernel, sha) < 0)

@@ -25,6 +25,8 @@ struct run_spec {
 	int timeout_s;
 	const char *command;     /* or NULL with job */
 	const char *job;         /* a job's name: its command, programs and defaults */
+	const char *topology;    /* "S:C:T" (sockets:cores:threads) or NULL */
+	int numa_nodes;          /* 0 or 1: none; N: vCPUs and memory split in N nodes */
 };
 
 

@@ -31,6 +31,8 @@ struct guest_spec {
 	const char *console;     /* file the serial console is written to */
 	const char *channel;     /* file the agent channel (second serial port) is written to */
 	const char *emulator;    /* QEMU binary to use instead of libvirt's, or NULL */
+	int sockets, cores, threads;  /* 0: QEMU's default topology */
+	int numa_nodes;          /* >1: vCPUs and memory split evenly over the nodes */
 	int virtio;              /* the agent channel is a virtio-serial port instead ... */
 	const char *socket;      /* ... on this unix socket, which QEMU listens on */
 };

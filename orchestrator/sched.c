@@ -492,6 +492,10 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	gs.console = console;
 	gs.channel = chan;
 	gs.virtio = ir.virtio;
+	gs.numa_nodes = r->numa_nodes;
+	if (r->topology && sscanf(r->topology, "%d:%d:%d", &gs.sockets, &gs.cores,
+				  &gs.threads) != 3)
+		gs.sockets = gs.cores = gs.threads = 0;
 	emulator = guest_tcg1_emulator(o, h, r->arch, gs.accel, r->vcpus);
 	gs.emulator = emulator;
 	gs.socket = sock;

@@ -19,8 +19,12 @@ x16=$(q --kernel "$KERNEL" --vcpus 16 --memory 1024 -- 'nproc; ls /dev/vport*')
 apanic=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo c > /proc/sysrq-trigger')
 oom=$(q --kernel "$KERNEL" --memory 256 -- 'awk "BEGIN { s = \"x\"; while (1) s = s s }"')
 hang=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo going quiet; sleep 120')
+xnuma=$(q --kernel "$KERNEL" --vcpus 4 --memory 1024 --topology 2:2:1 --numa 2 -- \
+	'ls /sys/devices/system/node | grep -c "^node"; cat /sys/devices/system/cpu/cpu3/topology/physical_package_id')
+anuma=$(q --arch arm64 --kernel "$ARM_KERNEL" --vcpus 4 --memory 1024 --numa 2 -- \
+	'ls /sys/devices/system/node | grep -c "^node"')
 check "six runs queued" test -n "$a1" -a -n "$a16" -a -n "$x16" -a -n "$apanic" -a -n "$oom" -a -n "$hang"
-for id in $a1 $a16 $x16 $apanic $oom $hang; do kf_wait_state "$id" done 300 || break; done
+for id in $a1 $a16 $x16 $apanic $oom $hang $xnuma $anuma; do kf_wait_state "$id" done 300 || break; done
 
 out=$(cat "$(kf_field "$a1" run_dir)/output.txt")
 check "arm64: passed" equals "$(kf_field "$a1" outcome)" passed
@@ -41,6 +45,10 @@ check "OOM: the detail names the OOM kill of awk" sh -c "echo '$(kf_field "$oom"
 check "hang: timeout after the silence timeout" equals "$(kf_field "$hang" outcome)" timeout
 check "hang: the detail says so" contains "$(kf_field "$hang" detail)" "hang: no console or agent output for 10 s"
 check "hang: output before it kept" equals "$(cat "$(kf_field "$hang" run_dir)/output.txt")" "going quiet"
+check "x86_64 NUMA: the guest sees 2 nodes and CPU 3 on socket 1" equals "$(tr '\n' ' ' < "$(kf_field "$xnuma" run_dir)/output.txt")" "2 1 "
+check "arm64 NUMA: the guest sees 2 nodes" equals "$(cat "$(kf_field "$anuma" run_dir)/output.txt")" 2
+out=$(kf run --kernel "$KERNEL" --vcpus 4 --topology 2:2:2 -- true 2>&1)
+check "a topology that does not multiply to the vCPUs is refused" contains "$out" "topology '2:2:2': must be SOCKETS:CORES:THREADS whose product is the 4 vCPUs"
 out=$(kf run --kernel "$ARM_KERNEL" -- true 2>&1)
 check "an arm64 Image is not an x86_64 kernel" contains "$out" "not an x86_64 bzImage"
 out=$(kf run --arch arm64 --kernel "$KERNEL" -- true 2>&1)

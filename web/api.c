@@ -472,6 +472,7 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 {
 	static const char *const known[] = {
 		"kernel", "arch", "vcpus", "memory_mb", "timeout_s", "command", "job",
+		"topology", "numa_nodes",
 	};
 	struct run_spec spec;
 	json_error_t jerr;
@@ -517,7 +518,9 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	    field_str(body, "arch", 0, &spec.arch, msg, sizeof(msg)) < 0 ||
 	    field_int(body, "vcpus", &spec.vcpus, msg, sizeof(msg)) < 0 ||
 	    field_int(body, "memory_mb", &spec.memory_mb, msg, sizeof(msg)) < 0 ||
-	    field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0) {
+	    field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0 ||
+	    field_str(body, "topology", 0, &spec.topology, msg, sizeof(msg)) < 0 ||
+	    field_int(body, "numa_nodes", &spec.numa_nodes, msg, sizeof(msg)) < 0) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
 		goto out;
 	}

@@ -98,6 +98,21 @@ static const struct guest_spec x86_virtio = {
 	.socket = "/var/lib/kfleet/runs/10/a1/agent.sock",
 };
 
+/* a topology and two NUMA nodes, on both arches */
+static const struct guest_spec x86_numa = {
+	.name = "kf-0a1b2c3d-11", .run_id = 11, .attempt = 1, .arch = "x86_64", .accel = "tcg",
+	.vcpus = 8, .memory_mb = 2048, .kernel = "/boot/vmlinuz", .initrd = "/r/11/initrd.img",
+	.console = "/r/11/console.log", .channel = "/r/11/agent.log",
+	.sockets = 2, .cores = 2, .threads = 2, .numa_nodes = 2,
+};
+
+static const struct guest_spec arm64_numa = {
+	.name = "kf-0a1b2c3d-12", .run_id = 12, .attempt = 1, .arch = "arm64", .accel = "tcg",
+	.vcpus = 4, .memory_mb = 1024, .kernel = "/opt/kfleet/arm64/vmlinuz",
+	.initrd = "/r/12/initrd.img", .console = "/r/12/console.log", .channel = "/r/12/agent.log",
+	.virtio = 1, .socket = "/r/12/agent.sock", .numa_nodes = 4,
+};
+
 /* Defines xml on libvirt's test driver with the domain type set to 'test';
  * fails the test with libvirt's message if libvirt refuses it. */
 static void define_on_test_driver(const char *xml)
@@ -241,6 +256,24 @@ static void test_x86_virtio(void **state)
 	buf_release(&b);
 }
 
+static void test_topology_numa(void **state)
+{
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	check_golden(&x86_numa, "domain-x86_64-topology-numa.xml");
+	check_golden(&arm64_numa, "domain-arm64-numa.xml");
+	assert_int_equal(guest_domain_xml(&x86_numa, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<topology sockets='2' dies='1' cores='2' threads='2'/>"));
+	assert_non_null(strstr(buf_str(&b), "<cell id='1' cpus='4-7' memory='1024' unit='MiB'/>"));
+	buf_reset(&b);
+	assert_int_equal(guest_domain_xml(&arm64_numa, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<cell id='3' cpus='3-3' memory='256' unit='MiB'/>"));
+	assert_non_null(strstr(buf_str(&b), ">cortex-a57</model>"));
+	assert_null(strstr(buf_str(&b), "<topology"));
+	buf_release(&b);
+}
+
 static void test_other_arch_refused(void **state)
 {
 	struct guest_spec s = tcg_2cpu;
@@ -283,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_libvirt_reads_escaped_values),
 		cmocka_unit_test(test_arm64_16cpu),
 		cmocka_unit_test(test_x86_virtio),
+		cmocka_unit_test(test_topology_numa),
 		cmocka_unit_test(test_other_arch_refused),
 		cmocka_unit_test(test_capped_buffer),
 	};
