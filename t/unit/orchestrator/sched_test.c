@@ -327,6 +327,53 @@ static void test_many_runs_two_slots(void **state)
 	}
 }
 
+/* Two hosts of one slot each: runs are placed on both, and an arch no
+ * host runs is refused at submit. */
+static void test_two_hosts(void **state)
+{
+	struct fx *f = *state;
+	static char image[128 * 1024];
+	char arm_kernel[300];
+	struct run_spec arm = { .kernel = arm_kernel, .arch = "arm64", .vcpus = 1,
+				.command = "true" };
+	char *e = NULL;
+	int64_t ids[4], id;
+	struct run r;
+	char hosts[2][16] = { "", "" };
+
+	snprintf(arm_kernel, sizeof(arm_kernel), "%s/Image", f->dir);
+	memcpy(image + 0x38, "ARM\x64", 4);
+	tu_write(arm_kernel, image, sizeof(image), 0);
+	orch_free(f->o);
+	f->c.hosts = realloc(f->c.hosts, 2 * sizeof(*f->c.hosts));
+	assert_non_null(f->c.hosts);
+	f->c.hosts[0].slots = 1;
+	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
+					      strdup("auto") };
+	f->c.nhosts = 2;
+	f->o = orch_new(&f->c, &e);
+	if (!f->o)
+		fail_msg("orch_new: %s", e);
+	for (int i = 0; i < 4; i++)
+		ids[i] = submit(f, "true");
+	assert_int_equal(orch_start(f->o), 0);
+	for (int i = 0; i < 4; i++) {
+		wait_done(f, ids[i], &r, 20);
+		assert_non_null(r.host);
+		if (!hosts[0][0] || !strcmp(hosts[0], r.host))
+			snprintf(hosts[0], sizeof(hosts[0]), "%s", r.host);
+		else
+			snprintf(hosts[1], sizeof(hosts[1]), "%s", r.host);
+		run_release(&r);
+	}
+	/* both hosts took runs */
+	assert_true(hosts[0][0] && hosts[1][0]);
+	assert_int_equal(orch_submit(f->o, &arm, &id, &e), -1);
+	if (!strstr(e, "arch 'arm64': no host here runs it"))
+		fail_msg("unexpected: %s", e);
+	free(e);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -338,6 +385,7 @@ int main(void)
 		T(test_console_flood),
 		T(test_stop_requeues),
 		T(test_many_runs_two_slots),
+		T(test_two_hosts),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
