@@ -37,7 +37,8 @@ char *img_base_initramfs(const char *busybox, const char *agent,
 			 const char *cache_dir, char **err);
 
 /* Returns the path of a cached archive holding the named kernel modules
- * (names as modprobe takes them, '-' and '_' alike) and everything they
+ * (names as modprobe takes them, '-' and '_' alike; a leading '?' marks
+ * one that may be missing) and everything they
  * depend on, from moddir (/lib/modules/RELEASE with its modules.dep), under
  * /lib/modules/RELEASE in the guest, plus IMG_MODULES_PATH listing them in
  * load order. Cached like the base. NULL with *err (caller frees). */

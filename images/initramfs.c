@@ -384,7 +384,9 @@ static int mods_resolve(struct mods *m, const char *dep, size_t dep_len,
 {
 	char want[128], have[128];
 	const char *p = dep, *end = dep + dep_len;
+	int optional = name[0] == '?';
 
+	name += optional;
 	snprintf(want, sizeof(want), "%s", name);
 	for (char *q = want; *q; q++)
 		if (*q == '-')
@@ -433,6 +435,8 @@ static int mods_resolve(struct mods *m, const char *dep, size_t dep_len,
 			return 0;
 		p = nl ? nl + 1 : end;
 	}
+	if (optional)
+		return 0;
 	set_err(err, "module '%s': not in '%s/modules.dep' nor built in", name, m->moddir);
 	return -1;
 }

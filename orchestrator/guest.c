@@ -143,6 +143,8 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 	}
 	if (!arm)
 		buf_puts(b, "    <controller type='usb' model='none'/>\n");
+	if (s->pvpanic)
+		buf_puts(b, "    <panic model='isa'/>\n");
 	buf_puts(b, "    <memballoon model='none'/>\n"
 		 "  </devices>\n"
 		 "</domain>\n");

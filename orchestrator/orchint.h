@@ -33,6 +33,7 @@ struct guest_spec {
 	const char *emulator;    /* QEMU binary to use instead of libvirt's, or NULL */
 	int sockets, cores, threads;  /* 0: QEMU's default topology */
 	int numa_nodes;          /* >1: vCPUs and memory split evenly over the nodes */
+	int pvpanic;             /* x86_64: an ISA pvpanic device, panics end as CRASHED */
 	int virtio;              /* the agent channel is a virtio-serial port instead ... */
 	const char *socket;      /* ... on this unix socket, which QEMU listens on */
 };

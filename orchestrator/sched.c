@@ -119,8 +119,8 @@ static void take_qemu_log(const struct host *h, const char *domain, const char *
 /* What the agent's exit frame, the console and the stop say, in that order
  * of weight: a crash in the console beats everything. */
 static void decide(struct channel *ch, const char *console, int timed_out_boot,
-		   int timed_out_run, int flooded, const struct run *r, const struct config *c,
-		   struct outcome *out)
+		   int timed_out_run, int flooded, int pvpanic, const struct run *r,
+		   const struct config *c, struct outcome *out)
 {
 	struct console_verdict v;
 	struct buf text;
@@ -134,6 +134,9 @@ static void decide(struct channel *ch, const char *console, int timed_out_boot,
 	if (flooded) {
 		set_outcome(out, RUN_OUT_CONSOLE_FLOOD, "the guest wrote more than %llu bytes to "
 			    "its console; the first %llu are kept", c->console_max, c->console_max);
+	} else if (pvpanic && !v.crashed) {
+		set_outcome(out, RUN_OUT_CRASH, "kernel panic, reported by pvpanic; the console "
+			    "shows no report");
 	} else if (v.crashed) {
 		const char *nl = v.splat ? strchr(v.splat, '\n') : NULL;
 		int len = nl ? (int)(nl - v.splat) : 0;
@@ -179,9 +182,11 @@ static void decide(struct channel *ch, const char *console, int timed_out_boot,
 	free(v.splat);
 }
 
-/* The modules a guest needs for the agent channel; the ones a kernel has
+/* The modules a guest needs for the agent channel, and pvpanic's ISA device
+ * on x86_64 where the kernel has it (a panic then ends the domain as
+ * CRASHED, whatever the console managed to say); the ones a kernel has
  * built in are skipped. */
-static const char *const channel_modules[] = { "virtio_pci", "virtio_console" };
+static const char *const channel_modules[] = { "virtio_pci", "virtio_console", "?pvpanic_mmio" };
 
 /* Finds RELEASE/modules.dep under the ':'-separated module roots; the
  * directory, caller frees, or NULL. */
@@ -386,7 +391,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	virDomainPtr d = NULL;
 	int64_t t0, boot_deadline, run_deadline = 0, poweroff_deadline = 0;
 	int timed_out_boot = 0, timed_out_run = 0, flooded = 0, destroyed = 0, chan_flood = 0;
-	int silent = 0;
+	int silent = 0, crashed = 0;
 	long long seen = -1;     /* console + channel bytes at the last change */
 	int64_t last_output = 0;
 
@@ -492,6 +497,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	gs.console = console;
 	gs.channel = chan;
 	gs.virtio = ir.virtio;
+	gs.pvpanic = !arm;
 	gs.numa_nodes = r->numa_nodes;
 	if (r->topology && sscanf(r->topology, "%d:%d:%d", &gs.sockets, &gs.cores,
 				  &gs.threads) != 3)
@@ -604,7 +610,12 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	take_qemu_log(h, r->domain, dir);
 	if (out->o == RUN_OUT_INFRA)
 		goto out_watch;
-	decide(&ch, console, timed_out_boot, timed_out_run, flooded, r, c, out);
+	pthread_mutex_lock(&o->lock);
+	crashed = w.crashed;
+	pthread_mutex_unlock(&o->lock);
+	if (crashed)
+		log_info("run %" PRId64 ": the guest reported a panic through pvpanic", r->id);
+	decide(&ch, console, timed_out_boot, timed_out_run, flooded, crashed, r, c, out);
 	if (job)
 		job_outcome(db, job, r, outp, out);
 	if (chan_flood)

@@ -103,7 +103,7 @@ static const struct guest_spec x86_numa = {
 	.name = "kf-0a1b2c3d-11", .run_id = 11, .attempt = 1, .arch = "x86_64", .accel = "tcg",
 	.vcpus = 8, .memory_mb = 2048, .kernel = "/boot/vmlinuz", .initrd = "/r/11/initrd.img",
 	.console = "/r/11/console.log", .channel = "/r/11/agent.log",
-	.sockets = 2, .cores = 2, .threads = 2, .numa_nodes = 2,
+	.sockets = 2, .cores = 2, .threads = 2, .numa_nodes = 2, .pvpanic = 1,
 };
 
 static const struct guest_spec arm64_numa = {
@@ -266,6 +266,7 @@ static void test_topology_numa(void **state)
 	assert_int_equal(guest_domain_xml(&x86_numa, &b), 0);
 	assert_non_null(strstr(buf_str(&b), "<topology sockets='2' dies='1' cores='2' threads='2'/>"));
 	assert_non_null(strstr(buf_str(&b), "<cell id='1' cpus='4-7' memory='1024' unit='MiB'/>"));
+	assert_non_null(strstr(buf_str(&b), "<panic model='isa'/>"));
 	buf_reset(&b);
 	assert_int_equal(guest_domain_xml(&arm64_numa, &b), 0);
 	assert_non_null(strstr(buf_str(&b), "<cell id='3' cpus='3-3' memory='256' unit='MiB'/>"));
