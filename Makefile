@@ -11,7 +11,7 @@ PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcryp
 CFLAGS  ?= -O2 -g
 override CFLAGS += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -I. \
 	$(shell pkg-config --cflags $(PKGS)) $(if $(WERROR),-Werror)
-LDLIBS  := $(shell pkg-config --libs $(PKGS)) -lpthread
+LDLIBS  := $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 ifeq ($(SANITIZE),1)
 B := build-san
@@ -23,7 +23,7 @@ endif
 
 ARCH_HOST := $(shell uname -m)
 LIB_SRCS := $(filter-out images/agent.c orchestrator/kfleetd.c orchestrator/kfleet.c, \
-	$(wildcard common/*.c db/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
+	$(wildcard analysis/*.c common/*.c db/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard t/unit/*/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:t/unit/%.c=$(B)/t/unit/%)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "common/buf.h"
 #include "common/util.h"
 #include "jobs/jobs.h"
@@ -60,6 +61,10 @@ static void usage(FILE *f)
 	      "  show ID [--json]                     print one run: results, metrics, output\n"
 	      "  jobs [--json]                        list the jobs the daemon knows\n"
 	      "  jobs show NAME [--json]              print one job's definition\n"
+	      "  compare --kernels A B --job NAME [--arch A] [--vcpus N]\n"
+	      "      [--columns avg,p99,max,test|all] [--markdown|--json]\n"
+	      "                                       before/after table of the job's metrics\n"
+	      "                                       (A == B: the noise floor, runs split)\n"
 	      "  series show (--mbox FILE | --url URL | --msgid ID | --patchwork URL/ID)\n"
 	      "      [--lore BASE] [--json]          read a patch series and print it, no daemon\n"
 	      "  parse ktap|test_progs|bench|metrics FILE [--json]\n"
@@ -971,6 +976,142 @@ out:
 	return rc;
 }
 
+/* ---- compare: two kernels' runs of a job, metric by metric ---- */
+
+/* "avg,p99,max,test" or "all" into CMP_COL_ bits; 0 / -1 */
+static int compare_columns(const char *s, unsigned *cols)
+{
+	struct buf b = BUF_INIT(256);
+	char *save = NULL;
+	int rc = 0;
+
+	if (buf_puts(&b, s) < 0)
+		return -1;
+	for (char *t = strtok_r(b.data, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
+		*cols |= !strcmp(t, "all") ? CMP_COL_ALL : !strcmp(t, "avg") ? CMP_COL_MEAN
+			: !strcmp(t, "p99") ? CMP_COL_P99 : !strcmp(t, "max") ? CMP_COL_MAX
+			: !strcmp(t, "test") ? CMP_COL_TEST : (rc = -1, 0u);
+	buf_release(&b);
+	return rc;
+}
+
+static int cmd_compare(struct cli *k, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernels", required_argument, NULL, 'K' },
+		{ "job", required_argument, NULL, 'J' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "vcpus", required_argument, NULL, 'v' },
+		{ "columns", required_argument, NULL, 'C' },
+		{ "markdown", no_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *job = NULL, *arch = NULL;
+	long long ka = 0, kb = 0, vcpus = 0;
+	int json = 0, markdown = 0, c, rc = EXIT_USAGE;
+	unsigned cols = CMP_COL_DEFAULT;
+	struct buf path = BUF_INIT(0), out = BUF_INIT(0);
+	struct resp r = { 0 };
+	json_t *v;
+	size_t i;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'K':   /* --kernels A B: B is the next argument */
+			if (optind >= argc) {
+				fprintf(stderr, "kfleet: compare: --kernels needs two kernel ids\n");
+				goto out;
+			}
+			if (parse_num(k->cmd, "--kernels", optarg, 1, INT64_MAX, &ka) < 0 ||
+			    parse_num(k->cmd, "--kernels", argv[optind], 1, INT64_MAX, &kb) < 0)
+				goto out;
+			optind++;
+			break;
+		case 'J': job = optarg; break;
+		case 'a': arch = optarg; break;
+		case 'v':
+			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+				goto out;
+			break;
+		case 'C':
+			if (compare_columns(optarg, &cols) < 0) {
+				fprintf(stderr, "kfleet: compare: --columns '%s': a list of avg, p99, "
+					"max, test, or all\n", optarg);
+				goto out;
+			}
+			break;
+		case 'm': markdown = 1; break;
+		case 'j': json = 1; break;
+		case 'h':
+			usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (!ka || !job || !*job || optind < argc || (json && markdown)) {
+		fprintf(stderr, "kfleet: compare: %s\n", !ka ? "--kernels A B is required"
+			: !job || !*job ? "--job NAME is required"
+			: optind < argc ? "unexpected argument" : "give --json or --markdown, not both");
+		usage(stderr);
+		goto out;
+	}
+	buf_printf(&path, "/api/compare?a=%lld&b=%lld&job=", ka, kb);
+	url_segment(&path, job);
+	if (arch) {
+		buf_puts(&path, "&arch=");
+		url_segment(&path, arch);
+	}
+	if (vcpus)
+		buf_printf(&path, "&vcpus=%lld", vcpus);
+	if (api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
+		fprintf(stderr, "kfleet: compare: %s\n", r.err);
+		goto out;
+	}
+	if (json) {
+		print_json(r.j);
+		rc = EXIT_OK;
+		goto out;
+	}
+	json_array_foreach(json_object_get(r.j, "comparisons"), i, v) {
+		struct cmp_report rep;
+		char err[256];
+
+		if (cmp_report_from_json(v, &rep, err, sizeof(err)) < 0) {
+			cmp_report_release(&rep);
+			fprintf(stderr, "kfleet: compare: comparisons[%zu]: %s\n", i, err);
+			goto out;
+		}
+		if (out.len)
+			buf_puts(&out, "\n");
+		if ((markdown ? cmp_render_markdown(&rep, cols, &out)
+		     : cmp_render_text(&rep, cols, &out)) < 0) {
+			cmp_report_release(&rep);
+			fprintf(stderr, "kfleet: compare: out of memory\n");
+			goto out;
+		}
+		cmp_report_release(&rep);
+	}
+	json_array_foreach(json_object_get(r.j, "unmatched"), i, v)
+		buf_printf(&out, "%snot compared: %s has only %s runs\n", out.len ? "\n" : "",
+			   or_dash(jget_str(v, "cell")), or_dash(jget_str(v, "only")));
+	if (!json_array_size(json_object_get(r.j, "comparisons")))
+		buf_printf(&out, "%sno passed runs of '%s' with samples on both kernels\n",
+			   out.len ? "\n" : "", job);
+	fputs(buf_str(&out), stdout);
+	rc = EXIT_OK;
+out:
+	json_decref(r.j);
+	buf_release(&path);
+	buf_release(&out);
+	return rc;
+}
+
 /* ---- parse: a job output parser on a log at hand, without the daemon ---- */
 
 static void print_notes(const char *file, const struct job_notes *ns)
@@ -1193,6 +1334,8 @@ int main(int argc, char **argv)
 		rc = cmd_show(&k, argc, argv);
 	else if (!strcmp(k.cmd, "jobs"))
 		rc = cmd_jobs(&k, argc, argv);
+	else if (!strcmp(k.cmd, "compare"))
+		rc = cmd_compare(&k, argc, argv);
 	else {
 		fprintf(stderr, "kfleet: '%s' is not a command\n", k.cmd);
 		usage(stderr);

@@ -35,4 +35,13 @@ show=$(kf show "$k" 2>&1)
 check "kfleet show lists the failing result" contains "$show" "beta"
 check "the run page shows the results" contains "$(curl -sf "$KF_URL/runs/$k")" "it broke"
 check "the API carries the samples" contains "$(curl -sf "$KF_URL/api/runs/$m")" '"metric":"ops"'
+# A/A: the same kernel on both sides shows no change (the noise floor)
+aa=""
+for _ in 1 2 3 4 5 6; do aa="$aa $(q --job metrics-demo --kernel "$KERNEL")"; done
+for id in $aa; do kf_wait_state "$id" done 180 || break; done
+kid=$(kf_field "$m" kernel_id)
+out=$(kf compare --kernels "$kid" "$kid" --job metrics-demo 2>&1)
+check "compare A/A: a table with the metric" contains "$out" "ops"
+check "compare A/A: no verdict of change" sh -c "echo '$out' | grep -E '^ *ops ' | grep -q 'no change'"
+check "compare A/A: JSON too" sh -c "curl -sf '$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo' | python3 -m json.tool >/dev/null"
 kf_done

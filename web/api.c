@@ -680,5 +680,10 @@ enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *m
 			return web_reply_method(c, "GET, HEAD", 1);
 		return job_get(w, c, url + 10);
 	}
+	if (!strcmp(url, "/api/compare")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return web_compare(w, c);
+	}
 	return web_reply_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such path", url);
 }

@@ -92,6 +92,8 @@ void web_fmt_time(int64_t ms, char out[32]);
 void web_fmt_duration(int64_t start_ms, int64_t end_ms, char out[32]);
 
 /* api.c: everything under /api/ */
+/* web/compare.c: GET /api/compare, base vs patched samples of a job */
+enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c);
 enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
 			  const char *url, struct web_req *req);
 

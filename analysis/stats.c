@@ -1,0 +1,300 @@
+/* stats.c: the statistics under a before/after comparison: a summary of
+ * one side (n, median, mean, sample stddev, nearest-rank p99, min, max),
+ * the Mann-Whitney U test (exact distribution for small samples without
+ * ties, else the normal approximation with continuity and tie correction)
+ * and a deterministic bootstrap interval of the ratio of medians.
+ * compare.c builds verdicts from these; nothing here allocates for long. */
+#include "analysis/analysis.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int all_finite(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return 0;
+	return 1;
+}
+
+static int side_ok(const double *v, size_t n)
+{
+	return v && n > 0 && n <= STATS_N_MAX && all_finite(v, n);
+}
+
+int stats_summarize(const double *v, size_t n, struct stats_summary *s)
+{
+	double *t, sum = 0, ss = 0;
+	size_t rank;
+
+	memset(s, 0, sizeof(*s));
+	if (!side_ok(v, n))
+		return -1;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		return -1;
+	memcpy(t, v, n * sizeof(*t));
+	qsort(t, n, sizeof(*t), cmp_dbl);
+	s->n = n;
+	s->min = t[0];
+	s->max = t[n - 1];
+	s->median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+	for (size_t i = 0; i < n; i++)
+		sum += t[i];
+	s->mean = sum / (double)n;
+	/* two passes: no cancellation for large values with small spread */
+	for (size_t i = 0; i < n; i++)
+		ss += (t[i] - s->mean) * (t[i] - s->mean);
+	s->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+	/* nearest rank: the smallest value with at least 99% of them at or below it */
+	rank = (size_t)ceil(0.99 * (double)n);
+	if (rank < 1)
+		rank = 1;
+	s->p99 = t[rank - 1];
+	free(t);
+	return 0;
+}
+
+double stats_cv(const struct stats_summary *s)
+{
+	if (s->n < 2 || s->mean == 0)
+		return NAN;
+	return s->stddev / fabs(s->mean);
+}
+
+/* ---- Mann-Whitney U ---- */
+
+struct tagged {
+	double v;
+	int side;   /* 0: x, 1: y */
+};
+
+static int cmp_tagged(const void *a, const void *b)
+{
+	return cmp_dbl(&((const struct tagged *)a)->v, &((const struct tagged *)b)->v);
+}
+
+/* Counts of each U = 0..m*n over all C(m+n, m) orderings without ties,
+ * into cnt[0..m*n]: the coefficients of the Gaussian binomial [m+n, m]_q,
+ * built as prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i). After step i the
+ * polynomial is [n+i, i]_q, whose coefficients are at most
+ * C(40, 20) < 2^53 here, so doubles hold them exactly. */
+static void mw_exact_counts(size_t m, size_t n, double *cnt)
+{
+	size_t len = m * n + 1;
+
+	memset(cnt, 0, len * sizeof(*cnt));
+	cnt[0] = 1;
+	for (size_t i = 1; i <= m; i++) {
+		size_t k = n + i, deg = (i - 1) * n;   /* degree before this step */
+
+		/* multiply by (1 - q^k): from the top, terms past len vanish
+		 * after the division below */
+		for (size_t d = deg + 1; d-- > 0;)
+			if (d + k < len)
+				cnt[d + k] -= cnt[d];
+		/* divide by (1 - q^i): q[d] = p[d] + q[d - i]; the division is
+		 * exact, so the terms past degree i*n come out 0 */
+		for (size_t d = i; d < len; d++)
+			cnt[d] += cnt[d - i];
+	}
+}
+
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+		       struct stats_mw *out)
+{
+	size_t n = nx + ny, i = 0;
+	struct tagged *t = NULL;
+	double r1 = 0, tie_term = 0, *cnt = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->p = NAN;
+	if (!side_ok(x, nx) || !side_ok(y, ny))
+		return -1;
+	t = malloc(n * sizeof(*t));
+	if (!t)
+		goto out;
+	for (size_t k = 0; k < nx; k++)
+		t[k] = (struct tagged){ x[k], 0 };
+	for (size_t k = 0; k < ny; k++)
+		t[nx + k] = (struct tagged){ y[k], 1 };
+	qsort(t, n, sizeof(*t), cmp_tagged);
+	/* midranks: a group of tied values shares the mean of its ranks */
+	while (i < n) {
+		size_t j = i;
+		double rank, g;
+
+		while (j + 1 < n && t[j + 1].v == t[i].v)
+			j++;
+		rank = ((double)(i + 1) + (double)(j + 1)) / 2;
+		g = (double)(j - i + 1);
+		if (g > 1) {
+			out->ties = 1;
+			tie_term += g * g * g - g;
+		}
+		for (size_t k = i; k <= j; k++)
+			if (t[k].side == 0)
+				r1 += rank;
+		i = j + 1;
+	}
+	out->u = r1 - (double)nx * (double)(nx + 1) / 2;
+	if (nx <= STATS_EXACT_MAX && ny <= STATS_EXACT_MAX && !out->ties) {
+		size_t len = nx * ny + 1, u = (size_t)out->u;
+		double total = 0, lower = 0, upper = 0;
+
+		cnt = malloc(len * sizeof(*cnt));
+		if (!cnt)
+			goto out;
+		mw_exact_counts(nx, ny, cnt);
+		for (size_t k = 0; k < len; k++) {
+			total += cnt[k];
+			if (k <= u)
+				lower += cnt[k];
+			if (k >= u)
+				upper += cnt[k];
+		}
+		out->exact = 1;
+		out->p = 2 * (lower < upper ? lower : upper) / total;
+	} else {
+		double mu = (double)nx * (double)ny / 2, nn = (double)n;
+		double var = (double)nx * (double)ny / 12 *
+			((nn + 1) - tie_term / (nn * (nn - 1)));
+		double z;
+
+		if (!(var > 0)) {
+			out->p = 1;   /* every value tied: no evidence of a difference */
+		} else {
+			z = (fabs(out->u - mu) - 0.5) / sqrt(var);
+			out->p = erfc((z > 0 ? z : 0) / sqrt(2.0));
+		}
+	}
+	if (out->p > 1)
+		out->p = 1;
+	rc = 0;
+out:
+	free(cnt);
+	free(t);
+	return rc;
+}
+
+/* ---- bootstrap ---- */
+
+/* xorshift64* (Vigna): small, fast, and the same on every platform */
+static uint64_t xs_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect with
+ * a middle pivot and Hoare partitioning. */
+static double select_k(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double tmp = v[i];
+
+				v[i] = v[j];
+				v[j] = tmp;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/* Median of v[0..n), reordering v */
+static double median_inplace(double *v, size_t n)
+{
+	double hi = select_k(v, n, n / 2), lo;
+
+	if (n % 2)
+		return hi;
+	/* after selecting n/2, v[0..n/2) holds the smaller half */
+	lo = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > lo)
+			lo = v[i];
+	return (lo + hi) / 2;
+}
+
+static double resample_median(const double *v, size_t n, double *scratch, uint64_t *s)
+{
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = v[xs_next(s) % n];
+	return median_inplace(scratch, n);
+}
+
+int stats_bootstrap_ratio(const double *base, size_t nb, const double *patched, size_t np,
+			  unsigned resamples, uint64_t seed, double *lo, double *hi)
+{
+	double *ratios = NULL, *scratch = NULL;
+	uint64_t s = seed ? seed : STATS_SEED;   /* xorshift must not start at 0 */
+	int rc = -1;
+
+	*lo = *hi = NAN;
+	if (!side_ok(base, nb) || !side_ok(patched, np) || !resamples)
+		return -1;
+	ratios = malloc(resamples * sizeof(*ratios));
+	scratch = malloc((nb > np ? nb : np) * sizeof(*scratch));
+	if (!ratios || !scratch)
+		goto out;
+	for (unsigned i = 0; i < resamples; i++) {
+		double mb = resample_median(base, nb, scratch, &s);
+		double mp = resample_median(patched, np, scratch, &s);
+
+		if (mb == 0)
+			goto out;
+		ratios[i] = mp / mb;
+		if (!isfinite(ratios[i]))
+			goto out;
+	}
+	qsort(ratios, resamples, sizeof(*ratios), cmp_dbl);
+	{
+		size_t l = (size_t)floor(0.025 * resamples);
+		size_t h = (size_t)ceil(0.975 * resamples);
+
+		if (h < 1)
+			h = 1;
+		*lo = ratios[l < resamples ? l : resamples - 1];
+		*hi = ratios[h - 1];
+	}
+	rc = 0;
+out:
+	free(ratios);
+	free(scratch);
+	return rc;
+}
