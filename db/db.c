@@ -419,21 +419,20 @@ static void run_from_row(sqlite3_stmt *st, struct run *r)
 	r->numa_nodes = sqlite3_column_int(st, 31);
 }
 
-int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
+/* Inserts one run inside the caller's transaction. */
+static int run_insert_locked(struct db *db, const struct run_request *req, int64_t request_id,
+			     int64_t *id)
 {
 	int64_t kid;
 	sqlite3_stmt *st;
-	int rc = -1;
 
-	if (exec(db, "BEGIN IMMEDIATE") < 0)
-		return -1;
 	if (db_kernel_import(db, req->kernel_path, req->arch, req->kernel_sha256, &kid) < 0)
-		goto out;
+		return -1;
 	st = prep(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s, command,"
-		      " state, max_attempts, queued_at, job, topology, numa_nodes)"
-		      " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)");
+		      " state, max_attempts, queued_at, job, topology, numa_nodes, request_id)"
+		      " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)");
 	if (!st)
-		goto out;
+		return -1;
 	sqlite3_bind_int64(st, 1, kid);
 	bind_text(st, 2, req->arch);
 	sqlite3_bind_int(st, 3, req->vcpus);
@@ -445,14 +444,107 @@ int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
 	bind_text(st, 9, req->job);
 	bind_text(st, 10, req->topology);
 	sqlite3_bind_int(st, 11, req->numa_nodes > 0 ? req->numa_nodes : 1);
+	if (request_id)
+		sqlite3_bind_int64(st, 12, request_id);
+	else
+		sqlite3_bind_null(st, 12);
 	if (step_done(st) < 0)
-		goto out;
+		return -1;
 	*id = sqlite3_last_insert_rowid(db->sql);
-	rc = exec(db, "COMMIT");
-out:
-	if (rc < 0)
+	return 0;
+}
+
+int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
+{
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (run_insert_locked(db, req, 0, id) < 0) {
 		exec(db, "ROLLBACK");
-	return rc;
+		return -1;
+	}
+	return exec(db, "COMMIT");
+}
+
+int db_request_insert(struct db *db, const struct run_request *base,
+		      const struct run_request *patched, int repeats, int64_t *id)
+{
+	int64_t bk, pk, rid;
+	sqlite3_stmt *st;
+
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (db_kernel_import(db, base->kernel_path, base->arch, base->kernel_sha256, &bk) < 0 ||
+	    db_kernel_import(db, patched->kernel_path, patched->arch, patched->kernel_sha256,
+			     &pk) < 0)
+		goto fail;
+	st = prep(db, "INSERT INTO requests (created_at, base_kernel_id, patched_kernel_id, job,"
+		      " repeats) VALUES (?, ?, ?, ?, ?)");
+	if (!st)
+		goto fail;
+	sqlite3_bind_int64(st, 1, now_ms());
+	sqlite3_bind_int64(st, 2, bk);
+	sqlite3_bind_int64(st, 3, pk);
+	bind_text(st, 4, base->job);
+	sqlite3_bind_int(st, 5, repeats);
+	if (step_done(st) < 0)
+		goto fail;
+	*id = sqlite3_last_insert_rowid(db->sql);
+	/* base, patched, base, patched...: both sides see the same conditions */
+	for (int i = 0; i < repeats; i++)
+		if (run_insert_locked(db, base, *id, &rid) < 0 ||
+		    run_insert_locked(db, patched, *id, &rid) < 0)
+			goto fail;
+	return exec(db, "COMMIT");
+fail:
+	exec(db, "ROLLBACK");
+	return -1;
+}
+
+int db_request_get(struct db *db, int64_t id, struct request *r)
+{
+	sqlite3_stmt *st = prep(db, "SELECT id, created_at, base_kernel_id, patched_kernel_id,"
+				" job, repeats FROM requests WHERE id = ?");
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? 0 : -1;
+	}
+	r->id = sqlite3_column_int64(st, 0);
+	r->created_at = sqlite3_column_int64(st, 1);
+	r->base_kernel_id = sqlite3_column_int64(st, 2);
+	r->patched_kernel_id = sqlite3_column_int64(st, 3);
+	r->job = col_text(st, 4);
+	r->repeats = sqlite3_column_int(st, 5);
+	sqlite3_finalize(st);
+	st = prep(db, "SELECT id FROM runs WHERE request_id = ? ORDER BY id");
+	if (!st)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	r->run_ids = calloc((size_t)r->repeats * 2 + 1, sizeof(*r->run_ids));
+	if (!r->run_ids) {
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW && r->nruns < (size_t)r->repeats * 2)
+		r->run_ids[r->nruns++] = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 1;
+fail:
+	request_release(r);
+	return -1;
+}
+
+void request_release(struct request *r)
+{
+	free(r->job);
+	free(r->run_ids);
+	memset(r, 0, sizeof(*r));
 }
 
 int db_run_get(struct db *db, int64_t id, struct run *r)

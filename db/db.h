@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -118,6 +118,24 @@ int db_kernel_import(struct db *db, const char *path, const char *arch,
 int db_run_insert(struct db *db, const struct run_request *req, int64_t *id);
 /* 1 found (r filled, release it), 0 not found, -1 error */
 int db_run_get(struct db *db, int64_t id, struct run *r);
+/* Inserts a request and its 2 x repeats runs, base and patched
+ * alternating, in one transaction; *id is the request's. 0 / -1 */
+int db_request_insert(struct db *db, const struct run_request *base,
+		      const struct run_request *patched, int repeats, int64_t *id);
+
+struct request {
+	int64_t id;
+	int64_t created_at;
+	int64_t base_kernel_id, patched_kernel_id;
+	char *job;             /* or NULL */
+	int repeats;
+	int64_t *run_ids;      /* its runs in order */
+	size_t nruns;
+};
+/* 1 found (r filled, release with request_release), 0 not found, -1 error */
+int db_request_get(struct db *db, int64_t id, struct request *r);
+void request_release(struct request *r);
+
 /* Newest first, at most limit, with id < before (0: from the newest).
  * *runs is an array the caller frees with run_list_free(). 0 / -1 */
 int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, size_t *n);

@@ -55,6 +55,14 @@ const char *const db_migrations[] = {
 	/* 3: guest CPU topology (sockets:cores:threads) and NUMA nodes */
 	"ALTER TABLE runs ADD COLUMN topology TEXT;"
 	"ALTER TABLE runs ADD COLUMN numa_nodes INTEGER NOT NULL DEFAULT 1;",
+	/* 4: requests: a base and a patched kernel, repeats interleaved */
+	"CREATE TABLE requests ("
+	"  id INTEGER PRIMARY KEY, created_at INTEGER NOT NULL,"
+	"  base_kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+	"  patched_kernel_id INTEGER NOT NULL REFERENCES kernels(id),"
+	"  job TEXT, repeats INTEGER NOT NULL);"
+	"CREATE INDEX runs_request ON runs (request_id, id);"
+	"CREATE INDEX runs_kernel_job ON runs (kernel_id, job, state);",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -57,6 +57,10 @@ static void usage(FILE *f)
 	      "      [--timeout S] [--wait] [--json] queue a run of a job (its defaults\n"
 	      "                                       apply where no option is given)\n"
 	      "      run also takes --topology SOCKETS:CORES:THREADS and --numa NODES\n"
+	      "  test --base PATH --patched PATH --job NAME [--repeat N] [--arch A] [--vcpus N]\n"
+	      "      [--memory MB] [--wait] [--markdown]\n"
+	      "                                       runs of both kernels interleaved, then\n"
+	      "                                       (--wait) the before/after table\n"
 	      "  runs [--limit N] [--json]            list the newest runs\n"
 	      "  show ID [--json]                     print one run: results, metrics, output\n"
 	      "  jobs [--json]                        list the jobs the daemon knows\n"
@@ -1162,6 +1166,135 @@ static void print_samples(const struct job_samples *s)
 	       s->truncated ? " (truncated: more than the sample limit)" : "");
 }
 
+/* kfleet test: a request of base and patched runs, interleaved; with
+ * --wait, the outcomes per side and the comparison of the job's metrics. */
+static int cmd_test(struct cli *k, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "base", required_argument, NULL, 'B' },
+		{ "patched", required_argument, NULL, 'P' },
+		{ "job", required_argument, NULL, 'J' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "vcpus", required_argument, NULL, 'v' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "markdown", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL;
+	long long repeat = 1, vcpus = 0, memory = 0, id;
+	int wait = 0, markdown = 0, c, rc = EXIT_USAGE, failed = 0;
+	char *babs = NULL, *pabs = NULL, *token = NULL, path[64];
+	json_t *body = NULL;
+	struct resp r = { 0 };
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'B': base = optarg; break;
+		case 'P': patched = optarg; break;
+		case 'J': job = optarg; break;
+		case 'a': arch = optarg; break;
+		case 'r':
+			if (parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
+				goto out;
+			break;
+		case 'v':
+			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+				goto out;
+			break;
+		case 'm':
+			if (parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
+				goto out;
+			break;
+		case 'w': wait = 1; break;
+		case 'M': markdown = 1; break;
+		case 'h':
+			usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	if (!base || !patched || !job || optind < argc) {
+		fprintf(stderr, "kfleet: test: --base PATH, --patched PATH and --job NAME are "
+			"required\n");
+		goto out;
+	}
+	babs = path_abs(base);
+	pabs = path_abs(patched);
+	token = read_token(k);
+	if (!babs || !pabs || !token)
+		goto out;
+	body = json_pack("{s:s, s:s, s:s, s:I}", "kernel", babs, "patched", pabs, "job", job,
+			 "repeat", (json_int_t)repeat);
+	if (!body || (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
+	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)) < 0) ||
+	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0)) {
+		fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
+		goto out;
+	}
+	if (api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
+		fprintf(stderr, "kfleet: test: %s\n", r.err);
+		goto out;
+	}
+	id = jget_int(r.j, "id", 0);
+	printf("request %lld queued: %lld runs of base and patched, interleaved\n", id,
+	       2 * repeat);
+	rc = EXIT_OK;
+	if (!wait)
+		goto out;
+	snprintf(path, sizeof(path), "/api/requests/%lld", id);
+	for (;;) {
+		json_decref(r.j);
+		r.j = NULL;
+		if (api_call(k, "GET", path, NULL, NULL, &r) < 0) {
+			fprintf(stderr, "kfleet: test: %s\n", r.err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (json_is_true(json_object_get(r.j, "done")))
+			break;
+		sleep(2);
+	}
+	{
+		json_t *runs = json_object_get(r.j, "runs"), *run;
+		size_t i;
+
+		json_array_foreach(runs, i, run) {
+			const char *o = json_string_value(json_object_get(run, "outcome"));
+
+			printf("  run %lld  %-7s  %s\n", jget_int(run, "id", 0),
+			       json_string_value(json_object_get(run, "side")), o ? o : "-");
+			failed |= !o || strcmp(o, "passed");
+		}
+	}
+	{
+		char ka[32], kb[32];
+		char *cargv[] = { "compare", "--kernels", ka, kb, "--job", (char *)job,
+				  markdown ? "--markdown" : NULL, NULL };
+		int cargc = markdown ? 7 : 6;
+
+		snprintf(ka, sizeof(ka), "%lld", jget_int(r.j, "base_kernel_id", 0));
+		snprintf(kb, sizeof(kb), "%lld", jget_int(r.j, "patched_kernel_id", 0));
+		printf("\n");
+		rc = cmd_compare(k, cargc, cargv);
+	}
+	if (rc == EXIT_OK && failed)
+		rc = EXIT_NOT_PASSED;
+out:
+	json_decref(r.j);
+	json_decref(body);
+	free(token);
+	free(babs);
+	free(pabs);
+	return rc;
+}
+
 static int cmd_parse(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1336,6 +1469,8 @@ int main(int argc, char **argv)
 		rc = cmd_jobs(&k, argc, argv);
 	else if (!strcmp(k.cmd, "compare"))
 		rc = cmd_compare(&k, argc, argv);
+	else if (!strcmp(k.cmd, "test"))
+		rc = cmd_test(&k, argc, argv);
 	else {
 		fprintf(stderr, "kfleet: '%s' is not a command\n", k.cmd);
 		usage(stderr);

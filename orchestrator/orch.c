@@ -304,12 +304,15 @@ void orch_free(struct orch *o)
 
 /* --- submitting ---------------------------------------------------------- */
 
-int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **err)
+/* Validates s and fills req (sha is its storage for the kernel's hash):
+ * 0, or -1 with *err for the user. */
+static int prepare(struct orch *o, const struct run_spec *s, struct run_request *r, char sha[65],
+		   char **err)
 {
 	const struct config *c = o->conf;
 	struct run_request req;
-	char sha[65], *e = NULL;
-	int max_vcpus = 0, rc;
+	char *e = NULL;
+	int max_vcpus = 0;
 	int64_t max_mem_kb = 0;
 	const char *arch = s->arch && *s->arch ? s->arch : "x86_64";
 	const char *command = s->command;
@@ -408,7 +411,18 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	if (sha256_file(s->kernel, sha) < 0)
 		return errf(err, "kernel '%s': %s", s->kernel, strerror(errno));
 	req.kernel_sha256 = sha;
+	*r = req;
+	return 0;
+}
 
+int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **err)
+{
+	struct run_request req;
+	char sha[65];
+	int rc;
+
+	if (prepare(o, s, &req, sha, err) < 0)
+		return -1;
 	pthread_mutex_lock(&o->lock);
 	rc = db_run_insert(o->db, &req, id);
 	if (rc < 0)
@@ -418,7 +432,37 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	pthread_mutex_unlock(&o->lock);
 	if (rc < 0)
 		return -2;
-	log_info("run %" PRId64 ": queued: %s on '%s', %d vCPUs, %d MiB", *id, arch, s->kernel,
-		 req.vcpus, req.memory_mb);
+	log_info("run %" PRId64 ": queued: %s on '%s', %d vCPUs, %d MiB", *id, req.arch,
+		 s->kernel, req.vcpus, req.memory_mb);
+	return 0;
+}
+
+int orch_submit_request(struct orch *o, const struct run_spec *s, const char *patched,
+			int repeat, int64_t *id, char **err)
+{
+	struct run_spec ps = *s;
+	struct run_request base, pat;
+	char sha_b[65], sha_p[65];
+	int rc;
+
+	*err = NULL;
+	if (repeat < 1 || repeat > 100)
+		return errf(err, "repeat %d: must be from 1 to 100", repeat);
+	if (!patched || !*patched)
+		return errf(err, "patched: missing");
+	ps.kernel = patched;
+	if (prepare(o, s, &base, sha_b, err) < 0 || prepare(o, &ps, &pat, sha_p, err) < 0)
+		return -1;
+	pthread_mutex_lock(&o->lock);
+	rc = db_request_insert(o->db, &base, &pat, repeat, id);
+	if (rc < 0)
+		errf(err, "database: %s", db_errmsg(o->db));
+	else
+		pthread_cond_broadcast(&o->work);
+	pthread_mutex_unlock(&o->lock);
+	if (rc < 0)
+		return -2;
+	log_info("request %" PRId64 ": %d x (base '%s', patched '%s'), interleaved", *id, repeat,
+		 s->kernel, patched);
 	return 0;
 }

@@ -34,6 +34,13 @@ struct orch;
 struct config;
 struct job_set;
 
+/* Queues a request: repeat runs of the base kernel (s->kernel) and repeat
+ * of the patched one, interleaved (base, patched, base, ...) so both see
+ * the same conditions, all with s's job or command and sizes. Returns like
+ * orch_submit(), *id being the request's. */
+int orch_submit_request(struct orch *o, const struct run_spec *s, const char *patched,
+			int repeat, int64_t *id, char **err);
+
 /* The jobs the daemon knows, borrowed, valid until orch_free() */
 const struct job_set *orch_jobs(const struct orch *o);
 

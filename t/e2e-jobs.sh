@@ -44,4 +44,17 @@ out=$(kf compare --kernels "$kid" "$kid" --job metrics-demo 2>&1)
 check "compare A/A: a table with the metric" contains "$out" "ops"
 check "compare A/A: no verdict of change" sh -c "echo '$out' | grep -E '^ *ops ' | grep -q 'no change'"
 check "compare A/A: JSON too" sh -c "curl -sf '$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo' | python3 -m json.tool >/dev/null"
+# A request: base and patched kernels (here the same image under two
+# paths), repeats interleaved, then the before/after table
+cp "$KERNEL" "$T/patched-vmlinuz"
+out=$(kf test --base "$KERNEL" --patched "$T/patched-vmlinuz" --job metrics-demo --repeat 3 --wait 2>&1); rc=$?
+check "test: the request passes (exit 0)" equals "$rc" 0
+check "test: six runs, base and patched alternating" equals \
+	"$(echo "$out" | sed -n 's/^  run [0-9]*  \([a-z]*\) .*/\1/p' | tr '\n' ' ')" "base patched base patched base patched "
+check "test: the runs are interleaved in the queue" equals \
+	"$(sqlite3 "$T/var/kfleet.db" "select group_concat(kernel_id, ' ') from (select kernel_id from runs where request_id = 1 order by id)")" \
+	"$(sqlite3 "$T/var/kfleet.db" "select base_kernel_id || ' ' || patched_kernel_id || ' ' || base_kernel_id || ' ' || patched_kernel_id || ' ' || base_kernel_id || ' ' || patched_kernel_id from requests where id = 1")"
+check "test: the before/after table names the metric" sh -c "echo '$out' | grep -E '^ *ops ' | grep -q 'no change'"
+out=$(kf test --base "$KERNEL" --patched "$T/nope" --job metrics-demo 2>&1)
+check "test: a missing patched kernel is refused" contains "$out" "kernel '$T/nope': No such file or directory"
 kf_done

@@ -467,13 +467,18 @@ static int field_str(json_t *body, const char *key, int required, const char **o
 	return 0;
 }
 
+/* POST /api/runs, and POST /api/requests (request set): the same fields,
+ * plus the patched kernel and the repeats of a request */
 static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
-				   struct web_req *req)
+				   struct web_req *req, int request)
 {
 	static const char *const known[] = {
 		"kernel", "arch", "vcpus", "memory_mb", "timeout_s", "command", "job",
-		"topology", "numa_nodes",
+		"topology", "numa_nodes", "patched", "repeat",
 	};
+	const size_t nknown = sizeof(known) / sizeof(known[0]) - (request ? 0 : 2);
+	const char *patched = NULL;
+	int repeat = 0;
 	struct run_spec spec;
 	json_error_t jerr;
 	json_t *body = NULL;
@@ -502,10 +507,10 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	json_object_foreach(body, key, v) {
 		size_t i;
 
-		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		for (i = 0; i < nknown; i++)
 			if (!strcmp(key, known[i]))
 				break;
-		if (i == sizeof(known) / sizeof(known[0])) {
+		if (i == nknown) {
 			rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST,
 					     "request body: unknown field '%.64s'", key);
 			goto out;
@@ -520,7 +525,9 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	    field_int(body, "memory_mb", &spec.memory_mb, msg, sizeof(msg)) < 0 ||
 	    field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0 ||
 	    field_str(body, "topology", 0, &spec.topology, msg, sizeof(msg)) < 0 ||
-	    field_int(body, "numa_nodes", &spec.numa_nodes, msg, sizeof(msg)) < 0) {
+	    field_int(body, "numa_nodes", &spec.numa_nodes, msg, sizeof(msg)) < 0 ||
+	    (request && (field_str(body, "patched", 1, &patched, msg, sizeof(msg)) < 0 ||
+			 field_int(body, "repeat", &repeat, msg, sizeof(msg)) < 0))) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
 		goto out;
 	}
@@ -537,7 +544,10 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 		goto out;
 	}
 	pthread_mutex_lock(&w->submit_lock);
-	r = orch_submit(w->orch, &spec, &id, &err);
+	if (request)
+		r = orch_submit_request(w->orch, &spec, patched, repeat ? repeat : 1, &id, &err);
+	else
+		r = orch_submit(w->orch, &spec, &id, &err);
 	pthread_mutex_unlock(&w->submit_lock);
 	if (r == -1) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "%s", err ? err : "bad request");
@@ -545,6 +555,8 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 		log_error("web: submit: %s", err ? err : "internal error");
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s",
 				     err ? err : "internal error");
+	} else if (request) {
+		rc = web_reply_json(c, MHD_HTTP_CREATED, json_pack("{s:I}", "id", (json_int_t)id));
 	} else {
 		if (spec.job)
 			log_info("web: run %lld queued (job '%s', kernel '%s')", (long long)id,
@@ -644,6 +656,52 @@ static enum MHD_Result job_get(struct web *w, struct MHD_Connection *c, const ch
 	return web_reply_json(c, MHD_HTTP_OK, job_json(d));
 }
 
+/* GET /api/requests/ID: the request, its runs in order (base, patched,
+ * ...) with their state and outcome, and whether all are done */
+static enum MHD_Result request_get(struct web *w, struct MHD_Connection *c, int64_t id)
+{
+	struct request q;
+	struct db *db;
+	json_t *o, *runs;
+	char *err = NULL;
+	enum MHD_Result rc;
+	int found, done = 1;
+
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	found = db_request_get(db, id, &q);
+	if (found < 0)
+		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				       db_errmsg(db));
+	if (!found)
+		return web_reply_error(c, MHD_HTTP_NOT_FOUND, "request %lld: no such request",
+				       (long long)id);
+	runs = json_array();
+	for (size_t i = 0; i < q.nruns; i++) {
+		struct run r;
+
+		if (db_run_get(db, q.run_ids[i], &r) != 1)
+			continue;
+		if (r.state != RUN_DONE)
+			done = 0;
+		json_array_append_new(runs, json_pack("{s:I, s:s, s:s, s:s?}", "id",
+			(json_int_t)r.id, "side", r.kernel_id == q.base_kernel_id ? "base" : "patched",
+			"state", run_state_name(r.state),
+			"outcome", r.outcome == RUN_OUT_NONE ? NULL : run_outcome_name(r.outcome)));
+		run_release(&r);
+	}
+	o = json_pack("{s:I, s:I, s:s?, s:i, s:I, s:I, s:o, s:b}", "id", (json_int_t)q.id,
+		      "created_at", (json_int_t)q.created_at, "job", q.job, "repeat", q.repeats,
+		      "base_kernel_id", (json_int_t)q.base_kernel_id, "patched_kernel_id",
+		      (json_int_t)q.patched_kernel_id, "runs", runs, "done", done);
+	request_release(&q);
+	return web_reply_json(c, MHD_HTTP_OK, o);
+}
+
 /* ---- routing ---- */
 
 enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
@@ -661,8 +719,19 @@ enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *m
 		if (is_get(method))
 			return runs_list(w, c);
 		if (!strcmp(method, MHD_HTTP_METHOD_POST))
-			return runs_submit(w, c, req);
+			return runs_submit(w, c, req, 0);
 		return web_reply_method(c, "GET, HEAD, POST", 1);
+	}
+	if (!strcmp(url, "/api/requests")) {
+		if (!strcmp(method, MHD_HTTP_METHOD_POST))
+			return runs_submit(w, c, req, 1);
+		return web_reply_method(c, "POST", 1);
+	}
+	if (!strncmp(url, "/api/requests/", 14) && web_parse_id(url + 14, &id, &rest) == 0 &&
+	    !*rest) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return request_get(w, c, id);
 	}
 	if (!strncmp(url, "/api/runs/", 10) && web_parse_id(url + 10, &id, &rest) == 0 &&
 	    !*rest) {
