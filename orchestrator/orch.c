@@ -255,6 +255,15 @@ int orch_start(struct orch *o)
 	return sched_start(o);
 }
 
+char *orch_program_path(const struct config *c, const char *arch, const char *name)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/%s/%s", c->programs_dir, arch, name) < 0)
+		return NULL;
+	return p;
+}
+
 const struct job_set *orch_jobs(const struct orch *o)
 {
 	return &o->jobs;
@@ -337,15 +346,13 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 			return errf(err, "job '%s': give a job or a command, not both", s->job);
 		command = job->command;
 		for (size_t i = 0; i < job->nprograms; i++) {
-			char rel[160], *p;
-			int ok;
+			char *p = orch_program_path(c, arch, job->programs[i]);
+			int ok = p && access(p, R_OK) == 0;
 
-			snprintf(rel, sizeof(rel), "%s/%s", arch, job->programs[i]);
-			p = path_join(c->programs_dir, rel);
-			ok = p && access(p, R_OK) == 0;
 			if (!ok) {
 				errf(err, "job '%s': program '%s' is not built for %s ('%s': %s)",
-				     s->job, job->programs[i], arch, p ? p : rel, strerror(errno));
+				     s->job, job->programs[i], arch, p ? p : job->programs[i],
+				     strerror(errno));
 				free(p);
 				return -1;
 			}

@@ -176,6 +176,10 @@ int orch_host_ready(struct orch *o, struct host *h, struct db *db);
  * orch_host_ready() destroys it after reconnecting. */
 void orch_host_orphan(struct host *h, const char *domain);
 
+/* Where a job's program is built for arch: programs_dir/ARCH/NAME. Returns
+ * a string the caller frees, NULL when memory ran out. */
+char *orch_program_path(const struct config *c, const char *arch, const char *name);
+
 /* sched.c: starts the workers (slots per host); stops and joins them,
  * which ends guests in flight as infrastructure failures. */
 int sched_start(struct orch *o);

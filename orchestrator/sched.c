@@ -280,10 +280,7 @@ static char *job_programs(struct orch *o, const struct job_def *d, const char *a
 	size_t n = 0;
 
 	for (; n < d->nprograms; n++) {
-		char rel[160];
-
-		snprintf(rel, sizeof(rel), "%s/%s", arch, d->programs[n]);
-		paths[n] = path_join(o->conf->programs_dir, rel);
+		paths[n] = orch_program_path(o->conf, arch, d->programs[n]);
 		if (!paths[n])
 			goto out;
 		src[n] = paths[n];

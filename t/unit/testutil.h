@@ -144,4 +144,39 @@ static inline void tu_golden(const char *name, const char *text, size_t len)
 	free(path);
 }
 
+/* Runs fn(argc, argv) (a CLI command's entry point) with stdout and stderr
+ * into files; returns its status, *out and *errout what it printed (caller
+ * frees). */
+static inline int tu_run_captured(int (*fn)(int, char **), char **argv, int argc, char **out,
+				  char **errout)
+{
+	char dir[128], *po, *pe;
+	int so = dup(1), se = dup(2), fo, fe, rc;
+
+	tu_tmpdir(dir, sizeof(dir), "cli");
+	po = tu_path(dir, "out");
+	pe = tu_path(dir, "err");
+	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(fo);
+	close(fe);
+	*out = tu_slurp(po, NULL);
+	*errout = tu_slurp(pe, NULL);
+	free(po);
+	free(pe);
+	tu_rmrf(dir);
+	return rc;
+}
+
 #endif

@@ -560,36 +560,9 @@ static void test_tls_verified(void **state)
 	buf_release(&b);
 }
 
-/* Runs cli_series() with stdout and stderr into files (see series_test.c) */
 static int run_cli(char **argv, int argc, char **out, char **errout)
 {
-	char dir[128], *po, *pe;
-	int so = dup(1), se = dup(2), fo, fe, rc;
-
-	tu_tmpdir(dir, sizeof(dir), "cli");
-	po = tu_path(dir, "out");
-	pe = tu_path(dir, "err");
-	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	rc = cli_series(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	*out = tu_slurp(po, NULL);
-	*errout = tu_slurp(pe, NULL);
-	free(po);
-	free(pe);
-	tu_rmrf(dir);
-	return rc;
+	return tu_run_captured(cli_series, argv, argc, out, errout);
 }
 
 static void test_cli(void **state)
