@@ -41,10 +41,12 @@ struct cmd {
 	enum cmd_out out, errto;
 	struct buf *out_buf, *err_buf;
 	char *out_path, *err_path;
+	int out_append;         /* stdout's file is appended to, not truncated */
 	struct buf capture;     /* stderr when the caller did not ask for it */
 
 	int timeout_ms;
 	int grace_ms;
+	const volatile int *cancel;  /* stop the child when this becomes non-zero */
 	int oom;                /* building ran out of memory */
 	char *bad_env;          /* a name cmd_env() refused */
 	int ran;
@@ -234,6 +236,20 @@ void cmd_stdout_file(struct cmd *c, const char *path)
 	free(c->out_path);
 	c->out = CMD_OUT_FILE;
 	c->out_path = xstrdup(c, path);
+	c->out_append = 0;
+}
+
+void cmd_cancel_on(struct cmd *c, const volatile int *flag)
+{
+	if (c)
+		c->cancel = flag;
+}
+
+void cmd_stdout_append(struct cmd *c, const char *path)
+{
+	cmd_stdout_file(c, path);
+	if (c)
+		c->out_append = 1;
 }
 
 void cmd_stderr_buf(struct cmd *c, struct buf *b)
@@ -440,7 +456,10 @@ static void end_message(struct cmd *c, const char *label, char **err)
 		break;
 	case CMD_END_TIMEOUT:
 		fmt_ms(when, sizeof(when), c->timeout_ms);
-		set_err(err, label, "timed out after %s%s%s", when, sep, tail);
+		if (c->res.canceled)
+			set_err(err, label, "canceled%s%s", sep, tail);
+		else
+			set_err(err, label, "timed out after %s%s%s", when, sep, tail);
 		break;
 	default:
 		set_err(err, label, "did not run");
@@ -490,9 +509,10 @@ static char *find_program(const char *prog, const char *path)
 	return NULL;
 }
 
-static int open_out(const char *path)
+static int open_out(const char *path, int append)
 {
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	return open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC |
+		    O_NOCTTY, 0644);
 }
 
 /* Puts stdin's data in an anonymous file: no pipe to feed, no SIGPIPE. */
@@ -612,6 +632,10 @@ static void supervise(struct cmd *c, pid_t pid, struct cmd_sink *sinks, int nsin
 			}
 			break;
 		}
+		if (!gone && !timed_out && c->cancel && *c->cancel) {
+			c->res.canceled = 1;
+			deadline = now;
+		}
 		if (!gone && deadline >= 0 && !timed_out && now >= deadline) {
 			timed_out = 1;
 			kill_group(pid, SIGTERM);
@@ -632,6 +656,8 @@ static void supervise(struct cmd *c, pid_t pid, struct cmd_sink *sinks, int nsin
 			wait_ms = next > now ? (int)(next - now) : 0;
 		if (!gone && pidfd < 0 && (wait_ms < 0 || wait_ms > 10))
 			wait_ms = 10;   /* no pidfd: look for the exit now and then */
+		if (!gone && c->cancel && (wait_ms < 0 || wait_ms > 200))
+			wait_ms = 200;  /* look at the cancel flag now and then */
 		for (int i = 0; i < nsinks; i++) {
 			if (sinks[i].fd >= 0) {
 				pfd[n].fd = sinks[i].fd;
@@ -702,7 +728,7 @@ static int open_stdio(struct cmd *c, int fds[3], int rd[2], const char **why)
 		if (capture_pipe(&rd[0], &fds[1]) < 0)
 			goto out;
 	} else {
-		fds[1] = high_fd(c->out == CMD_OUT_FILE ? open_out(c->out_path) :
+		fds[1] = high_fd(c->out == CMD_OUT_FILE ? open_out(c->out_path, c->out_append) :
 				 open("/dev/null", O_WRONLY | O_CLOEXEC | O_NOCTTY));
 		if (fds[1] < 0)
 			goto out;
@@ -712,7 +738,7 @@ static int open_stdio(struct cmd *c, int fds[3], int rd[2], const char **why)
 		if (capture_pipe(&rd[1], &fds[2]) < 0)
 			goto out;
 	} else if (c->errto == CMD_OUT_FILE) {
-		fds[2] = high_fd(open_out(c->err_path));
+		fds[2] = high_fd(open_out(c->err_path, 0));
 		if (fds[2] < 0)
 			goto out;
 	}

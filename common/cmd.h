@@ -50,6 +50,7 @@ struct cmd_result {
 	int signo;          /* the signal that ended the child, 0 when none */
 	int err;            /* errno of a spawn failure */
 	int64_t ms;         /* wall time from spawn to reaping */
+	int canceled;       /* stopped because the cancel flag was set (end: CMD_END_TIMEOUT) */
 	int out_truncated;  /* stdout went past its buffer's cap; the rest was discarded */
 	int err_truncated;  /* the same for stderr */
 };
@@ -92,6 +93,8 @@ void cmd_stdin_file(struct cmd *c, const char *path);
  * stdout goes, in one stream. */
 void cmd_stdout_buf(struct cmd *c, struct buf *b);
 void cmd_stdout_file(struct cmd *c, const char *path);
+/* The same, appending to the file (a build log several steps write to) */
+void cmd_stdout_append(struct cmd *c, const char *path);
 void cmd_stderr_buf(struct cmd *c, struct buf *b);
 void cmd_stderr_file(struct cmd *c, const char *path);
 void cmd_stderr_to_stdout(struct cmd *c);
@@ -100,6 +103,9 @@ void cmd_stderr_to_stdout(struct cmd *c);
  * then SIGKILL grace_ms later (default CMD_KILL_GRACE_MS). 0: no limit. */
 void cmd_timeout(struct cmd *c, int ms);
 void cmd_kill_grace(struct cmd *c, int grace_ms);
+/* Stops the child the same way once *flag becomes non-zero (looked at every
+ * 200 ms): a daemon shutting down during a long build. */
+void cmd_cancel_on(struct cmd *c, const volatile int *flag);
 
 /* Runs the command once and waits for it. Returns 0 when it exited with
  * status 0; else -1, and *err (when err is not NULL; caller frees) says

@@ -12,6 +12,12 @@ int64_t mono_ms(void);                 /* monotonic clock, ms */
 
 /* mkdir -p with mode for every created component; 0 / -1 (errno set) */
 int mkdir_p(const char *path, unsigned mode);
+/* Sets *err to a formatted message (caller frees; NULL when out of memory)
+ * and returns -1, for `return set_errf(err, "...", ...);` */
+int set_errf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Removes path and everything under it, not following symlinks; a path
+ * that does not exist is fine. 0 / -1 (errno) */
+int rm_tree(const char *path);
 /* Reads at most max bytes of path into b (appending); sets b->truncated when
  * the file was longer. 0 / -1 (errno set). */
 int read_file(const char *path, struct buf *b, size_t max);
