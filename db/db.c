@@ -259,7 +259,7 @@ void db_close(struct db *db)
 
 /* --- small statement helpers ------------------------------------------- */
 
-static sqlite3_stmt *prep(struct db *db, const char *sql)
+sqlite3_stmt *dbi_prep(struct db *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 
@@ -268,7 +268,7 @@ static sqlite3_stmt *prep(struct db *db, const char *sql)
 	return st;
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
+void dbi_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
@@ -276,7 +276,7 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static void bind_time(sqlite3_stmt *st, int i, int64_t t)
+void dbi_bind_time(sqlite3_stmt *st, int i, int64_t t)
 {
 	if (t)
 		sqlite3_bind_int64(st, i, t);
@@ -284,7 +284,7 @@ static void bind_time(sqlite3_stmt *st, int i, int64_t t)
 		sqlite3_bind_null(st, i);
 }
 
-static char *col_text(sqlite3_stmt *st, int i)
+char *dbi_col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
 
@@ -292,7 +292,7 @@ static char *col_text(sqlite3_stmt *st, int i)
 }
 
 /* Runs a statement that returns no rows and finalizes it. 0 / -1 */
-static int step_done(sqlite3_stmt *st)
+int dbi_step_done(sqlite3_stmt *st)
 {
 	int rc;
 
@@ -309,7 +309,7 @@ int db_host_upsert(struct db *db, const char *name, const char *uri, const char 
 		   const char *qemu_version, const char *libvirt_version, int max_vcpus,
 		   int64_t memory_kb)
 {
-	sqlite3_stmt *st = prep(db,
+	sqlite3_stmt *st = dbi_prep(db,
 		"INSERT INTO hosts (name, uri, accel, qemu_version, libvirt_version,"
 		" max_vcpus, memory_kb, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
 		" ON CONFLICT (name) DO UPDATE SET uri = ?2, accel = ?3, qemu_version = ?4,"
@@ -317,35 +317,35 @@ int db_host_upsert(struct db *db, const char *name, const char *uri, const char 
 
 	if (!st)
 		return -1;
-	bind_text(st, 1, name);
-	bind_text(st, 2, uri);
-	bind_text(st, 3, accel);
-	bind_text(st, 4, qemu_version);
-	bind_text(st, 5, libvirt_version);
+	dbi_bind_text(st, 1, name);
+	dbi_bind_text(st, 2, uri);
+	dbi_bind_text(st, 3, accel);
+	dbi_bind_text(st, 4, qemu_version);
+	dbi_bind_text(st, 5, libvirt_version);
 	sqlite3_bind_int(st, 6, max_vcpus);
 	sqlite3_bind_int64(st, 7, memory_kb);
 	sqlite3_bind_int64(st, 8, now_ms());
-	return step_done(st);
+	return dbi_step_done(st);
 }
 
 int db_host_health(struct db *db, const char *name, int healthy, const char *detail)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE hosts SET healthy = ?2, health_detail = ?3,"
+	sqlite3_stmt *st = dbi_prep(db, "UPDATE hosts SET healthy = ?2, health_detail = ?3,"
 				" updated_at = ?4 WHERE name = ?1");
 
 	if (!st)
 		return -1;
-	bind_text(st, 1, name);
+	dbi_bind_text(st, 1, name);
 	sqlite3_bind_int(st, 2, healthy ? 1 : 0);
-	bind_text(st, 3, detail);
+	dbi_bind_text(st, 3, detail);
 	sqlite3_bind_int64(st, 4, now_ms());
-	return step_done(st);
+	return dbi_step_done(st);
 }
 
 int db_kernel_import(struct db *db, const char *path, const char *arch,
 		     const char *sha256, int64_t *id)
 {
-	sqlite3_stmt *st = prep(db,
+	sqlite3_stmt *st = dbi_prep(db,
 		"INSERT INTO kernels (source, path, arch, sha256, created_at)"
 		" VALUES ('imported', ?1, ?2, ?3, ?4)"
 		" ON CONFLICT (path, sha256) DO UPDATE SET arch = arch RETURNING id");
@@ -353,9 +353,9 @@ int db_kernel_import(struct db *db, const char *path, const char *arch,
 
 	if (!st)
 		return -1;
-	bind_text(st, 1, path);
-	bind_text(st, 2, arch);
-	bind_text(st, 3, sha256);
+	dbi_bind_text(st, 1, path);
+	dbi_bind_text(st, 2, arch);
+	dbi_bind_text(st, 3, sha256);
 	sqlite3_bind_int64(st, 4, now_ms());
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
@@ -382,40 +382,40 @@ static void run_from_row(sqlite3_stmt *st, struct run *r)
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(st, 0);
 	r->kernel_id = sqlite3_column_int64(st, 1);
-	r->kernel_path = col_text(st, 2);
-	r->arch = col_text(st, 3);
+	r->kernel_path = dbi_col_text(st, 2);
+	r->arch = dbi_col_text(st, 3);
 	r->vcpus = sqlite3_column_int(st, 4);
 	r->memory_mb = sqlite3_column_int(st, 5);
 	r->timeout_s = sqlite3_column_int(st, 6);
-	r->command = col_text(st, 7);
+	r->command = dbi_col_text(st, 7);
 	s = (const char *)sqlite3_column_text(st, 8);
 	if (run_state_parse(s, &r->state) < 0)
 		r->state = RUN_QUEUED;
 	s = (const char *)sqlite3_column_text(st, 9);
 	if (!s || run_outcome_parse(s, &r->outcome) < 0)
 		r->outcome = RUN_OUT_NONE;
-	r->detail = col_text(st, 10);
-	r->splat = col_text(st, 11);
+	r->detail = dbi_col_text(st, 10);
+	r->splat = dbi_col_text(st, 11);
 	r->attempt = sqlite3_column_int(st, 12);
 	r->max_attempts = sqlite3_column_int(st, 13);
-	r->host = col_text(st, 14);
-	r->accel = col_text(st, 15);
-	r->machine = col_text(st, 16);
-	r->qemu_version = col_text(st, 17);
-	r->libvirt_version = col_text(st, 18);
-	r->domain = col_text(st, 19);
+	r->host = dbi_col_text(st, 14);
+	r->accel = dbi_col_text(st, 15);
+	r->machine = dbi_col_text(st, 16);
+	r->qemu_version = dbi_col_text(st, 17);
+	r->libvirt_version = dbi_col_text(st, 18);
+	r->domain = dbi_col_text(st, 19);
 	r->queued_at = sqlite3_column_int64(st, 20);
 	r->started_at = sqlite3_column_int64(st, 21);
 	r->booted_at = sqlite3_column_int64(st, 22);
 	r->ended_at = sqlite3_column_int64(st, 23);
 	r->has_exit_code = sqlite3_column_type(st, 24) != SQLITE_NULL;
 	r->exit_code = sqlite3_column_int(st, 24);
-	r->guest_release = col_text(st, 25);
+	r->guest_release = dbi_col_text(st, 25);
 	r->guest_nproc = sqlite3_column_int(st, 26);
 	r->guest_mem_kb = sqlite3_column_int64(st, 27);
-	r->run_dir = col_text(st, 28);
-	r->job = col_text(st, 29);
-	r->topology = col_text(st, 30);
+	r->run_dir = dbi_col_text(st, 28);
+	r->job = dbi_col_text(st, 29);
+	r->topology = dbi_col_text(st, 30);
 	r->numa_nodes = sqlite3_column_int(st, 31);
 }
 
@@ -428,27 +428,27 @@ static int run_insert_locked(struct db *db, const struct run_request *req, int64
 
 	if (db_kernel_import(db, req->kernel_path, req->arch, req->kernel_sha256, &kid) < 0)
 		return -1;
-	st = prep(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s, command,"
+	st = dbi_prep(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s, command,"
 		      " state, max_attempts, queued_at, job, topology, numa_nodes, request_id)"
 		      " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, kid);
-	bind_text(st, 2, req->arch);
+	dbi_bind_text(st, 2, req->arch);
 	sqlite3_bind_int(st, 3, req->vcpus);
 	sqlite3_bind_int(st, 4, req->memory_mb);
 	sqlite3_bind_int(st, 5, req->timeout_s);
-	bind_text(st, 6, req->command);
+	dbi_bind_text(st, 6, req->command);
 	sqlite3_bind_int(st, 7, req->max_attempts > 0 ? req->max_attempts : 2);
 	sqlite3_bind_int64(st, 8, now_ms());
-	bind_text(st, 9, req->job);
-	bind_text(st, 10, req->topology);
+	dbi_bind_text(st, 9, req->job);
+	dbi_bind_text(st, 10, req->topology);
 	sqlite3_bind_int(st, 11, req->numa_nodes > 0 ? req->numa_nodes : 1);
 	if (request_id)
 		sqlite3_bind_int64(st, 12, request_id);
 	else
 		sqlite3_bind_null(st, 12);
-	if (step_done(st) < 0)
+	if (dbi_step_done(st) < 0)
 		return -1;
 	*id = sqlite3_last_insert_rowid(db->sql);
 	return 0;
@@ -477,16 +477,16 @@ int db_request_insert(struct db *db, const struct run_request *base,
 	    db_kernel_import(db, patched->kernel_path, patched->arch, patched->kernel_sha256,
 			     &pk) < 0)
 		goto fail;
-	st = prep(db, "INSERT INTO requests (created_at, base_kernel_id, patched_kernel_id, job,"
+	st = dbi_prep(db, "INSERT INTO requests (created_at, base_kernel_id, patched_kernel_id, job,"
 		      " repeats) VALUES (?, ?, ?, ?, ?)");
 	if (!st)
 		goto fail;
 	sqlite3_bind_int64(st, 1, now_ms());
 	sqlite3_bind_int64(st, 2, bk);
 	sqlite3_bind_int64(st, 3, pk);
-	bind_text(st, 4, base->job);
+	dbi_bind_text(st, 4, base->job);
 	sqlite3_bind_int(st, 5, repeats);
-	if (step_done(st) < 0)
+	if (dbi_step_done(st) < 0)
 		goto fail;
 	*id = sqlite3_last_insert_rowid(db->sql);
 	/* base, patched, base, patched...: both sides see the same conditions */
@@ -502,7 +502,7 @@ fail:
 
 int db_request_get(struct db *db, int64_t id, struct request *r)
 {
-	sqlite3_stmt *st = prep(db, "SELECT id, created_at, base_kernel_id, patched_kernel_id,"
+	sqlite3_stmt *st = dbi_prep(db, "SELECT id, created_at, base_kernel_id, patched_kernel_id,"
 				" job, repeats FROM requests WHERE id = ?");
 	int rc;
 
@@ -519,10 +519,10 @@ int db_request_get(struct db *db, int64_t id, struct request *r)
 	r->created_at = sqlite3_column_int64(st, 1);
 	r->base_kernel_id = sqlite3_column_int64(st, 2);
 	r->patched_kernel_id = sqlite3_column_int64(st, 3);
-	r->job = col_text(st, 4);
+	r->job = dbi_col_text(st, 4);
 	r->repeats = sqlite3_column_int(st, 5);
 	sqlite3_finalize(st);
-	st = prep(db, "SELECT id FROM runs WHERE request_id = ? ORDER BY id");
+	st = dbi_prep(db, "SELECT id FROM runs WHERE request_id = ? ORDER BY id");
 	if (!st)
 		goto fail;
 	sqlite3_bind_int64(st, 1, id);
@@ -549,7 +549,7 @@ void request_release(struct request *r)
 
 int db_run_get(struct db *db, int64_t id, struct run *r)
 {
-	sqlite3_stmt *st = prep(db, "SELECT " RUN_COLUMNS " WHERE r.id = ?");
+	sqlite3_stmt *st = dbi_prep(db, "SELECT " RUN_COLUMNS " WHERE r.id = ?");
 	int rc;
 
 	if (!st)
@@ -568,7 +568,7 @@ int db_run_get(struct db *db, int64_t id, struct run *r)
 
 int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, size_t *n)
 {
-	sqlite3_stmt *st = prep(db, "SELECT " RUN_COLUMNS
+	sqlite3_stmt *st = dbi_prep(db, "SELECT " RUN_COLUMNS
 				" WHERE r.id < ? ORDER BY r.id DESC LIMIT ?");
 	struct run *v = NULL;
 	size_t cnt = 0;
@@ -602,7 +602,7 @@ int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, siz
 
 int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT])
 {
-	sqlite3_stmt *st = prep(db, "SELECT state, count(*) FROM runs GROUP BY state");
+	sqlite3_stmt *st = dbi_prep(db, "SELECT state, count(*) FROM runs GROUP BY state");
 	int rc;
 
 	memset(counts, 0, sizeof(int64_t) * RUN_STATE_COUNT);
@@ -633,7 +633,7 @@ int db_run_claim_fit(struct db *db, const char *host, int max_vcpus_x86_64,
 
 	if (exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	st = prep(db, "SELECT id, attempt FROM runs WHERE state = 'queued'"
+	st = dbi_prep(db, "SELECT id, attempt FROM runs WHERE state = 'queued'"
 		      " AND ((arch = 'x86_64' AND vcpus <= ?1) OR (arch = 'arm64' AND vcpus <= ?2))"
 		      " ORDER BY id LIMIT 1");
 	if (!st)
@@ -653,17 +653,17 @@ int db_run_claim_fit(struct db *db, const char *host, int max_vcpus_x86_64,
 	rc = -1;
 	if (!id)
 		goto out;
-	st = prep(db, "SELECT id FROM hosts WHERE name = ?");
+	st = dbi_prep(db, "SELECT id FROM hosts WHERE name = ?");
 	if (!st)
 		goto out;
-	bind_text(st, 1, host);
+	dbi_bind_text(st, 1, host);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		host_id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (!host_id)
 		goto out;
 	snprintf(domain, sizeof(domain), "kf-%s-%lld", db->instance, (long long)id);
-	st = prep(db, "UPDATE runs SET state = 'running', attempt = ?2, host_id = ?3,"
+	st = dbi_prep(db, "UPDATE runs SET state = 'running', attempt = ?2, host_id = ?3,"
 		      " domain = ?4, started_at = ?5, booted_at = NULL, ended_at = NULL,"
 		      " outcome = NULL, exit_code = NULL, guest_release = NULL,"
 		      " guest_nproc = NULL, guest_mem_kb = NULL, splat = NULL"
@@ -673,20 +673,20 @@ int db_run_claim_fit(struct db *db, const char *host, int max_vcpus_x86_64,
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, attempt);
 	sqlite3_bind_int64(st, 3, host_id);
-	bind_text(st, 4, domain);
+	dbi_bind_text(st, 4, domain);
 	sqlite3_bind_int64(st, 5, now);
-	if (step_done(st) < 0)
+	if (dbi_step_done(st) < 0)
 		goto out;
-	st = prep(db, "INSERT INTO attempts (run_id, n, host_id, domain, started_at)"
+	st = dbi_prep(db, "INSERT INTO attempts (run_id, n, host_id, domain, started_at)"
 		      " VALUES (?, ?, ?, ?, ?)");
 	if (!st)
 		goto out;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, attempt);
 	sqlite3_bind_int64(st, 3, host_id);
-	bind_text(st, 4, domain);
+	dbi_bind_text(st, 4, domain);
 	sqlite3_bind_int64(st, 5, now);
-	if (step_done(st) < 0)
+	if (dbi_step_done(st) < 0)
 		goto out;
 	if (exec(db, "COMMIT") < 0)
 		goto out;
@@ -699,41 +699,41 @@ out:
 int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,
 		   const char *qemu_version, const char *libvirt_version, const char *run_dir)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE runs SET accel = ?2, machine = ?3, qemu_version = ?4,"
+	sqlite3_stmt *st = dbi_prep(db, "UPDATE runs SET accel = ?2, machine = ?3, qemu_version = ?4,"
 				" libvirt_version = ?5, run_dir = ?6 WHERE id = ?1");
 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	bind_text(st, 2, accel);
-	bind_text(st, 3, machine);
-	bind_text(st, 4, qemu_version);
-	bind_text(st, 5, libvirt_version);
-	bind_text(st, 6, run_dir);
-	return step_done(st);
+	dbi_bind_text(st, 2, accel);
+	dbi_bind_text(st, 3, machine);
+	dbi_bind_text(st, 4, qemu_version);
+	dbi_bind_text(st, 5, libvirt_version);
+	dbi_bind_text(st, 6, run_dir);
+	return dbi_step_done(st);
 }
 
 int db_run_booted(struct db *db, int64_t id, int64_t at, const char *release, int nproc,
 		  int64_t mem_kb)
 {
-	sqlite3_stmt *st = prep(db, "UPDATE runs SET booted_at = ?2, guest_release = ?3,"
+	sqlite3_stmt *st = dbi_prep(db, "UPDATE runs SET booted_at = ?2, guest_release = ?3,"
 				" guest_nproc = ?4, guest_mem_kb = ?5 WHERE id = ?1");
 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	bind_time(st, 2, at);
-	bind_text(st, 3, release);
+	dbi_bind_time(st, 2, at);
+	dbi_bind_text(st, 3, release);
 	sqlite3_bind_int(st, 4, nproc);
 	sqlite3_bind_int64(st, 5, mem_kb);
-	return step_done(st);
+	return dbi_step_done(st);
 }
 
 /* The body of db_run_finish, inside the caller's transaction. */
 static int finish_locked(struct db *db, int64_t id, enum run_outcome o, const char *detail,
 			 const char *splat, int has_exit_code, int exit_code)
 {
-	sqlite3_stmt *st = prep(db, "SELECT attempt, max_attempts FROM runs"
+	sqlite3_stmt *st = dbi_prep(db, "SELECT attempt, max_attempts FROM runs"
 				" WHERE id = ? AND state = 'running'");
 	int attempt, max, requeue;
 	int64_t now = now_ms();
@@ -750,38 +750,38 @@ static int finish_locked(struct db *db, int64_t id, enum run_outcome o, const ch
 	sqlite3_finalize(st);
 	requeue = o == RUN_OUT_INFRA && attempt < max;
 
-	st = prep(db, "UPDATE attempts SET ended_at = ?3, outcome = ?4, detail = ?5"
+	st = dbi_prep(db, "UPDATE attempts SET ended_at = ?3, outcome = ?4, detail = ?5"
 		      " WHERE run_id = ?1 AND n = ?2");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, attempt);
 	sqlite3_bind_int64(st, 3, now);
-	bind_text(st, 4, run_outcome_name(o));
-	bind_text(st, 5, detail);
-	if (step_done(st) < 0)
+	dbi_bind_text(st, 4, run_outcome_name(o));
+	dbi_bind_text(st, 5, detail);
+	if (dbi_step_done(st) < 0)
 		return -1;
 
 	if (requeue)
-		st = prep(db, "UPDATE runs SET state = 'queued', outcome = NULL, detail = ?2,"
+		st = dbi_prep(db, "UPDATE runs SET state = 'queued', outcome = NULL, detail = ?2,"
 			      " splat = NULL, exit_code = NULL, ended_at = NULL WHERE id = ?1");
 	else
-		st = prep(db, "UPDATE runs SET state = 'done', outcome = ?3, detail = ?2,"
+		st = dbi_prep(db, "UPDATE runs SET state = 'done', outcome = ?3, detail = ?2,"
 			      " splat = ?4, exit_code = ?5, ended_at = ?6 WHERE id = ?1");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	bind_text(st, 2, detail);
+	dbi_bind_text(st, 2, detail);
 	if (!requeue) {
-		bind_text(st, 3, run_outcome_name(o));
-		bind_text(st, 4, splat);
+		dbi_bind_text(st, 3, run_outcome_name(o));
+		dbi_bind_text(st, 4, splat);
 		if (has_exit_code)
 			sqlite3_bind_int(st, 5, exit_code);
 		else
 			sqlite3_bind_null(st, 5);
 		sqlite3_bind_int64(st, 6, now);
 	}
-	return step_done(st);
+	return dbi_step_done(st);
 }
 
 int db_run_finish(struct db *db, int64_t id, enum run_outcome o, const char *detail,
@@ -808,7 +808,7 @@ int db_recover(struct db *db, char ***domains, size_t *n)
 	*n = 0;
 	if (exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	st = prep(db, "SELECT id, domain FROM runs WHERE state = 'running' ORDER BY id");
+	st = dbi_prep(db, "SELECT id, domain FROM runs WHERE state = 'running' ORDER BY id");
 	if (!st)
 		goto out;
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -824,7 +824,7 @@ int db_recover(struct db *db, char ***domains, size_t *n)
 			goto out;
 		}
 		ids[cnt] = sqlite3_column_int64(st, 0);
-		v[cnt] = col_text(st, 1);
+		v[cnt] = dbi_col_text(st, 1);
 		cnt++;
 	}
 	sqlite3_finalize(st);
@@ -851,7 +851,7 @@ out:
 
 int db_attempt_list(struct db *db, int64_t run_id, struct attempt **a, size_t *n)
 {
-	sqlite3_stmt *st = prep(db, "SELECT a.n, h.name, a.started_at, a.ended_at, a.outcome,"
+	sqlite3_stmt *st = dbi_prep(db, "SELECT a.n, h.name, a.started_at, a.ended_at, a.outcome,"
 				" a.detail FROM attempts a LEFT JOIN hosts h ON h.id = a.host_id"
 				" WHERE a.run_id = ? ORDER BY a.n");
 	struct attempt *v = NULL;
@@ -874,13 +874,13 @@ int db_attempt_list(struct db *db, int64_t run_id, struct attempt **a, size_t *n
 		v = nv;
 		memset(&v[cnt], 0, sizeof(v[cnt]));
 		v[cnt].n = sqlite3_column_int(st, 0);
-		v[cnt].host = col_text(st, 1);
+		v[cnt].host = dbi_col_text(st, 1);
 		v[cnt].started_at = sqlite3_column_int64(st, 2);
 		v[cnt].ended_at = sqlite3_column_int64(st, 3);
 		o = (const char *)sqlite3_column_text(st, 4);
 		if (!o || run_outcome_parse(o, &v[cnt].outcome) < 0)
 			v[cnt].outcome = RUN_OUT_NONE;
-		v[cnt].detail = col_text(st, 5);
+		v[cnt].detail = dbi_col_text(st, 5);
 		cnt++;
 	}
 	sqlite3_finalize(st);
@@ -912,40 +912,40 @@ int db_run_store_results(struct db *db, int64_t run_id, const struct result_row 
 
 	if (exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	st = prep(db, "DELETE FROM results WHERE run_id = ?");
+	st = dbi_prep(db, "DELETE FROM results WHERE run_id = ?");
 	if (!st)
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
-	if (step_done(st) < 0)
+	if (dbi_step_done(st) < 0)
 		goto out;
-	st = prep(db, "DELETE FROM samples WHERE run_id = ?");
+	st = dbi_prep(db, "DELETE FROM samples WHERE run_id = ?");
 	if (!st)
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
-	if (step_done(st) < 0)
+	if (dbi_step_done(st) < 0)
 		goto out;
-	st = prep(db, "INSERT INTO results (run_id, path, status, detail) VALUES (?, ?, ?, ?)");
+	st = dbi_prep(db, "INSERT INTO results (run_id, path, status, detail) VALUES (?, ?, ?, ?)");
 	if (!st)
 		goto out;
 	for (size_t i = 0; i < nres; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, run_id);
-		bind_text(st, 2, res[i].path);
-		bind_text(st, 3, res[i].status);
-		bind_text(st, 4, res[i].detail);
+		dbi_bind_text(st, 2, res[i].path);
+		dbi_bind_text(st, 3, res[i].status);
+		dbi_bind_text(st, 4, res[i].detail);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto out_st;
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO samples (run_id, metric, value, unit, seq) VALUES (?, ?, ?, ?, ?)");
+	st = dbi_prep(db, "INSERT INTO samples (run_id, metric, value, unit, seq) VALUES (?, ?, ?, ?, ?)");
 	if (!st)
 		goto out;
 	for (size_t i = 0; i < nsmp; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, run_id);
-		bind_text(st, 2, smp[i].metric);
+		dbi_bind_text(st, 2, smp[i].metric);
 		sqlite3_bind_double(st, 3, smp[i].value);
-		bind_text(st, 4, smp[i].unit);
+		dbi_bind_text(st, 4, smp[i].unit);
 		sqlite3_bind_int(st, 5, smp[i].seq);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto out_st;
@@ -976,7 +976,7 @@ int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row *
 	*n = 0;
 	if (counts) {
 		memset(counts, 0, 7 * sizeof(int64_t));
-		st = prep(db, "SELECT status, count(*) FROM results WHERE run_id = ? GROUP BY status");
+		st = dbi_prep(db, "SELECT status, count(*) FROM results WHERE run_id = ? GROUP BY status");
 		if (!st)
 			return -1;
 		sqlite3_bind_int64(st, 1, run_id);
@@ -991,7 +991,7 @@ int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row *
 	}
 	if (limit <= 0)
 		return 0;
-	st = prep(db, "SELECT path, status, detail FROM results WHERE run_id = ?"
+	st = dbi_prep(db, "SELECT path, status, detail FROM results WHERE run_id = ?"
 		      " ORDER BY CASE status WHEN 'pass' THEN 2 WHEN 'skip' THEN 1"
 		      " WHEN 'xfail' THEN 1 ELSE 0 END, path, id LIMIT ?");
 	if (!st)
@@ -1004,9 +1004,9 @@ int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row *
 		return -1;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit) {
-		v[cnt].path = col_text(st, 0);
-		v[cnt].status = col_text(st, 1);
-		v[cnt].detail = col_text(st, 2);
+		v[cnt].path = dbi_col_text(st, 0);
+		v[cnt].status = dbi_col_text(st, 1);
+		v[cnt].detail = dbi_col_text(st, 2);
 		cnt++;
 	}
 	sqlite3_finalize(st);
@@ -1041,7 +1041,7 @@ int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row *
 	*n = 0;
 	if (limit <= 0)
 		return limit == 0 ? 0 : -1;
-	st = prep(db, "SELECT metric, unit, value, seq FROM samples WHERE run_id = ?"
+	st = dbi_prep(db, "SELECT metric, unit, value, seq FROM samples WHERE run_id = ?"
 		      " ORDER BY metric, seq, id LIMIT ?");
 	if (!st)
 		return -1;
@@ -1053,8 +1053,8 @@ int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row *
 		return -1;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit) {
-		v[cnt].metric = col_text(st, 0);
-		v[cnt].unit = col_text(st, 1);
+		v[cnt].metric = dbi_col_text(st, 0);
+		v[cnt].unit = dbi_col_text(st, 1);
 		v[cnt].value = sqlite3_column_double(st, 2);
 		v[cnt].seq = sqlite3_column_int(st, 3);
 		cnt++;

@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -218,5 +218,114 @@ void result_rows_free(struct result_row *rows, size_t n);
 int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row **rows,
 		   size_t *n);
 void sample_rows_free(struct sample_row *rows, size_t n);
+
+/* ---- trees, submissions and builds (build.c) ----
+ * Rows of these tables are plain structs of text and integer fields; each
+ * has a field table (db_tree_fields, ...) that names its columns, so the
+ * API turns any of them into JSON with one function. */
+
+enum db_field_type { DB_FIELD_TEXT, DB_FIELD_INT, DB_FIELD_TIME };
+struct db_field {
+	const char *name;          /* the column and the JSON key */
+	size_t offset;             /* of a char * or an int64_t in the row struct */
+	enum db_field_type type;
+};
+
+struct tree_row {
+	int64_t id;
+	char *name, *url, *branch;
+	char *state;               /* new (not cloned yet), ready, error */
+	char *detail, *head;
+	int64_t fetch_wanted, added_at, fetched_at;
+};
+extern const struct db_field db_tree_fields[];   /* ends with a NULL name */
+
+struct submission {
+	int64_t id, created_at;
+	char *tree;
+	char *series_name, *series_subject, *series_json;  /* NULL: a commit, no series */
+	int64_t series_count;
+	char *mbox_path;
+	char *base_spec;           /* what the user asked for, or NULL */
+	char *base_commit, *base_why, *patched_commit;
+	char *arches;              /* "x86_64,arm64" */
+	char *config, *fragments;  /* "tinyconfig"; fragments ',' separated */
+	char *jobs, *vcpus;        /* ',' separated, NULL: build only */
+	int64_t repeats, memory_mb;
+	char *state;               /* queued, building, testing, done (built, no runs), failed */
+	char *outcome;             /* failed: does-not-apply, build-failed, error */
+	char *detail, *apply_log;
+	int64_t started_at, ended_at;
+};
+extern const struct db_field db_submission_fields[];
+
+struct build_row {
+	int64_t id;
+	char *key, *tree, *commit_id, *arch, *config, *config_hash, *toolchain;
+	char *state;               /* building, done, failed */
+	char *detail, *errors, *dropped, *dir, *release;
+	int64_t kernel_id;
+	char *kernel_path;         /* of kernel_id, NULL until built */
+	int64_t started_at, ended_at, ms;
+	/* in a submission's list only: */
+	char *side;                /* base, patched */
+	int64_t reused;            /* the submission found it built */
+};
+extern const struct db_field db_build_fields[];
+
+/* Frees a row's text fields by its field table and zeroes the struct. */
+void db_row_release(const struct db_field *fields, void *row, size_t size);
+void db_rows_free(const struct db_field *fields, void *rows, size_t size, size_t n);
+
+/* Adds a tree to clone; 0, 1 when the name is taken, -1 error. */
+int db_tree_add(struct db *db, const char *name, const char *url, const char *branch);
+/* 1 found, 0 not, -1 error */
+int db_tree_get(struct db *db, const char *name, struct tree_row *t);
+int db_tree_list(struct db *db, struct tree_row **rows, size_t *n);
+/* Asks for a fetch of the tree; 1 done, 0 no such tree, -1 error */
+int db_tree_want_fetch(struct db *db, const char *name);
+/* A tree that wants a clone or fetch: 1 (t filled), 0 none, -1 error */
+int db_tree_next_fetch(struct db *db, struct tree_row *t);
+/* Records a clone or fetch: head on success, else detail. 0 / -1 */
+int db_tree_synced(struct db *db, const char *name, const char *head, const char *detail);
+
+/* Queues a submission (s's id, state and times are set here). 0 / -1 */
+int db_submission_insert(struct db *db, struct submission *s);
+int db_submission_get(struct db *db, int64_t id, struct submission *s);  /* 1 / 0 / -1 */
+/* Newest first, at most limit */
+int db_submission_list(struct db *db, int limit, struct submission **rows, size_t *n);
+/* The oldest queued or building submission, now building: 1 / 0 / -1 */
+int db_submission_next(struct db *db, struct submission *s);
+int db_submission_set_base(struct db *db, int64_t id, const char *commit, const char *why);
+int db_submission_set_patched(struct db *db, int64_t id, const char *commit);
+/* Ends the build stage: state testing or failed, with outcome and detail */
+int db_submission_end(struct db *db, int64_t id, const char *state, const char *outcome,
+		      const char *detail, const char *apply_log);
+int db_submission_link_build(struct db *db, int64_t id, const char *side, const char *arch,
+			     int64_t build_id, int reused);
+int db_submission_link_request(struct db *db, int64_t id, int64_t request_id);
+/* The submission's builds (side and reused set), and its requests' ids */
+int db_submission_builds(struct db *db, int64_t id, struct build_row **rows, size_t *n);
+int db_submission_requests(struct db *db, int64_t id, int64_t **ids, size_t *n);
+
+/* The commit a series (by content hash) made on base before: 1 / 0 / -1 */
+int db_apply_find(struct db *db, const char *tree, const char *base, const char *series_hash,
+		  char commit[41]);
+int db_apply_record(struct db *db, const char *tree, const char *base,
+		    const char *series_hash, const char *commit);
+
+/* By key: 1 found, 0 not, -1 error */
+int db_build_find(struct db *db, const char *key, struct build_row *b);
+int db_build_get(struct db *db, int64_t id, struct build_row *b);
+int db_build_list(struct db *db, int limit, struct build_row **rows, size_t *n);
+/* Starts (or restarts) the build with this key; *id set. 0 / -1 */
+int db_build_start(struct db *db, const struct build_row *b, int64_t *id);
+/* Ends a build: done registers the kernel (source 'built') */
+int db_build_done(struct db *db, int64_t id, const char *kernel_path, const char *sha256,
+		  const char *release, const char *dropped, int64_t ms);
+int db_build_failed(struct db *db, int64_t id, const char *detail, const char *errors,
+		    int64_t ms);
+/* Start-up: builds left building by a daemon that died become failed */
+int db_builds_recover(struct db *db);
 
 #endif

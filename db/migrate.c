@@ -63,6 +63,41 @@ const char *const db_migrations[] = {
 	"  job TEXT, repeats INTEGER NOT NULL);"
 	"CREATE INDEX runs_request ON runs (request_id, id);"
 	"CREATE INDEX runs_kernel_job ON runs (kernel_id, job, state);",
+	/* 5: kernel trees, submissions of a series (or a commit) to build and
+	 * test, builds (content-addressed artifacts) and what links them */
+	"CREATE TABLE trees ("
+	"  id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, url TEXT NOT NULL, branch TEXT,"
+	"  state TEXT NOT NULL CHECK (state IN ('new','ready','error')),"
+	"  detail TEXT, head TEXT, fetch_wanted INTEGER NOT NULL DEFAULT 1,"
+	"  added_at INTEGER NOT NULL, fetched_at INTEGER);"
+	"CREATE TABLE submissions ("
+	"  id INTEGER PRIMARY KEY, created_at INTEGER NOT NULL, tree TEXT NOT NULL,"
+	"  series_name TEXT, series_subject TEXT, series_json TEXT,"
+	"  series_count INTEGER NOT NULL DEFAULT 0, mbox_path TEXT,"
+	"  base_spec TEXT, base_commit TEXT, base_why TEXT, patched_commit TEXT,"
+	"  arches TEXT NOT NULL, config TEXT NOT NULL, fragments TEXT, jobs TEXT, vcpus TEXT,"
+	"  repeats INTEGER NOT NULL DEFAULT 1, memory_mb INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL CHECK (state IN ('queued','building','testing','done','failed')),"
+	"  outcome TEXT, detail TEXT, apply_log TEXT, started_at INTEGER, ended_at INTEGER);"
+	"CREATE INDEX submissions_state ON submissions (state, id);"
+	"CREATE TABLE builds ("
+	"  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, tree TEXT NOT NULL,"
+	"  commit_id TEXT NOT NULL, arch TEXT NOT NULL, config TEXT NOT NULL,"
+	"  config_hash TEXT NOT NULL, toolchain TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('building','done','failed')),"
+	"  detail TEXT, errors TEXT, dropped TEXT, dir TEXT NOT NULL, release TEXT,"
+	"  kernel_id INTEGER REFERENCES kernels(id),"
+	"  started_at INTEGER NOT NULL, ended_at INTEGER, ms INTEGER);"
+	"CREATE TABLE submission_builds ("
+	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+	"  side TEXT NOT NULL CHECK (side IN ('base','patched')), arch TEXT NOT NULL,"
+	"  build_id INTEGER NOT NULL REFERENCES builds(id), reused INTEGER NOT NULL,"
+	"  PRIMARY KEY (submission_id, side, arch));"
+	"CREATE TABLE applies ("
+	"  tree TEXT NOT NULL, base_commit TEXT NOT NULL, series_hash TEXT NOT NULL,"
+	"  commit_id TEXT NOT NULL, PRIMARY KEY (tree, base_commit, series_hash));"
+	"ALTER TABLE requests ADD COLUMN submission_id INTEGER REFERENCES submissions(id);"
+	"CREATE INDEX requests_submission ON requests (submission_id);",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -1,0 +1,86 @@
+/* query.h: read-only queries the status pages need beyond db.h: the queue
+ * (runs waiting and running) with each run's request, how long runs of the
+ * same kind took, a request's progress and result rows, the hosts. They
+ * only read, on the caller's connection (db_sqlite()), so any thread with
+ * its own struct db may call them. Symbols carry the dbq_ prefix. */
+#ifndef KF_DB_QUERY_H
+#define KF_DB_QUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/db.h"
+
+#define DBQ_QUEUE_MAX     2000     /* runs a queue listing returns */
+#define DBQ_MEDIAN_RUNS   50       /* newest finished runs a median is taken over */
+#define DBQ_RESULTS_MAX   200000   /* result rows of one request */
+
+/* A run waiting or running. Strings owned; free the array with
+ * dbq_queue_free(). */
+struct dbq_queue_run {
+	int64_t id;
+	int64_t request_id;    /* 0: not part of a request */
+	int64_t kernel_id;
+	char *kernel_path;
+	char *job;             /* or NULL for a plain command */
+	char *command;
+	char *arch;
+	int vcpus;
+	char *host;            /* or NULL while queued */
+	enum run_state state;  /* RUN_QUEUED or RUN_RUNNING */
+	int attempt;
+	int64_t queued_at, started_at;   /* ms since the epoch, 0 when not reached */
+};
+
+/* The running runs (oldest start first), then the queued ones in the order
+ * they are claimed (by id); at most max. 0 / -1 */
+int dbq_queue(struct db *db, size_t max, struct dbq_queue_run **v, size_t *n);
+void dbq_queue_free(struct dbq_queue_run *v, size_t n);
+
+/* The median wall-clock time (started to ended) of the newest
+ * DBQ_MEDIAN_RUNS finished runs of the same job (or, for a plain command,
+ * the same command), arch and vCPUs; runs ended as infra or canceled do not
+ * count. *n gets how many runs it is from; 1 found (*median_ms set), 0 no
+ * such runs, -1 error. */
+int dbq_median_duration(struct db *db, const char *job, const char *command,
+			const char *arch, int vcpus, int64_t *median_ms, int *n);
+
+/* The request a run belongs to: 1 (*request_id set), 0 none or no such
+ * run, -1 error. */
+int dbq_run_request(struct db *db, int64_t run_id, int64_t *request_id);
+
+/* A request's runs: all of them and those done. 0 / -1 */
+int dbq_request_progress(struct db *db, int64_t request_id, int *runs, int *done);
+
+/* One results row of a request's run. Strings owned. */
+struct dbq_result {
+	int64_t run_id;
+	char *path;
+	char *status;
+};
+/* The results of the request's done runs, by run and path; at most max,
+ * *truncated set when there were more. Free with dbq_results_free(). 0 / -1 */
+int dbq_request_results(struct db *db, int64_t request_id, size_t max,
+			struct dbq_result **v, size_t *n, int *truncated);
+void dbq_results_free(struct dbq_result *v, size_t n);
+
+/* A host as libvirt last described it. Strings owned (may be NULL). */
+struct dbq_host {
+	char *name;
+	char *uri;
+	char *accel;
+	char *qemu_version;
+	char *libvirt_version;
+	int max_vcpus;
+	int64_t memory_kb;
+	int healthy;
+	char *health_detail;   /* why it is out of placement, or NULL */
+	int64_t updated_at;
+	int running;           /* runs running there now */
+	int64_t done;          /* runs that ended there (their last attempt) */
+};
+/* Every host by name; free with dbq_hosts_free(). 0 / -1 */
+int dbq_hosts(struct db *db, struct dbq_host **v, size_t *n);
+void dbq_hosts_free(struct dbq_host *v, size_t n);
+
+#endif
