@@ -5,6 +5,7 @@
 #define KF_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Checks that path is a bootable kernel image for arch: a readable regular
  * file of sane size whose header says so (x86_64: a bzImage with the "HdrS"
@@ -117,5 +118,101 @@ int fetch_msgid(const char *msgid, const struct fetch_opts *o, struct buf *out,
  * field names. *url_out as above. */
 int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out,
 		    char **url_out, char **err);
+
+/* ---- trees, applying a series, building (build.c) ----
+ * Under the state directory: trees/NAME.git (a mirror clone of each tree),
+ * slots/ (git worktrees and make O= directories that builds reuse, so a
+ * rebuild after a small change only recompiles what changed) and
+ * builds/KEY/ (one artifact per build: the kernel image, its config, its
+ * modules under lib/modules/RELEASE, build.log). */
+
+#define KBUILD_FORMAT   "kfleet-kbuild-1"  /* part of every build key */
+#define KBUILD_NAME_MAX 64
+#define KBUILD_ERRORS_MAX 4096             /* the compiler error lines kept */
+
+struct kbuild_env {
+	const char *state_dir;
+	const char *configs_dir;  /* kfleet's own fragments: NAME.config */
+	int jobs;                 /* make -jN */
+	int timeout_s;            /* a whole build, all its steps */
+	int sandbox;              /* run git am and make under bwrap: no network,
+				     only the worktree and output writable */
+	int ccache;               /* compile through ccache (state/ccache) */
+	const volatile int *cancel;  /* non-zero: stop the step running (shutdown) */
+};
+
+/* Whether name is a tree name: 1..64 of [A-Za-z0-9._-], not starting with
+ * '.' or '-'. */
+int kbuild_name_ok(const char *name);
+
+/* Clones url (a path of a local git repository, or a URL git takes) into
+ * trees/NAME.git as a mirror, or updates it when it is there. head (41
+ * bytes) gets the commit branch points at (the remote's HEAD when branch
+ * is NULL). 0, or -1 with *err (caller frees). */
+int kbuild_tree_sync(const struct kbuild_env *e, const char *name, const char *url,
+		     const char *branch, char head[41], char **err);
+/* The commit rev names in tree NAME (a hash, branch or tag). 0 / -1 (*err). */
+int kbuild_resolve(const struct kbuild_env *e, const char *tree, const char *rev,
+		   char out[41], char **err);
+
+/* Applies the patches in mbox (patches only, in order) with `git am -3`
+ * on base in the tree's apply worktree. Commits are made as kfleet with the
+ * patches' own dates, so the same series on the same base always gives the
+ * same commit, and a ref keeps it. Returns 0 with commit set; 1 when the
+ * series does not apply (*err: "does not apply on 1234abcd5678: patch 2/3,
+ * src/x.c"), git's output appended to log; -1 on other errors (*err). */
+int kbuild_apply(const struct kbuild_env *e, const char *tree, const char *base,
+		 const char *mbox, int count, char commit[41], struct buf *log, char **err);
+
+/* What to build. Fragments are merged in order after the base config:
+ * kfleet's own by name ("kfleet-guest" is configs_dir/kfleet-guest.config;
+ * the per-arch kfleet-guest-ARCH is added by kfleet itself), paths inside
+ * the tree ("tools/testing/selftests/bpf/config"), or absolute files. */
+struct kbuild_spec {
+	const char *tree;
+	const char *commit;        /* 40 hex */
+	const char *arch;          /* "x86_64" or "arm64" */
+	const char *config;        /* "tinyconfig", "defconfig", "allnoconfig", or a file */
+	const char *const *fragments;
+	size_t nfragments;
+	const char *const *options;   /* "CONFIG_X=y" lines a job asks for */
+	size_t noptions;
+};
+
+/* sha256 of everything the config is made from (the base config's name or
+ * content, every fragment's content in order, the options). 0 / -1 (*err). */
+int kbuild_config_hash(const struct kbuild_env *e, const struct kbuild_spec *s,
+		       char out[65], char **err);
+/* The compiler and linker the arch builds with, one line ("gcc (Debian
+ * 12.2.0-14) 12.2.0; GNU ld (GNU Binutils for Debian) 2.40"). 0 / -1. */
+int kbuild_toolchain(const char *arch, char *out, size_t n);
+/* The artifact key: sha256 of format, commit, config hash, arch, toolchain */
+void kbuild_key(const char *commit, const char *config_hash, const char *arch,
+		const char *toolchain, char out[65]);
+
+struct kbuild_result {
+	char *dir;                 /* builds/KEY */
+	char *kernel;              /* DIR/vmlinuz */
+	char *log;                 /* DIR/build.log */
+	char release[128];         /* make kernelrelease */
+	char *dropped;             /* requested options olddefconfig did not keep:
+				      "CONFIG_X=y (is not set), ...", or NULL */
+	char *errors;              /* a failed build: its first error lines */
+	int64_t ms;
+};
+
+/* Builds s into builds/KEY (replacing what is there). 0 built; 1 the
+ * build failed (r->errors, r->log say why); -1 on other errors (*err).
+ * r is filled in every case; release it with kbuild_result_release(). */
+int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const char *key,
+		 struct kbuild_result *r, char **err);
+void kbuild_result_release(struct kbuild_result *r);
+
+/* The first compiler or make error lines of a build log (at most
+ * KBUILD_ERRORS_MAX bytes), or NULL when none is found. Caller frees. */
+char *kbuild_log_errors(const char *log, size_t len);
+/* Which patch and file a failed `git am` output names: "patch 2/3,
+ * src/x.c" into out. count is the series' patch count. */
+void kbuild_am_failure(const char *out, size_t len, int count, char *why, size_t n);
 
 #endif
