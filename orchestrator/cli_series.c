@@ -5,6 +5,7 @@
 #include "orchestrator/cli.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/util.h"
 #include "kernels/kernels.h"
 
 enum { CLI_OK = 0, CLI_USAGE = 2 };
@@ -77,6 +79,39 @@ static void print_text(const struct series *s, const char *source)
 		print_patch_line(s, &s->patches[i]);
 }
 
+int cli_series_get(const char *mbox, const char *url, const char *msgid, const char *pw,
+		   const struct fetch_opts *fo, struct buf *out, char **source, char **err)
+{
+	*source = NULL;
+	*err = NULL;
+	if (mbox) {
+		const char *path = strcmp(mbox, "-") ? mbox : "/dev/stdin";
+
+		if (!(*source = strdup(strcmp(mbox, "-") ? mbox : "stdin")))
+			return -1;
+		if (read_file(path, out, SERIES_MBOX_MAX) < 0) {
+			if (asprintf(err, "'%s': %s", mbox, strerror(errno)) < 0)
+				*err = NULL;
+			return -1;
+		}
+		if (out->truncated) {
+			if (asprintf(err, "'%s': larger than %u bytes", mbox, SERIES_MBOX_MAX) < 0)
+				*err = NULL;
+			return -1;
+		}
+		return 0;
+	}
+	if (url) {
+		if (fetch_url(url, fo, out, err) < 0)
+			return -1;
+		*source = strdup(url);
+		return *source ? 0 : -1;
+	}
+	if (msgid)
+		return fetch_msgid(msgid, fo, out, source, err);
+	return fetch_patchwork(pw, fo, out, source, err);
+}
+
 static void report(const char *err)
 {
 	fprintf(stderr, "kfleet: series show: %s\n", err ? err : "out of memory");
@@ -139,39 +174,17 @@ int cli_series(int argc, char **argv)
 		goto out;
 	}
 
-	if (mbox) {
-		source = strcmp(mbox, "-") ? mbox : "stdin";
-		if (series_parse_mbox(strcmp(mbox, "-") ? mbox : "/dev/stdin", &s, &err) < 0) {
-			report(err);
-			goto out;
-		}
-	} else {
-		int frc;
-
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			fprintf(stderr, "kfleet: series show: cannot start libcurl\n");
-			goto out;
-		}
-		curl_up = 1;
-		if (url) {
-			frc = fetch_url(url, &fo, &body, &err);
-			if (frc == 0 && !(fetched = strdup(url)))
-				frc = -1;
-		} else if (msgid) {
-			frc = fetch_msgid(msgid, &fo, &body, &fetched, &err);
-		} else {
-			frc = fetch_patchwork(pw, &fo, &body, &fetched, &err);
-		}
-		if (frc < 0) {
-			report(err);
-			goto out;
-		}
-		source = fetched;
-		if (series_parse_mem(fetched, body.data ? body.data : "", body.len, &s, &err) < 0) {
-			report(err);
-			goto out;
-		}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "kfleet: series show: cannot start libcurl\n");
+		goto out;
 	}
+	curl_up = 1;
+	if (cli_series_get(mbox, url, msgid, pw, &fo, &body, &fetched, &err) < 0 ||
+	    series_parse_mem(fetched, body.data ? body.data : "", body.len, &s, &err) < 0) {
+		report(err);
+		goto out;
+	}
+	source = fetched;
 
 	if (json) {
 		json_t *j = series_json(s);

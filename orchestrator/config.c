@@ -9,6 +9,7 @@
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/util.h"
 
@@ -37,6 +38,9 @@ void config_release(struct config *c)
 	free(c->programs_dir);
 	free(c->job_dirs);
 	free(c->agent_dir);
+	free(c->build_config);
+	free(c->configs_dir);
+	free(c->build_arches);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -80,7 +84,17 @@ int config_defaults(struct config *c)
 	c->programs_dir = path_join(c->agent_dir, "wl");
 	if (asprintf(&c->job_dirs, "%s/../../jobs/defs", c->agent_dir) < 0)
 		c->job_dirs = NULL;
-	if (!host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
+	c->build_jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (c->build_jobs < 1)
+		c->build_jobs = 1;
+	c->build_timeout_s = 4 * 3600;
+	c->build_sandbox = 1;
+	c->build_ccache = 1;
+	c->build_config = strdup("tinyconfig");
+	c->build_arches = strdup("x86_64");
+	if (asprintf(&c->configs_dir, "%s/../../kernels/configs", c->agent_dir) < 0)
+		c->configs_dir = NULL;
+	if (!c->build_config || !c->configs_dir || !c->build_arches || !host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
 	    !c->agent_dir || !c->busybox_arm64 || !c->modules_path || !c->programs_dir ||
 	    !c->job_dirs)
 		return -1;
@@ -145,7 +159,8 @@ static int check_section(struct parse *p, const char *l)
 		n = sizeof(name) - 1;
 	memcpy(name, l + 1, n);
 	name[n] = '\0';
-	if (!strcmp(name, "daemon") || !strcmp(name, "run") || !strcmp(name, "image")) {
+	if (!strcmp(name, "daemon") || !strcmp(name, "run") || !strcmp(name, "image") ||
+	    !strcmp(name, "build")) {
 		p->skip_section = 0;
 	} else if (!strncmp(name, "host", 4) && (name[4] == ' ' || name[4] == '\t')) {
 		char *h = name + 5;
@@ -164,7 +179,7 @@ static int check_section(struct parse *p, const char *l)
 			perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
 			     name, h);
 	} else {
-		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image)", name);
+		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build)", name);
 	}
 	return 0;
 }
@@ -236,6 +251,19 @@ static int set_size(struct parse *p, const char *key, const char *v, unsigned lo
 		return -1;
 	}
 	*dst = n;
+	return 0;
+}
+
+static int set_bool(struct parse *p, const char *key, const char *v, int *dst)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*dst = 1;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*dst = 0;
+	else {
+		perr(p, "%s: '%s' is not yes or no", key, v);
+		return -1;
+	}
 	return 0;
 }
 
@@ -395,6 +423,26 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_str(&c->agent_dir, v);
 		else
 			perr(p, "[image]: unknown key '%s'", key);
+	} else if (!strcmp(section, "build")) {
+		if (!strcmp(key, "jobs"))
+			set_int(p, key, v, 1, 4096, &c->build_jobs);
+		else if (!strcmp(key, "timeout"))
+			set_int(p, key, v, 60, 7 * 86400, &c->build_timeout_s);
+		else if (!strcmp(key, "sandbox") || !strcmp(key, "ccache"))
+			set_bool(p, key, v, !strcmp(key, "sandbox") ? &c->build_sandbox :
+					   &c->build_ccache);
+		else if (!strcmp(key, "config"))
+			set_str(&c->build_config, v);
+		else if (!strcmp(key, "configs_dir"))
+			set_str(&c->configs_dir, v);
+		else if (!strcmp(key, "arches")) {
+			if (strcmp(v, "x86_64") && strcmp(v, "arm64") && strcmp(v, "x86_64,arm64") &&
+			    strcmp(v, "arm64,x86_64"))
+				perr(p, "arches: '%s' is not x86_64, arm64 or x86_64,arm64", v);
+			else
+				set_str(&c->build_arches, v);
+		} else
+			perr(p, "[build]: unknown key '%s'", key);
 	} else if (!*section) {
 		perr(p, "'%s' is outside any section", key);
 	}
@@ -469,4 +517,8 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "\n[image]\nbusybox = %s\nbusybox_arm64 = %s\nagent_dir = %s\nmodules_path = %s\n"
 		"programs_dir = %s\n", c->busybox, c->busybox_arm64, c->agent_dir, c->modules_path,
 		c->programs_dir);
+	fprintf(out, "\n[build]\njobs = %d\ntimeout = %d\nsandbox = %s\nccache = %s\nconfig = %s\n"
+		"configs_dir = %s\narches = %s\n", c->build_jobs, c->build_timeout_s,
+		c->build_sandbox ? "yes" : "no", c->build_ccache ? "yes" : "no", c->build_config,
+		c->configs_dir, c->build_arches);
 }

@@ -39,6 +39,14 @@ struct config {
 	char *programs_dir;      /* a job's programs: programs_dir/ARCH/NAME */
 	char *job_dirs;          /* ':'-separated dirs of *.job files */
 	char *agent_dir;         /* where kfleet-agent-<arch> lives; default: next to kfleetd */
+	/* [build] kernels built from trees and series */
+	int build_jobs;          /* make -jN; default: the host's CPUs */
+	int build_timeout_s;     /* a whole build */
+	int build_sandbox;       /* bwrap around git am and make */
+	int build_ccache;
+	char *build_config;      /* the base config when a submission names none */
+	char *configs_dir;       /* kfleet's config fragments (kernels/configs) */
+	char *build_arches;      /* the arches a submission builds when it names none */
 };
 
 /* Fills c with the embedded defaults. 0 / -1 */

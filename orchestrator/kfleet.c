@@ -31,22 +31,6 @@
 
 enum { EXIT_OK = 0, EXIT_NOT_PASSED = 1, EXIT_USAGE = 2 };
 
-struct cli {
-	const char *config_path;   /* -c */
-	const char *url_opt;       /* --url */
-	const char *token_file;    /* --token-file */
-	const char *cmd;           /* the command, for messages */
-	char *url;                 /* base URL, no trailing slash */
-	struct config cfg;
-};
-
-/* What one API call returned */
-struct resp {
-	long status;       /* 0 when no HTTP answer came */
-	json_t *j;         /* the parsed body of a 2xx answer */
-	char err[1024];    /* "400: message" or "'url': transport error" */
-};
-
 static void usage(FILE *f)
 {
 	fputs("usage: kfleet [-c CONFIG] [--url URL] [--token-file FILE] COMMAND ...\n"
@@ -113,7 +97,7 @@ static int resolve_url(struct cli *k)
 }
 
 /* Returns the token (caller frees) or NULL after printing why */
-static char *read_token(struct cli *k)
+char *cli_read_token(struct cli *k)
 {
 	const char *env = getenv("KFLEET_TOKEN_FILE");
 	char *path = NULL, *tok = NULL;
@@ -165,8 +149,8 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *cls)
 /* Calls the API: method on path with an optional JSON body. 0 when the
  * answer was 2xx with a JSON body (r->j set, caller decrefs), else -1 with
  * r->err saying why (the API's own "error" text when there is one). */
-static int api_call(struct cli *k, const char *method, const char *path, json_t *body,
-		    const char *token, struct resp *r)
+int cli_api_call(struct cli *k, const char *method, const char *path, json_t *body,
+		 const char *token, struct resp *r)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct buf resp = BUF_INIT(RESP_MAX);
@@ -523,7 +507,7 @@ static int get_run(struct cli *k, long long id, struct resp *r)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/api/runs/%lld", id);
-	return api_call(k, "GET", path, NULL, NULL, r);
+	return cli_api_call(k, "GET", path, NULL, NULL, r);
 }
 
 /* Polls the run until it is done; prints it; 0 passed, 1 not, 2 error */
@@ -660,7 +644,7 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		fprintf(stderr, "kfleet: run: kernel '%s': %s\n", kernel, strerror(errno));
 		goto out;
 	}
-	token = read_token(k);
+	token = cli_read_token(k);
 	if (!token)
 		goto out;
 	body = json_object();
@@ -678,7 +662,7 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 			"UTF-8\n");
 		goto out;
 	}
-	if (api_call(k, "POST", "/api/runs", body, token, &r) < 0) {
+	if (cli_api_call(k, "POST", "/api/runs", body, token, &r) < 0) {
 		fprintf(stderr, "kfleet: run: %s\n", r.err);
 		goto out;
 	}
@@ -743,7 +727,7 @@ static int cmd_runs(struct cli *k, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "/api/runs?limit=%lld", limit);
-	if (api_call(k, "GET", path, NULL, NULL, &r) < 0) {
+	if (cli_api_call(k, "GET", path, NULL, NULL, &r) < 0) {
 		fprintf(stderr, "kfleet: runs: %s\n", r.err);
 		return EXIT_USAGE;
 	}
@@ -963,7 +947,7 @@ static int cmd_jobs(struct cli *k, int argc, char **argv)
 		buf_puts(&path, "/");
 		url_segment(&path, argv[optind + 1]);
 	}
-	if (api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
+	if (cli_api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
 		fprintf(stderr, "kfleet: jobs: %s\n", r.err);
 		goto out;
 	}
@@ -1073,7 +1057,7 @@ static int cmd_compare(struct cli *k, int argc, char **argv)
 	}
 	if (vcpus)
 		buf_printf(&path, "&vcpus=%lld", vcpus);
-	if (api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
+	if (cli_api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
 		fprintf(stderr, "kfleet: compare: %s\n", r.err);
 		goto out;
 	}
@@ -1168,6 +1152,58 @@ static void print_samples(const struct job_samples *s)
 
 /* kfleet test: a request of base and patched runs, interleaved; with
  * --wait, the outcomes per side and the comparison of the job's metrics. */
+/* Waits for request id's runs, prints each run's outcome and the
+ * before/after table of job. EXIT_OK, EXIT_NOT_PASSED when a run did not
+ * pass, EXIT_USAGE when the daemon cannot be asked. */
+int cli_request_report(struct cli *k, long long id, const char *job, int markdown)
+{
+	struct resp r = { 0 };
+	char path[64];
+	int rc, failed = 0;
+
+	snprintf(path, sizeof(path), "/api/requests/%lld", id);
+	for (;;) {
+		json_decref(r.j);
+		r.j = NULL;
+		if (cli_api_call(k, "GET", path, NULL, NULL, &r) < 0) {
+			fprintf(stderr, "kfleet: %s: %s\n", k->cmd, r.err);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (json_is_true(json_object_get(r.j, "done")))
+			break;
+		sleep(2);
+	}
+	{
+		json_t *runs = json_object_get(r.j, "runs"), *run;
+		size_t i;
+
+		json_array_foreach(runs, i, run) {
+			const char *o = json_string_value(json_object_get(run, "outcome"));
+
+			printf("  run %lld  %-7s  %s\n", jget_int(run, "id", 0),
+			       json_string_value(json_object_get(run, "side")), o ? o : "-");
+			failed |= !o || strcmp(o, "passed");
+		}
+	}
+	{
+		char ka[32], kb[32];
+		char *cargv[] = { "compare", "--kernels", ka, kb, "--job", (char *)job,
+				  markdown ? "--markdown" : NULL, NULL };
+		int cargc = markdown ? 7 : 6;
+
+		snprintf(ka, sizeof(ka), "%lld", jget_int(r.j, "base_kernel_id", 0));
+		snprintf(kb, sizeof(kb), "%lld", jget_int(r.j, "patched_kernel_id", 0));
+		printf("\n");
+		rc = cmd_compare(k, cargc, cargv);
+	}
+	if (rc == EXIT_OK && failed)
+		rc = EXIT_NOT_PASSED;
+out:
+	json_decref(r.j);
+	return rc;
+}
+
 static int cmd_test(struct cli *k, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1185,11 +1221,17 @@ static int cmd_test(struct cli *k, int argc, char **argv)
 	};
 	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL;
 	long long repeat = 1, vcpus = 0, memory = 0, id;
-	int wait = 0, markdown = 0, c, rc = EXIT_USAGE, failed = 0;
-	char *babs = NULL, *pabs = NULL, *token = NULL, path[64];
+	int wait = 0, markdown = 0, c, rc = EXIT_USAGE;
+	char *babs = NULL, *pabs = NULL, *token = NULL;
 	json_t *body = NULL;
 	struct resp r = { 0 };
 
+	/* a series on a tree: built, then tested (cli_build.c) */
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], "--tree", 6) || !strncmp(argv[i], "--mbox", 6) ||
+		    !strncmp(argv[i], "--url", 5) || !strncmp(argv[i], "--msgid", 7) ||
+		    !strncmp(argv[i], "--patchwork", 11))
+			return cli_submit(k, argc, argv, 1);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
@@ -1227,7 +1269,7 @@ static int cmd_test(struct cli *k, int argc, char **argv)
 	}
 	babs = path_abs(base);
 	pabs = path_abs(patched);
-	token = read_token(k);
+	token = cli_read_token(k);
 	if (!babs || !pabs || !token)
 		goto out;
 	body = json_pack("{s:s, s:s, s:s, s:I}", "kernel", babs, "patched", pabs, "job", job,
@@ -1238,7 +1280,7 @@ static int cmd_test(struct cli *k, int argc, char **argv)
 		fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
 		goto out;
 	}
-	if (api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
+	if (cli_api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
 		fprintf(stderr, "kfleet: test: %s\n", r.err);
 		goto out;
 	}
@@ -1248,44 +1290,7 @@ static int cmd_test(struct cli *k, int argc, char **argv)
 	rc = EXIT_OK;
 	if (!wait)
 		goto out;
-	snprintf(path, sizeof(path), "/api/requests/%lld", id);
-	for (;;) {
-		json_decref(r.j);
-		r.j = NULL;
-		if (api_call(k, "GET", path, NULL, NULL, &r) < 0) {
-			fprintf(stderr, "kfleet: test: %s\n", r.err);
-			rc = EXIT_USAGE;
-			goto out;
-		}
-		if (json_is_true(json_object_get(r.j, "done")))
-			break;
-		sleep(2);
-	}
-	{
-		json_t *runs = json_object_get(r.j, "runs"), *run;
-		size_t i;
-
-		json_array_foreach(runs, i, run) {
-			const char *o = json_string_value(json_object_get(run, "outcome"));
-
-			printf("  run %lld  %-7s  %s\n", jget_int(run, "id", 0),
-			       json_string_value(json_object_get(run, "side")), o ? o : "-");
-			failed |= !o || strcmp(o, "passed");
-		}
-	}
-	{
-		char ka[32], kb[32];
-		char *cargv[] = { "compare", "--kernels", ka, kb, "--job", (char *)job,
-				  markdown ? "--markdown" : NULL, NULL };
-		int cargc = markdown ? 7 : 6;
-
-		snprintf(ka, sizeof(ka), "%lld", jget_int(r.j, "base_kernel_id", 0));
-		snprintf(kb, sizeof(kb), "%lld", jget_int(r.j, "patched_kernel_id", 0));
-		printf("\n");
-		rc = cmd_compare(k, cargc, cargv);
-	}
-	if (rc == EXIT_OK && failed)
-		rc = EXIT_NOT_PASSED;
+	rc = cli_request_report(k, id, job, markdown);
 out:
 	json_decref(r.j);
 	json_decref(body);
@@ -1471,6 +1476,14 @@ int main(int argc, char **argv)
 		rc = cmd_compare(&k, argc, argv);
 	else if (!strcmp(k.cmd, "test"))
 		rc = cmd_test(&k, argc, argv);
+	else if (!strcmp(k.cmd, "submit"))
+		rc = cli_submit(&k, argc, argv, 0);
+	else if (!strcmp(k.cmd, "tree") || !strcmp(k.cmd, "trees"))
+		rc = cli_tree(&k, argc, argv);
+	else if (!strcmp(k.cmd, "submission") || !strcmp(k.cmd, "submissions"))
+		rc = cli_submission(&k, argc, argv);
+	else if (!strcmp(k.cmd, "builds") || !strcmp(k.cmd, "build"))
+		rc = cli_builds(&k, argc, argv);
 	else {
 		fprintf(stderr, "kfleet: '%s' is not a command\n", k.cmd);
 		usage(stderr);

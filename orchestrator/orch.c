@@ -50,18 +50,6 @@ static void tick(int timer, void *opaque)
 	/* wakes the event loop so it sees o->stopping */
 }
 
-static int errf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int errf(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
-
 /* Runs the start-up recovery: runs left in flight become infrastructure
  * failures (requeued when they have attempts left) and every domain of this
  * instance still on a host is destroyed. */
@@ -97,10 +85,11 @@ struct orch *orch_new(const struct config *c, char **err)
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_cond_init(&o->work, NULL);
 	pthread_cond_init(&o->events, NULL);
+	pthread_cond_init(&o->build_work, NULL);
 	o->event_timer = -1;
 	o->state_dir = path_abs(c->state_dir);
 	if (!o->state_dir || mkdir_p(o->state_dir, 0755) < 0) {
-		errf(err, "state directory '%s': %s", c->state_dir, strerror(errno));
+		set_errf(err, "state directory '%s': %s", c->state_dir, strerror(errno));
 		goto fail;
 	}
 	o->db_path = path_join(o->state_dir, "kfleet.db");
@@ -110,13 +99,13 @@ struct orch *orch_new(const struct config *c, char **err)
 	o->agent_arm64 = path_join(c->agent_dir, "kfleet-agent-arm64");
 	o->tcg1_dir = path_join(o->state_dir, "tcg1");
 	if (o->tcg1_dir && guest_write_tcg1(o->tcg1_dir) < 0) {
-		errf(err, "QEMU wrappers in '%s': %s", o->tcg1_dir, strerror(errno));
+		set_errf(err, "QEMU wrappers in '%s': %s", o->tcg1_dir, strerror(errno));
 		goto fail;
 	}
 	if (!o->db_path || !o->cache_dir || !o->runs_dir || !o->agent_x86_64 || !o->agent_arm64)
 		goto fail;
 	if (mkdir_p(o->runs_dir, 0755) < 0 || mkdir_p(o->cache_dir, 0755) < 0) {
-		errf(err, "state directory '%s': %s", o->state_dir, strerror(errno));
+		set_errf(err, "state directory '%s': %s", o->state_dir, strerror(errno));
 		goto fail;
 	}
 	if (access(o->agent_x86_64, R_OK) < 0)
@@ -148,7 +137,7 @@ struct orch *orch_new(const struct config *c, char **err)
 	if (!event_loop_registered) {
 		virSetErrorFunc(NULL, libvirt_error);
 		if (virEventRegisterDefaultImpl() < 0) {
-			errf(err, "libvirt: cannot set up its event loop");
+			set_errf(err, "libvirt: cannot set up its event loop");
 			goto fail;
 		}
 		event_loop_registered = 1;
@@ -176,12 +165,12 @@ struct orch *orch_new(const struct config *c, char **err)
 			 h->memory_kb / 1024, h->qemu_version, h->libvirt_version);
 		if (db_host_upsert(o->db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
 				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0) {
-			errf(err, "database: %s", db_errmsg(o->db));
+			set_errf(err, "database: %s", db_errmsg(o->db));
 			goto fail;
 		}
 	}
 	if (pthread_create(&o->event_thread, NULL, event_main, o)) {
-		errf(err, "cannot start the libvirt event thread");
+		set_errf(err, "cannot start the libvirt event thread");
 		goto fail;
 	}
 	o->event_thread_started = 1;
@@ -252,7 +241,9 @@ void orch_host_orphan(struct host *h, const char *domain)
 
 int orch_start(struct orch *o)
 {
-	return sched_start(o);
+	if (sched_start(o) < 0)
+		return -1;
+	return builder_start(o);
 }
 
 char *orch_program_path(const struct config *c, const char *arch, const char *name)
@@ -278,6 +269,7 @@ void orch_free(struct orch *o)
 {
 	if (!o)
 		return;
+	builder_stop(o);
 	if (o->workers)
 		sched_stop(o);
 	pthread_mutex_lock(&o->lock);
@@ -306,6 +298,7 @@ void orch_free(struct orch *o)
 	free(o->db_path);
 	free(o->state_dir);
 	pthread_cond_destroy(&o->events);
+	pthread_cond_destroy(&o->build_work);
 	pthread_cond_destroy(&o->work);
 	pthread_mutex_destroy(&o->lock);
 	free(o);
@@ -331,26 +324,26 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 	int arm = !strcmp(arch, "arm64");
 
 	if (strcmp(arch, "x86_64") && !arm)
-		return errf(err, "arch '%s': unknown (known: x86_64, arm64)", arch);
+		return set_errf(err, "arch '%s': unknown (known: x86_64, arm64)", arch);
 	if (arm && access(o->agent_arm64, R_OK) < 0)
-		return errf(err, "arch 'arm64': no guest agent '%s' (build it with "
+		return set_errf(err, "arch 'arm64': no guest agent '%s' (build it with "
 			    "gcc-aarch64-linux-gnu installed)", o->agent_arm64);
 	if (arm && access(c->busybox_arm64, R_OK) < 0)
-		return errf(err, "arch 'arm64': no busybox '%s' (images/fetch-arm64.sh "
+		return set_errf(err, "arch 'arm64': no busybox '%s' (images/fetch-arm64.sh "
 			    "installs Debian's)", c->busybox_arm64);
 	if (s->job && *s->job) {
 		job = job_set_find(&o->jobs, s->job);
 		if (!job)
-			return errf(err, "job '%s': no such job (kfleet jobs lists them)", s->job);
+			return set_errf(err, "job '%s': no such job (kfleet jobs lists them)", s->job);
 		if (s->command && *s->command)
-			return errf(err, "job '%s': give a job or a command, not both", s->job);
+			return set_errf(err, "job '%s': give a job or a command, not both", s->job);
 		command = job->command;
 		for (size_t i = 0; i < job->nprograms; i++) {
 			char *p = orch_program_path(c, arch, job->programs[i]);
 			int ok = p && access(p, R_OK) == 0;
 
 			if (!ok) {
-				errf(err, "job '%s': program '%s' is not built for %s ('%s': %s)",
+				set_errf(err, "job '%s': program '%s' is not built for %s ('%s': %s)",
 				     s->job, job->programs[i], arch, p ? p : job->programs[i],
 				     strerror(errno));
 				free(p);
@@ -360,12 +353,12 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 		}
 	}
 	if (!command || !*command)
-		return errf(err, "command: empty");
+		return set_errf(err, "command: empty");
 	if (strlen(command) > COMMAND_MAX)
-		return errf(err, "command: %zu bytes, more than the %d allowed",
+		return set_errf(err, "command: %zu bytes, more than the %d allowed",
 			   strlen(command), COMMAND_MAX);
 	if (!s->kernel || !*s->kernel)
-		return errf(err, "kernel: missing");
+		return set_errf(err, "kernel: missing");
 	if (kimage_check(s->kernel, arch, &e) < 0) {
 		*err = e;
 		return -1;
@@ -390,12 +383,12 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 			job && job->timeout_s ? job->timeout_s : c->run_timeout_s;
 	req.max_attempts = c->max_attempts;
 	if (max_vcpus == 0)
-		return errf(err, "arch '%s': no host here runs it", arch);
+		return set_errf(err, "arch '%s': no host here runs it", arch);
 	if (req.vcpus < 1 || req.vcpus > max_vcpus)
-		return errf(err, "vcpus %d: must be from 1 to %d, the most any host here takes "
+		return set_errf(err, "vcpus %d: must be from 1 to %d, the most any host here takes "
 			    "for %s", req.vcpus, max_vcpus, arch);
 	if (req.memory_mb < 64 || (int64_t)req.memory_mb * 1024 > max_mem_kb)
-		return errf(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
+		return set_errf(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
 			   "any host here has", req.memory_mb, max_mem_kb / 1024);
 	if (s->topology && *s->topology) {
 		unsigned so, co, th;
@@ -403,20 +396,20 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 
 		if (sscanf(s->topology, "%u:%u:%u%c", &so, &co, &th, &end) != 3 || !so || !co ||
 		    !th || (long long)so * co * th != req.vcpus)
-			return errf(err, "topology '%s': must be SOCKETS:CORES:THREADS whose product "
+			return set_errf(err, "topology '%s': must be SOCKETS:CORES:THREADS whose product "
 				    "is the %d vCPUs", s->topology, req.vcpus);
 		req.topology = s->topology;
 	}
 	req.numa_nodes = s->numa_nodes > 0 ? s->numa_nodes : 1;
 	if (req.numa_nodes > 1 && (req.vcpus % req.numa_nodes || req.memory_mb % req.numa_nodes))
-		return errf(err, "numa %d: the %d vCPUs and %d MiB must split evenly over the nodes",
+		return set_errf(err, "numa %d: the %d vCPUs and %d MiB must split evenly over the nodes",
 			    req.numa_nodes, req.vcpus, req.memory_mb);
 	if (req.numa_nodes > 64)
-		return errf(err, "numa %d: at most 64 nodes", req.numa_nodes);
+		return set_errf(err, "numa %d: at most 64 nodes", req.numa_nodes);
 	if (req.timeout_s < 1 || req.timeout_s > 7 * 86400)
-		return errf(err, "timeout %d s: must be from 1 s to 7 days", req.timeout_s);
+		return set_errf(err, "timeout %d s: must be from 1 s to 7 days", req.timeout_s);
 	if (sha256_file(s->kernel, sha) < 0)
-		return errf(err, "kernel '%s': %s", s->kernel, strerror(errno));
+		return set_errf(err, "kernel '%s': %s", s->kernel, strerror(errno));
 	req.kernel_sha256 = sha;
 	*r = req;
 	return 0;
@@ -433,7 +426,7 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	pthread_mutex_lock(&o->lock);
 	rc = db_run_insert(o->db, &req, id);
 	if (rc < 0)
-		errf(err, "database: %s", db_errmsg(o->db));
+		set_errf(err, "database: %s", db_errmsg(o->db));
 	else
 		pthread_cond_signal(&o->work);
 	pthread_mutex_unlock(&o->lock);
@@ -454,16 +447,16 @@ int orch_submit_request(struct orch *o, const struct run_spec *s, const char *pa
 
 	*err = NULL;
 	if (repeat < 1 || repeat > 100)
-		return errf(err, "repeat %d: must be from 1 to 100", repeat);
+		return set_errf(err, "repeat %d: must be from 1 to 100", repeat);
 	if (!patched || !*patched)
-		return errf(err, "patched: missing");
+		return set_errf(err, "patched: missing");
 	ps.kernel = patched;
 	if (prepare(o, s, &base, sha_b, err) < 0 || prepare(o, &ps, &pat, sha_p, err) < 0)
 		return -1;
 	pthread_mutex_lock(&o->lock);
 	rc = db_request_insert(o->db, &base, &pat, repeat, id);
 	if (rc < 0)
-		errf(err, "database: %s", db_errmsg(o->db));
+		set_errf(err, "database: %s", db_errmsg(o->db));
 	else
 		pthread_cond_broadcast(&o->work);
 	pthread_mutex_unlock(&o->lock);

@@ -5,6 +5,7 @@
 #ifndef KF_ORCHESTRATOR_H
 #define KF_ORCHESTRATOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Files in a run's directory (state_dir/runs/<id>/) */
@@ -33,6 +34,32 @@ struct run_spec {
 struct orch;
 struct config;
 struct job_set;
+
+/* A submission: a series (or none: build the base only) on a tree; strings
+ * borrowed, NULL/0 take the defaults ([build] in the config). */
+struct submit_spec {
+	const char *tree;        /* NULL: the tree the series' subject tag names */
+	const char *mbox;        /* the mbox's bytes, or NULL */
+	size_t mbox_len;
+	const char *mbox_name;   /* what messages call it: the file or URL */
+	const char *base;        /* a commit, branch or tag; NULL: base-commit, then head */
+	const char *arches;      /* "x86_64,arm64" */
+	const char *config;      /* tinyconfig, defconfig, allnoconfig or a file */
+	const char *fragments;   /* ',' separated */
+	const char *jobs;        /* ',' separated; NULL: build only */
+	const char *vcpus;       /* ',' separated counts */
+	int repeat;
+	int memory_mb;
+};
+
+/* Registers a kernel tree to clone (the builder clones it soon after). */
+int orch_tree_add(struct orch *o, const char *name, const char *url, const char *branch,
+		  char **err);
+/* Asks for a fetch of a registered tree. */
+int orch_tree_fetch(struct orch *o, const char *name, char **err);
+/* Checks and queues a submission; the builder applies, builds and queues
+ * its requests. All three return like orch_submit(). */
+int orch_submit_series(struct orch *o, const struct submit_spec *s, int64_t *id, char **err);
 
 /* Queues a request: repeat runs of the base kernel (s->kernel) and repeat
  * of the patched one, interleaved (base, patched, base, ...) so both see

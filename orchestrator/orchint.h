@@ -166,6 +166,10 @@ struct orch {
 	int event_timer;
 	pthread_t *workers;
 	size_t nworkers;
+
+	struct builder *builder; /* builder.c */
+	pthread_t builder_thread;
+	pthread_cond_t build_work;   /* signalled when a submission or tree fetch is queued */
 };
 
 /* orch.c: 1 when h can take a run now: its connection is alive, or was
@@ -184,5 +188,12 @@ char *orch_program_path(const struct config *c, const char *arch, const char *na
  * which ends guests in flight as infrastructure failures. */
 int sched_start(struct orch *o);
 void sched_stop(struct orch *o);
+
+/* builder.c: the thread that clones trees and builds submissions; stop
+ * cancels a build in flight (the submission carries on after a restart).
+ * kick wakes it when work was queued. */
+int builder_start(struct orch *o);
+void builder_stop(struct orch *o);
+void builder_kick(struct orch *o);
 
 #endif

@@ -420,8 +420,19 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	/* With the kernel's modules at hand the agent uses a virtio-serial port;
 	 * without them x86_64 falls back to the second serial port, and arm64
 	 * (one UART only) hopes virtio is built in. */
-	if (kimage_release(r->kernel_path, r->arch, release, sizeof(release)) == 0)
-		moddir = find_moddir(c->modules_path, release);
+	if (kimage_release(r->kernel_path, r->arch, release, sizeof(release)) == 0) {
+		/* a kernel kfleet built has its modules next to it */
+		char *kdir = strdup(r->kernel_path), *slash = kdir ? strrchr(kdir, '/') : NULL;
+		char *roots = NULL;
+
+		if (slash && (*slash = '\0', asprintf(&roots, "%s/lib/modules", kdir)) >= 0) {
+			moddir = find_moddir(roots, release);
+			free(roots);
+		}
+		free(kdir);
+		if (!moddir)
+			moddir = find_moddir(c->modules_path, release);
+	}
 	if (moddir) {
 		const char *names[2 + JOBDEF_PROGRAMS_MAX];
 		size_t nn = 0;

@@ -4,6 +4,7 @@
  * database connection and the daemon's read-only job set; POST /api/runs
  * checks the bearer token and hands the request to orch_submit(). Every
  * string put into JSON is valid UTF-8. */
+#include "web/pages2.h"
 #include "web/web.h"
 #include "web/webint.h"
 
@@ -393,7 +394,7 @@ out:
 /* ---- POST /api/runs ---- */
 
 /* 0 when the request carries the server's token, else -1 with *why set */
-static int check_token(struct web *w, struct MHD_Connection *c, const char **why)
+int web_check_token(struct web *w, struct MHD_Connection *c, const char **why)
 {
 	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						    MHD_HTTP_HEADER_AUTHORIZATION);
@@ -425,7 +426,7 @@ static int check_token(struct web *w, struct MHD_Connection *c, const char **why
 
 /* Reads an optional positive int field (absent: 0, the configured default);
  * 0 / -1 with msg filled */
-static int field_int(json_t *body, const char *key, int *out, char *msg, size_t msglen)
+int web_field_int(json_t *body, const char *key, int *out, char *msg, size_t msglen)
 {
 	json_t *v = json_object_get(body, key);
 	json_int_t n;
@@ -447,8 +448,8 @@ static int field_int(json_t *body, const char *key, int *out, char *msg, size_t 
 	return 0;
 }
 
-static int field_str(json_t *body, const char *key, int required, const char **out,
-		     char *msg, size_t msglen)
+int web_field_str(json_t *body, const char *key, int required, const char **out,
+		  char *msg, size_t msglen)
 {
 	json_t *v = json_object_get(body, key);
 
@@ -490,7 +491,7 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	int64_t id = 0;
 	int r;
 
-	if (check_token(w, c, &why) < 0)
+	if (web_check_token(w, c, &why) < 0)
 		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
 	if (req->too_big)
 		return web_reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE,
@@ -517,17 +518,17 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 		}
 	}
 	memset(&spec, 0, sizeof(spec));
-	if (field_str(body, "kernel", 1, &spec.kernel, msg, sizeof(msg)) < 0 ||
-	    field_str(body, "command", 0, &spec.command, msg, sizeof(msg)) < 0 ||
-	    field_str(body, "job", 0, &spec.job, msg, sizeof(msg)) < 0 ||
-	    field_str(body, "arch", 0, &spec.arch, msg, sizeof(msg)) < 0 ||
-	    field_int(body, "vcpus", &spec.vcpus, msg, sizeof(msg)) < 0 ||
-	    field_int(body, "memory_mb", &spec.memory_mb, msg, sizeof(msg)) < 0 ||
-	    field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0 ||
-	    field_str(body, "topology", 0, &spec.topology, msg, sizeof(msg)) < 0 ||
-	    field_int(body, "numa_nodes", &spec.numa_nodes, msg, sizeof(msg)) < 0 ||
-	    (request && (field_str(body, "patched", 1, &patched, msg, sizeof(msg)) < 0 ||
-			 field_int(body, "repeat", &repeat, msg, sizeof(msg)) < 0))) {
+	if (web_field_str(body, "kernel", 1, &spec.kernel, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "command", 0, &spec.command, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "job", 0, &spec.job, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "arch", 0, &spec.arch, msg, sizeof(msg)) < 0 ||
+	    web_field_int(body, "vcpus", &spec.vcpus, msg, sizeof(msg)) < 0 ||
+	    web_field_int(body, "memory_mb", &spec.memory_mb, msg, sizeof(msg)) < 0 ||
+	    web_field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "topology", 0, &spec.topology, msg, sizeof(msg)) < 0 ||
+	    web_field_int(body, "numa_nodes", &spec.numa_nodes, msg, sizeof(msg)) < 0 ||
+	    (request && (web_field_str(body, "patched", 1, &patched, msg, sizeof(msg)) < 0 ||
+			 web_field_int(body, "repeat", &repeat, msg, sizeof(msg)) < 0))) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
 		goto out;
 	}
@@ -656,52 +657,6 @@ static enum MHD_Result job_get(struct web *w, struct MHD_Connection *c, const ch
 	return web_reply_json(c, MHD_HTTP_OK, job_json(d));
 }
 
-/* GET /api/requests/ID: the request, its runs in order (base, patched,
- * ...) with their state and outcome, and whether all are done */
-static enum MHD_Result request_get(struct web *w, struct MHD_Connection *c, int64_t id)
-{
-	struct request q;
-	struct db *db;
-	json_t *o, *runs;
-	char *err = NULL;
-	enum MHD_Result rc;
-	int found, done = 1;
-
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
-		return rc;
-	}
-	found = db_request_get(db, id, &q);
-	if (found < 0)
-		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
-				       db_errmsg(db));
-	if (!found)
-		return web_reply_error(c, MHD_HTTP_NOT_FOUND, "request %lld: no such request",
-				       (long long)id);
-	runs = json_array();
-	for (size_t i = 0; i < q.nruns; i++) {
-		struct run r;
-
-		if (db_run_get(db, q.run_ids[i], &r) != 1)
-			continue;
-		if (r.state != RUN_DONE)
-			done = 0;
-		json_array_append_new(runs, json_pack("{s:I, s:s, s:s, s:s?}", "id",
-			(json_int_t)r.id, "side", r.kernel_id == q.base_kernel_id ? "base" : "patched",
-			"state", run_state_name(r.state),
-			"outcome", r.outcome == RUN_OUT_NONE ? NULL : run_outcome_name(r.outcome)));
-		run_release(&r);
-	}
-	o = json_pack("{s:I, s:I, s:s?, s:i, s:I, s:I, s:o, s:b}", "id", (json_int_t)q.id,
-		      "created_at", (json_int_t)q.created_at, "job", q.job, "repeat", q.repeats,
-		      "base_kernel_id", (json_int_t)q.base_kernel_id, "patched_kernel_id",
-		      (json_int_t)q.patched_kernel_id, "runs", runs, "done", done);
-	request_release(&q);
-	return web_reply_json(c, MHD_HTTP_OK, o);
-}
-
 /* ---- routing ---- */
 
 enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
@@ -731,7 +686,7 @@ enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *m
 	    !*rest) {
 		if (!is_get(method))
 			return web_reply_method(c, "GET, HEAD", 1);
-		return request_get(w, c, id);
+		return api_request(w, c, id);
 	}
 	if (!strncmp(url, "/api/runs/", 10) && web_parse_id(url + 10, &id, &rest) == 0 &&
 	    !*rest) {
@@ -749,6 +704,14 @@ enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *m
 			return web_reply_method(c, "GET, HEAD", 1);
 		return job_get(w, c, url + 10);
 	}
+	if (!strcmp(url, "/api/queue") || !strcmp(url, "/api/hosts")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return url[5] == 'q' ? api_queue(w, c) : api_hosts(w, c);
+	}
+	if (!strncmp(url, "/api/trees", 10) || !strncmp(url, "/api/submissions", 16) ||
+	    !strncmp(url, "/api/builds", 11))
+		return api_builds_route(w, c, method, url, req);
 	if (!strcmp(url, "/api/compare")) {
 		if (!is_get(method))
 			return web_reply_method(c, "GET, HEAD", 1);

@@ -404,21 +404,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct web_req *req = *con_cls;
 
 	if (!req) {
-		const char *cl;
+		const char *cl, *why;
 		long long n;
+		int max;
 
 		req = calloc(1, sizeof(*req));
 		if (!req)
 			return MHD_NO;
-		buf_init(&req->body, WEB_BODY_MAX);
+		max = web_big_upload(url) ? WEB_UPLOAD_MAX : WEB_BODY_MAX;
+		buf_init(&req->body, (size_t)max);
 		*con_cls = req;
+		/* a big upload only from a token holder, asked before it is sent */
+		if (max > WEB_BODY_MAX && !strcmp(method, MHD_HTTP_METHOD_POST) &&
+		    web_check_token(w, c, &why) < 0)
+			return web_reply_error(c, MHD_HTTP_UNAUTHORIZED,
+					       "missing or wrong token: %s", why);
 		/* refuse a declared oversized body before it is sent */
 		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						 MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && parse_int(cl, 0, LLONG_MAX, &n) == 0 && n > WEB_BODY_MAX)
+		if (cl && parse_int(cl, 0, LLONG_MAX, &n) == 0 && n > max)
 			return web_reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE,
 					       "request body: %lld bytes, more than the %d allowed",
-					       n, WEB_BODY_MAX);
+					       n, max);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -429,6 +436,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api"))
 		return api_route(w, c, method, url, req);
+	if (!strncmp(url, "/submissions", 12) || !strncmp(url, "/builds", 7) ||
+	    !strcmp(url, "/trees")) {
+		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return web_reply_method(c, "GET, HEAD", 0);
+		return builds_pages_route(w, c, url);
+	}
 	return pages_route(w, c, method, url);
 }
 

@@ -15,6 +15,7 @@
 #include "db/db.h"
 
 #define WEB_BODY_MAX       (64 * 1024)          /* request bodies */
+#define WEB_UPLOAD_MAX     (96 * 1024 * 1024)   /* POST /api/submissions: an mbox, base64 */
 #define WEB_OUTPUT_MAX     (1024 * 1024)        /* output in GET /api/runs/ID */
 #define WEB_CONSOLE_MAX    (16 * 1024 * 1024)   /* GET /runs/ID/console: its tail */
 #define WEB_PAGE_OUTPUT    (256 * 1024)         /* output shown on a run page */
@@ -94,6 +95,21 @@ void web_fmt_duration(int64_t start_ms, int64_t end_ms, char out[32]);
 /* api.c: everything under /api/ */
 /* web/compare.c: GET /api/compare, base vs patched samples of a job */
 enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c);
+/* The bearer token check of state-changing calls: 0, or -1 with *why */
+int web_check_token(struct web *w, struct MHD_Connection *c, const char **why);
+/* A JSON body's optional positive int and (required or optional) string
+ * fields: 0, or -1 with msg saying what is wrong */
+int web_field_int(json_t *body, const char *key, int *out, char *msg, size_t msglen);
+int web_field_str(json_t *body, const char *key, int required, const char **out,
+		  char *msg, size_t msglen);
+
+/* builds.c: trees, submissions and builds, as JSON under /api and as pages */
+enum MHD_Result api_builds_route(struct web *w, struct MHD_Connection *c, const char *method,
+				 const char *url, struct web_req *req);
+enum MHD_Result builds_pages_route(struct web *w, struct MHD_Connection *c, const char *url);
+/* Whether url takes an upload larger than WEB_BODY_MAX (an mbox) */
+int web_big_upload(const char *url);
+
 enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
 			  const char *url, struct web_req *req);
 

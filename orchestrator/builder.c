@@ -1,0 +1,459 @@
+/* builder.c: the thread that turns submissions into kernels and runs.
+ * For each queued submission it clones or fetches the tree, picks the base
+ * (and says why), applies the series with git am -3, builds base and
+ * patched for every arch (reusing any build whose key is already built),
+ * then queues one request of interleaved base/patched runs per arch, job
+ * and vCPU count. Trees that want a clone or fetch are handled first. */
+#include "orchestrator/orchint.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "kernels/kernels.h"
+
+#define LIST_MAX 16   /* arches, fragments, jobs, vCPU counts in a submission */
+
+struct builder {
+	struct orch *o;
+	struct db *db;
+	struct kbuild_env env;
+	char toolchain[2][400];   /* x86_64, arm64; "" until read */
+};
+
+/* Splits a ',' list in place into at most LIST_MAX words */
+static size_t split(char *s, char **v)
+{
+	size_t n = 0;
+
+	for (char *t = s ? strtok(s, ",") : NULL; t && n < LIST_MAX; t = strtok(NULL, ","))
+		if (*t)
+			v[n++] = t;
+	return n;
+}
+
+static void tree_sync(struct builder *b, const struct tree_row *t)
+{
+	char head[41], *err = NULL;
+
+	log_info("tree '%s': %s '%s'", t->name, t->head ? "fetching" : "cloning", t->url);
+	if (kbuild_tree_sync(&b->env, t->name, t->url, t->branch, head, &err) < 0) {
+		log_warn("%s", err ? err : "tree sync failed");
+		db_tree_synced(b->db, t->name, NULL, err ? err : "failed");
+	} else {
+		log_info("tree '%s': at %.12s", t->name, head);
+		db_tree_synced(b->db, t->name, head, NULL);
+	}
+	free(err);
+}
+
+/* Picks the base: --base, else the series' base-commit, else the tree's
+ * head. 0 with base and why set, -1 with *err. */
+static int pick_base(struct builder *b, const struct submission *s, const struct tree_row *t,
+		     const struct series *ser, char base[41], char *why, size_t n, char **err)
+{
+	const char *branch = t->branch && *t->branch ? t->branch : "HEAD";
+	char *e = NULL;
+
+	if (s->base_spec && *s->base_spec) {
+		if (kbuild_resolve(&b->env, t->name, s->base_spec, base, err) < 0)
+			return -1;
+		snprintf(why, n, "given: '%s'", s->base_spec);
+		return 0;
+	}
+	if (ser && ser->base_commit) {
+		if (kbuild_resolve(&b->env, t->name, ser->base_commit, base, &e) == 0) {
+			snprintf(why, n, "base-commit in %s", ser->base_commit_from);
+			return 0;
+		}
+		free(e);
+		e = NULL;
+		if (kbuild_resolve(&b->env, t->name, branch, base, err) < 0)
+			return -1;
+		snprintf(why, n, "base-commit %.12s (%s) is not in tree '%s': head of '%s' instead",
+			 ser->base_commit, ser->base_commit_from, t->name, branch);
+		return 0;
+	}
+	if (kbuild_resolve(&b->env, t->name, branch, base, err) < 0)
+		return -1;
+	snprintf(why, n, "head of '%s' in tree '%s'%s", branch, t->name,
+		 ser ? " (the series names no base-commit)" : "");
+	return 0;
+}
+
+/* Writes the series' patches, in order and nothing else, to path; its
+ * content hash into hash. 0 / -1 */
+static int write_patches(const struct series *ser, const char *path, char hash[65])
+{
+	struct buf b = BUF_INIT(0);
+	int rc;
+
+	for (int i = 0; i < ser->count; i++) {
+		const struct series_patch *p = &ser->patches[i];
+
+		if (!p->mail)
+			continue;
+		if (strncmp(p->mail, "From ", 5))
+			buf_puts(&b, "From kfleet Mon Sep 17 00:00:00 2001\n");
+		buf_append(&b, p->mail, p->mail_len);
+		if (p->mail_len && p->mail[p->mail_len - 1] != '\n')
+			buf_puts(&b, "\n");
+	}
+	sha256_mem(buf_str(&b), b.len, hash);
+	rc = write_file(path, buf_str(&b), b.len, 0644);
+	buf_release(&b);
+	return rc;
+}
+
+static const char *toolchain(struct builder *b, const char *arch)
+{
+	int i = !strcmp(arch, "arm64");
+
+	if (!b->toolchain[i][0] && kbuild_toolchain(arch, b->toolchain[i],
+						    sizeof(b->toolchain[i])) < 0)
+		b->toolchain[i][0] = '\0';
+	return b->toolchain[i][0] ? b->toolchain[i] : NULL;
+}
+
+/* The config options the submission's jobs ask for */
+static size_t job_options(struct builder *b, char **jobs, size_t njobs, const char **opt,
+			  size_t max)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < njobs; j++) {
+		const struct job_def *d = job_set_find(&b->o->jobs, jobs[j]);
+
+		for (size_t i = 0; d && i < d->nconfig && n < max; i++)
+			opt[n++] = d->config[i];
+	}
+	return n;
+}
+
+/* Builds (or finds built) one side on one arch. 0 with *build_id and
+ * *kernel (caller frees); 1 the build failed (*err: why, for the user);
+ * -1 other errors (*err). */
+static int build_one(struct builder *b, const struct submission *s, const char *side,
+		     const char *arch, const char *commit, char **frags, size_t nfrags,
+		     const char **opts, size_t nopts, int64_t *build_id, char **kernel, char **err)
+{
+	struct kbuild_spec spec = {
+		.tree = s->tree, .commit = commit, .arch = arch, .config = s->config,
+		.fragments = (const char *const *)frags, .nfragments = nfrags,
+		.options = opts, .noptions = nopts,
+	};
+	struct build_row row, found;
+	struct kbuild_result res;
+	char chash[65], key[65], sha[65];
+	const char *tc = toolchain(b, arch);
+	int rc, f;
+
+	*kernel = NULL;
+	if (!tc) {
+		if (asprintf(err, "%s: no compiler for %s (gcc%s)", arch, arch,
+			     strcmp(arch, "arm64") ? "" : "-aarch64-linux-gnu") < 0)
+			*err = NULL;
+		return -1;
+	}
+	if (kbuild_config_hash(&b->env, &spec, chash, err) < 0)
+		return -1;
+	kbuild_key(commit, chash, arch, tc, key);
+	f = db_build_find(b->db, key, &found);
+	if (f == 1 && !strcmp(found.state, "done") && found.kernel_path &&
+	    access(found.kernel_path, R_OK) == 0) {
+		log_info("submission %" PRId64 ": %s %s: built already (build %" PRId64 ")",
+			 s->id, arch, side, found.id);
+		*build_id = found.id;
+		*kernel = strdup(found.kernel_path);
+		db_row_release(db_build_fields, &found, sizeof(found));
+		db_submission_link_build(b->db, s->id, side, arch, *build_id, 1);
+		return *kernel ? 0 : -1;
+	}
+	if (f == 1)
+		db_row_release(db_build_fields, &found, sizeof(found));
+	memset(&row, 0, sizeof(row));
+	row.key = key;
+	row.tree = s->tree;
+	row.commit_id = (char *)commit;
+	row.arch = (char *)arch;
+	row.config = s->config;
+	row.config_hash = chash;
+	row.toolchain = (char *)tc;
+	if (asprintf(&row.dir, "%s/builds/%s", b->env.state_dir, key) < 0)
+		return -1;
+	rc = db_build_start(b->db, &row, build_id);
+	free(row.dir);
+	if (rc < 0) {
+		if (asprintf(err, "database: %s", db_errmsg(b->db)) < 0)
+			*err = NULL;
+		return -1;
+	}
+	db_submission_link_build(b->db, s->id, side, arch, *build_id, 0);
+	log_info("submission %" PRId64 ": building %s %s at %.12s (build %" PRId64 ")", s->id,
+		 arch, side, commit, *build_id);
+	rc = kbuild_build(&b->env, &spec, key, &res, err);
+	if (rc == 0 && sha256_file(res.kernel, sha) < 0)
+		rc = -1;
+	if (rc == 0) {
+		db_build_done(b->db, *build_id, res.kernel, sha, res.release, res.dropped, res.ms);
+		log_info("build %" PRId64 ": %s in %" PRId64 " s", *build_id, res.release,
+			 res.ms / 1000);
+		*kernel = res.kernel;
+		res.kernel = NULL;
+	} else {
+		db_build_failed(b->db, *build_id, *err ? *err : "failed", res.errors, res.ms);
+		log_warn("build %" PRId64 ": %s", *build_id, *err ? *err : "failed");
+		if (rc < 0)
+			rc = 1;   /* recorded on the build: the submission says which */
+	}
+	kbuild_result_release(&res);
+	return rc;
+}
+
+/* Queues the runs: one request per arch, job and vCPU count */
+static void queue_requests(struct builder *b, const struct submission *s, char **arches,
+			   size_t narch, char **kernels, char **jobs, size_t njobs,
+			   char **vcpus, size_t nvcpus, struct buf *notes)
+{
+	int64_t *have = NULL;
+	size_t nhave = 0;
+
+	/* a daemon that died after queuing them: not again */
+	if (db_submission_requests(b->db, s->id, &have, &nhave) == 0 && nhave) {
+		free(have);
+		return;
+	}
+	free(have);
+	for (size_t a = 0; a < narch; a++)
+		for (size_t j = 0; j < njobs; j++)
+			for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++) {
+				struct run_spec spec = {
+					.kernel = kernels[2 * a], .arch = arches[a], .job = jobs[j],
+					.vcpus = nvcpus ? atoi(vcpus[v]) : 0,
+					.memory_mb = (int)s->memory_mb,
+				};
+				int64_t rid;
+				char *err = NULL;
+
+				if (orch_submit_request(b->o, &spec, kernels[2 * a + 1],
+							(int)s->repeats, &rid, &err) < 0) {
+					buf_printf(notes, "%s%s %s: %s", notes->len ? "; " : "",
+						   arches[a], jobs[j], err ? err : "?");
+				} else {
+					db_submission_link_request(b->db, s->id, rid);
+				}
+				free(err);
+			}
+}
+
+static void process(struct builder *b, struct submission *s)
+{
+	char *arches[LIST_MAX], *frags[LIST_MAX], *jobs[LIST_MAX], *vcpus[LIST_MAX];
+	char *kernels[2 * LIST_MAX] = { 0 };
+	char *arch_s = s->arches ? strdup(s->arches) : NULL;
+	char *frag_s = s->fragments ? strdup(s->fragments) : NULL;
+	char *job_s = s->jobs ? strdup(s->jobs) : NULL, *vcpu_s = s->vcpus ? strdup(s->vcpus) : NULL;
+	size_t narch = split(arch_s, arches), nfrag = split(frag_s, frags);
+	size_t njobs = split(job_s, jobs), nvcpus = split(vcpu_s, vcpus), nopts;
+	const char *opts[64];
+	struct series *ser = NULL;
+	struct tree_row t;
+	struct buf log = BUF_INIT(1u << 20), failed = BUF_INIT(8192), notes = BUF_INIT(8192);
+	char base[41], patched[41] = "", why[512], hash[65], *err = NULL, *patches = NULL;
+	int found = db_tree_get(b->db, s->tree, &t), rc;
+
+	memset(&t, 0, found == 1 ? 0 : sizeof(t));
+	if (found != 1) {
+		db_submission_end(b->db, s->id, "failed", "error", "tree: not registered", NULL);
+		goto out;
+	}
+	if (!t.head || t.fetch_wanted) {
+		tree_sync(b, &t);
+		db_row_release(db_tree_fields, &t, sizeof(t));
+		if (db_tree_get(b->db, s->tree, &t) != 1 || !t.head) {
+			db_submission_end(b->db, s->id, "failed", "error",
+					  t.detail ? t.detail : "tree: clone failed", NULL);
+			goto out;
+		}
+	}
+	if (s->mbox_path && series_parse_mbox(s->mbox_path, &ser, &err) < 0) {
+		db_submission_end(b->db, s->id, "failed", "error", err, NULL);
+		goto out;
+	}
+	if (s->base_commit) {
+		snprintf(base, sizeof(base), "%s", s->base_commit);
+	} else {
+		if (pick_base(b, s, &t, ser, base, why, sizeof(why), &err) < 0) {
+			db_submission_end(b->db, s->id, "failed", "error", err, NULL);
+			goto out;
+		}
+		db_submission_set_base(b->db, s->id, base, why);
+		log_info("submission %" PRId64 ": base %.12s: %s", s->id, base, why);
+	}
+	if (ser) {
+		if (asprintf(&patches, "%s.patches", s->mbox_path) < 0 ||
+		    write_patches(ser, patches, hash) < 0) {
+			db_submission_end(b->db, s->id, "failed", "error",
+					  "series: cannot write its patches", NULL);
+			goto out;
+		}
+		if (db_apply_find(b->db, s->tree, base, hash, patched) != 1) {
+			rc = kbuild_apply(&b->env, s->tree, base, patches, ser->count, patched, &log,
+					  &err);
+			if (rc != 0) {
+				db_submission_end(b->db, s->id, "failed",
+						  rc == 1 ? "does-not-apply" : "error", err,
+						  buf_str(&log));
+				log_info("submission %" PRId64 ": %s", s->id, err ? err : "?");
+				goto out;
+			}
+			db_apply_record(b->db, s->tree, base, hash, patched);
+		}
+		db_submission_set_patched(b->db, s->id, patched);
+	}
+	nopts = job_options(b, jobs, njobs, opts, sizeof(opts) / sizeof(opts[0]));
+	for (size_t a = 0; a < narch; a++)
+		for (int side = 0; side < (ser ? 2 : 1); side++) {
+			int64_t bid = 0;
+
+			free(err);
+			err = NULL;
+			rc = build_one(b, s, side ? "patched" : "base", arches[a],
+				       side ? patched : base, frags, nfrag, opts, nopts, &bid,
+				       &kernels[2 * a + side], &err);
+			if (rc != 0)
+				buf_printf(&failed, "%s%s %s: %s", failed.len ? "; " : "", arches[a],
+					   side ? "patched" : "base", err ? err : "failed");
+			if (b->o->stopping)
+				goto out;
+		}
+	if (failed.len) {
+		db_submission_end(b->db, s->id, "failed", "build-failed", buf_str(&failed), NULL);
+		goto out;
+	}
+	if (ser && njobs)
+		queue_requests(b, s, arches, narch, kernels, jobs, njobs, vcpus, nvcpus, &notes);
+	db_submission_end(b->db, s->id, ser && njobs ? "testing" : "done", NULL,
+			  notes.len ? buf_str(&notes) : NULL, log.len ? buf_str(&log) : NULL);
+	log_info("submission %" PRId64 ": built%s", s->id, ser && njobs ? ", runs queued" : "");
+out:
+	for (size_t i = 0; i < 2 * LIST_MAX; i++)
+		free(kernels[i]);
+	series_free(ser);
+	db_row_release(db_tree_fields, &t, sizeof(t));
+	buf_release(&log);
+	buf_release(&failed);
+	buf_release(&notes);
+	free(patches);
+	free(err);
+	free(arch_s);
+	free(frag_s);
+	free(job_s);
+	free(vcpu_s);
+}
+
+static void *builder_main(void *arg)
+{
+	struct builder *b = arg;
+	struct orch *o = b->o;
+
+	for (;;) {
+		struct tree_row t;
+		struct submission s;
+		int did = 0;
+
+		pthread_mutex_lock(&o->lock);
+		if (o->stopping) {
+			pthread_mutex_unlock(&o->lock);
+			break;
+		}
+		pthread_mutex_unlock(&o->lock);
+		if (db_tree_next_fetch(b->db, &t) == 1) {
+			tree_sync(b, &t);
+			db_row_release(db_tree_fields, &t, sizeof(t));
+			did = 1;
+		}
+		if (db_submission_next(b->db, &s) == 1) {
+			process(b, &s);
+			db_row_release(db_submission_fields, &s, sizeof(s));
+			did = 1;
+		}
+		if (did)
+			continue;
+		pthread_mutex_lock(&o->lock);
+		if (!o->stopping) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 2;
+			pthread_cond_timedwait(&o->build_work, &o->lock, &ts);
+		}
+		pthread_mutex_unlock(&o->lock);
+	}
+	return NULL;
+}
+
+int builder_start(struct orch *o)
+{
+	const struct config *c = o->conf;
+	struct builder *b = calloc(1, sizeof(*b));
+	char *err = NULL;
+
+	if (!b)
+		return -1;
+	b->o = o;
+	b->db = db_open(o->db_path, &err);
+	if (!b->db) {
+		log_error("builder: %s", err ? err : "cannot open the database");
+		free(err);
+		free(b);
+		return -1;
+	}
+	db_builds_recover(b->db);
+	b->env.state_dir = o->state_dir;
+	b->env.configs_dir = c->configs_dir;
+	b->env.jobs = c->build_jobs;
+	b->env.timeout_s = c->build_timeout_s;
+	b->env.sandbox = c->build_sandbox;
+	b->env.ccache = c->build_ccache;
+	b->env.cancel = (const volatile int *)&o->stopping;
+	if (b->env.sandbox && access("/usr/bin/bwrap", X_OK) < 0)
+		log_warn("builder: sandbox on but no /usr/bin/bwrap (Debian package bubblewrap): "
+			 "builds will fail until it is installed or [build] sandbox = no");
+	o->builder = b;
+	if (pthread_create(&o->builder_thread, NULL, builder_main, b) != 0) {
+		db_close(b->db);
+		free(b);
+		o->builder = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void builder_stop(struct orch *o)
+{
+	struct builder *b = o->builder;
+
+	if (!b)
+		return;
+	pthread_mutex_lock(&o->lock);
+	o->stopping = 1;
+	pthread_cond_broadcast(&o->build_work);
+	pthread_mutex_unlock(&o->lock);
+	pthread_join(o->builder_thread, NULL);
+	db_close(b->db);
+	free(b);
+	o->builder = NULL;
+}
+
+void builder_kick(struct orch *o)
+{
+	pthread_mutex_lock(&o->lock);
+	pthread_cond_broadcast(&o->build_work);
+	pthread_mutex_unlock(&o->lock);
+}
