@@ -4,6 +4,7 @@
  * domain.xml), and the job definitions (/jobs, /jobs/NAME). Plain
  * server-rendered HTML; everything from the database, a run's files or a
  * job file goes through web_html(). */
+#include "web/pages2.h"
 #include "web/web.h"
 #include "web/webint.h"
 
@@ -13,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "db/query.h"
 #include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"
 
@@ -30,7 +32,12 @@ static const char css[] =
 	".passed{color:#070}.failed,.crash,.timeout,.no-boot,.console-flood{color:#b00}"
 	".infra,.canceled,.skipped{color:#a60}.queued,.running{color:#06c}"
 	".pass{color:#070}.fail,.error,.missing{color:#b00}.skip,.xfail{color:#a60}"
-	".note{color:#666}summary{cursor:pointer;margin:.4em 0}";
+	".note{color:#666}summary{cursor:pointer;margin:.4em 0}"
+	"nav{margin-bottom:1em}nav a{margin-right:.8em}"
+	".new-failure,.still-failing,.worse{color:#b00}.flaky,.changed{color:#a60}"
+	".fixed,.better{color:#070}.no-change,.uncertain{color:#666}"
+	"tr.new-failure td{background:#fff0f0}table.grid td{min-width:8em}"
+	"figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.9em}";
 
 static int is_get(const char *method)
 {
@@ -50,11 +57,24 @@ static void page_head(struct buf *b, const char *title, int refresh)
 	buf_puts(b, "<title>");
 	web_html_str(b, title);
 	buf_printf(b, "</title>\n<style>%s</style>\n</head><body>\n", css);
+	buf_puts(b, "<nav><a href=\"/\">runs</a><a href=\"/queue\">queue</a>"
+		 "<a href=\"/hosts\">hosts</a><a href=\"/jobs\">jobs</a></nav>\n");
 }
 
 static void page_tail(struct buf *b)
 {
 	buf_puts(b, "</body></html>\n");
+}
+
+/* for the pages of queue.c and request.c (pages2.h) */
+void web_page_head(struct buf *b, const char *title, int refresh)
+{
+	page_head(b, title, refresh);
+}
+
+void web_page_tail(struct buf *b)
+{
+	page_tail(b);
 }
 
 /* A run's job as a link to its definition, or "command" for a plain one */
@@ -427,6 +447,7 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 	struct db *db;
 	char *err = NULL;
 	char title[64], s[128], dur[32];
+	int64_t request_id;
 	int found;
 
 	memset(&r, 0, sizeof(r));
@@ -506,6 +527,9 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 			 (long long)r.guest_mem_kb);
 	kv_str(&b, "guest", r.guest_nproc > 0 ? s : NULL);
 	kv_str(&b, "run directory", r.run_dir);
+	if (dbq_run_request(db, id, &request_id) == 1)
+		buf_printf(&b, "<tr><th>request</th><td><a href=\"/requests/%lld\">request %lld</a>"
+			   "</td></tr>\n", (long long)request_id, (long long)request_id);
 	buf_puts(&b, "</table>\n");
 
 	if (r.splat) {
@@ -732,6 +756,17 @@ enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char 
 		if (!is_get(method))
 			return web_reply_method(c, "GET, HEAD", 0);
 		return jobs_page(w, c);
+	}
+	if (!strcmp(url, "/queue") || !strcmp(url, "/hosts")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 0);
+		return url[1] == 'q' ? pages_queue(w, c) : pages_hosts(w, c);
+	}
+	if (!strncmp(url, "/requests/", 10) && web_parse_id(url + 10, &id, &rest) == 0 &&
+	    !*rest) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 0);
+		return pages_request(w, c, id);
 	}
 	if (!strncmp(url, "/jobs/", 6) && url[6]) {
 		if (!is_get(method))

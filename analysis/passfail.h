@@ -1,0 +1,128 @@
+/* passfail.h: pass/fail per subtest across a request's runs. The web
+ * server reads the results rows (run, path, status) of a request's finished
+ * runs, says which side each run is on, and this file classes every
+ * subtest path by how it went on the base and on the patched kernel. Pure:
+ * no I/O, no state; the same rows always give the same table.
+ *
+ * Usage:
+ *   enum passfail_side sides[] = { PASSFAIL_BASE, PASSFAIL_PATCHED, ... };
+ *   struct passfail_result res[] = { { 0, "net/tcp", "pass" }, ... };
+ *   struct passfail_table t;
+ *   if (passfail_classify(sides, nruns, res, nres, &t, err, sizeof(err)) < 0) ...
+ *   for (size_t i = 0; i < t.n; i++) t.v[i].path, passfail_class_name(t.v[i].cls) ...
+ *   passfail_table_release(&t);
+ *
+ * Each run gives each path one outcome:
+ *   pass     status pass or xfail (an expected failure is not a regression)
+ *   fail     status fail, error or timeout
+ *   skip     status skip
+ *   missing  status missing, or no row for the path in that run (the run
+ *            crashed or was cut off before it, or its kernel lacks the test)
+ * A run with several rows for one path counts the worst of them, in the
+ * order fail, missing, skip, pass. Per side the outcomes are counted; the
+ * counts of a side add up to the runs of that side.
+ *
+ * The class of a path is the first of these that holds (pass_b is the
+ * base side's pass count, fail_p the patched side's fail count, ...):
+ *   new failure    fail_b == 0 and fail_p >= 1: it never failed on a base run
+ *                  (it passed, was skipped or was not there) and failed on at
+ *                  least one patched run. One failure is enough: a regression
+ *                  is never hidden behind "flaky".
+ *   fixed          fail_b >= 1, pass_b == 0, fail_p == 0 and pass_p >= 1: it
+ *                  failed on every base run that gave a verdict and passed on
+ *                  every patched run that did. Stricter than a new failure on
+ *                  purpose: a base that sometimes passes is flaky, not fixed.
+ *   still failing  pass_b == 0, fail_b >= 1, pass_p == 0 and fail_p >= 1
+ *   flaky          a side with pass >= 1 and fail >= 1
+ *   missing        missing_b + missing_p >= 1 (and none of the above)
+ *   skip           skip_b + skip_p >= 1 (and none of the above)
+ *   pass           everything else: it passed on every run of both sides
+ * A failure on one side whose other side never gave a verdict (all skip or
+ * missing), e.g. base fail and patched skip, is therefore "skip" or
+ * "missing": there is nothing to compare it with.
+ */
+#ifndef KF_PASSFAIL_H
+#define KF_PASSFAIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define PASSFAIL_RUNS_MAX   10000     /* runs one table takes */
+#define PASSFAIL_ROWS_MAX   1000000   /* result rows one table takes */
+
+enum passfail_side { PASSFAIL_BASE, PASSFAIL_PATCHED };
+
+/* In the order a table lists them: what needs a look first. */
+enum passfail_class {
+	PASSFAIL_NEW_FAILURE,
+	PASSFAIL_FLAKY,
+	PASSFAIL_STILL_FAILING,
+	PASSFAIL_MISSING,
+	PASSFAIL_FIXED,
+	PASSFAIL_SKIP,
+	PASSFAIL_PASS,
+	PASSFAIL_CLASS_COUNT
+};
+
+/* One outcome of one run for one path */
+enum passfail_outcome {
+	PASSFAIL_OUT_PASS,
+	PASSFAIL_OUT_FAIL,
+	PASSFAIL_OUT_SKIP,
+	PASSFAIL_OUT_MISSING,
+	PASSFAIL_OUT_COUNT
+};
+
+/* "new failure", "flaky", "still failing", "missing", "fixed", "skip",
+ * "pass"; "?" for a bad value */
+const char *passfail_class_name(enum passfail_class c);
+/* The same with '-' for ' ' ("new-failure"), for CSS classes and JSON */
+const char *passfail_class_id(enum passfail_class c);
+
+/* The outcome a results status counts as: 0, or -1 for a status that is
+ * none of pass, xfail, fail, error, timeout, skip, missing. */
+int passfail_outcome_of(const char *status, enum passfail_outcome *out);
+
+/* The class of one path from its counts, indexed [outcome][side]; the rule
+ * above. */
+enum passfail_class passfail_class_of(const int counts[PASSFAIL_OUT_COUNT][2]);
+
+/* One results row as read: run is an index into the sides array. Borrowed. */
+struct passfail_result {
+	size_t run;
+	const char *path;
+	const char *status;
+};
+
+/* One path's line of the table. path is owned by the table. */
+struct passfail_row {
+	char *path;
+	int counts[PASSFAIL_OUT_COUNT][2];   /* [outcome][side] */
+	enum passfail_class cls;
+};
+
+struct passfail_table {
+	struct passfail_row *v;   /* by class (the enum's order), then path */
+	size_t n;
+	int runs[2];              /* runs per side */
+	size_t classes[PASSFAIL_CLASS_COUNT];   /* paths per class */
+};
+
+/* Classes every path of res[0..nres) over the runs sides[0..nruns).
+ * Fills t (release it with passfail_table_release(), also after a
+ * failure). 0, or -1 with err set when a side has no runs, a row names a
+ * run past nruns, has no path or an unknown status, there are more than
+ * PASSFAIL_RUNS_MAX runs or PASSFAIL_ROWS_MAX rows, or memory ran out. */
+int passfail_classify(const enum passfail_side *sides, size_t nruns,
+		      const struct passfail_result *res, size_t nres,
+		      struct passfail_table *t, char *err, size_t errlen);
+void passfail_table_release(struct passfail_table *t);
+
+/* {"runs": {"base": N, "patched": N}, "classes": {"new-failure": N, ...},
+ * "subtests": [{"path", "class": "new-failure"..., "base": {"pass", "fail",
+ * "skip", "missing"}, "patched": {...}}]}: at most max subtests (0: all),
+ * "truncated" says when some were left out. New reference, caller decrefs;
+ * NULL when out of memory. */
+json_t *passfail_json(const struct passfail_table *t, size_t max);
+
+#endif

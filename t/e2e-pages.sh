@@ -1,0 +1,137 @@
+#!/bin/sh
+# The status pages in a real browser: a request of base and patched runs
+# (kfleet test, two repeats) shows on /queue while it runs; when it is done,
+# headless Chromium loads /, /queue, /hosts, /requests/ID and /runs/ID and
+# the rendered DOM must hold the runs grid, the pass/fail per subtest (with
+# classes made by editing stored results: a new failure, a flaky one), the
+# metric comparison and its strip plots. SCREENSHOT=FILE keeps a picture of
+# the request page.
+. "$(dirname "$0")/lib.sh"
+
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+# dom PATH: the page as Chromium rendered it
+dom() {
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \
+		--dump-dom "$KF_URL$1" 2>>"$T/chromium.log"
+}
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+# before A B TEXT: A comes before B in TEXT
+before() {
+	a=$(printf '%s\n' "$3" | grep -n -m1 -F "$1" | cut -d: -f1)
+	b=$(printf '%s\n' "$3" | grep -n -m1 -F "$2" | cut -d: -f1)
+	[ -n "$a" ] && [ -n "$b" ] && [ "$a" -lt "$b" ] && return 0
+	echo "  expected '$1' (line ${a:-none}) before '$2' (line ${b:-none})" >&2
+	return 1
+}
+count() { printf '%s' "$2" | grep -o -F "$1" | wc -l; }
+# line TEXT S1 S2...: one line of TEXT holds all of S1, S2...
+line() {
+	text=$1; shift
+	printf '%s\n' "$text" | while IFS= read -r l; do
+		ok=1
+		for s in "$@"; do case "$l" in *"$s"*) ;; *) ok=0; break;; esac; done
+		[ $ok = 1 ] && exit 7
+	done
+	[ $? = 7 ] && return 0
+	echo "  expected one line with all of: $*" >&2
+	return 1
+}
+# has TEXT S1 S2...: TEXT holds all of them
+has() { text=$1; shift; for s in "$@"; do contains "$text" "$s" || return 1; done; }
+
+check "chromium is installed" test -x "$CHROMIUM"
+kf_config ""
+sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/t/data/jobs-pages|" "$T/kfleetd.ini"
+check "kfleetd starts" kf_start
+
+cp "$KERNEL" "$T/patched-vmlinuz"
+out=$(kf test --base "$KERNEL" --patched "$T/patched-vmlinuz" --job pages-demo --repeat 2 2>&1)
+rq=$(echo "$out" | sed -n 's/^request \([0-9]*\) queued.*/\1/p')
+check "a request of four runs is queued" equals "$(db "select count(*) from runs where request_id = '$rq'")" 4
+page=$(dom /queue)
+check "/queue: the request with its progress" contains "$page" "<a href=\"/requests/$rq\">request $rq</a>"
+check "/queue: its runs, waiting or running" equals "$(count "href=\"/requests/$rq\">$rq<" "$page")" 4
+check "/queue: no turnaround without finished runs of the job" contains "$page" "unknown"
+
+for id in $(db "select id from runs where request_id = $rq order by id"); do
+	kf_wait_state "$id" done 240 || break
+done
+check "all four runs passed" equals "$(db "select group_concat(outcome, ' ') from runs where request_id = $rq")" \
+	"passed passed passed passed"
+b1=$(db "select id from runs where request_id = $rq order by id limit 1 offset 0")
+p1=$(db "select id from runs where request_id = $rq order by id limit 1 offset 1")
+p2=$(db "select id from runs where request_id = $rq order by id limit 1 offset 3")
+# The same kernel on both sides passes everything alike: make the classes
+# by hand. beta fails on one patched run (a new failure), alpha on one base
+# run (flaky: the base passed it once too), delta is gone from a patched run.
+db "update results set status = 'fail', detail = 'injected' where run_id = $p2 and path = 'beta'"
+db "update results set status = 'fail' where run_id = $b1 and path = 'alpha'"
+db "delete from results where run_id = $p1 and path = 'delta'"
+
+page=$(dom /)
+check "/: links to the queue and the hosts" has "$page" 'href="/queue"' 'href="/hosts"'
+check "/: the request's runs are listed" contains "$page" "<a href=\"/runs/$p2\">$p2</a>"
+
+page=$(dom /queue)
+check "/queue: nothing waiting once done" contains "$page" "nothing is running or waiting"
+
+page=$(dom /hosts)
+check "/hosts: the host, healthy" line "$page" '<td>local</td><td class="passed">healthy</td>'
+check "/hosts: its QEMU version" contains "$page" "$(db "select qemu_version from hosts where name = 'local'")"
+check "/hosts: max vCPUs from libvirt" contains "$page" "<td class=\"num\">$(db "select max_vcpus from hosts where name = 'local'")</td>"
+
+page=$(dom "/requests/$rq")
+check "/requests: done, with the job" has "$page" "<h1>request $rq: done</h1>" 'href="/jobs/pages-demo"'
+check "/requests: both kernels" has "$page" "<td>$KERNEL <span" "<td>$T/patched-vmlinuz <span"
+check "/requests: the grid has two repeats" contains "$page" "<th>repeat 2</th>"
+check "/requests: every run links to its page with its outcome" equals \
+	"$(printf '%s' "$page" | grep -o 'href="/runs/[0-9]*">run [0-9]*</a> <span class="passed">passed' | wc -l)" 4
+check "/requests: the patched row holds the patched runs" line "$page" '<tr class="patched">' \
+	"href=\"/runs/$p1\"" "href=\"/runs/$p2\""
+check "/requests: the class counts" contains "$page" \
+	'<span class="new-failure">1 new failure</span> · <span class="flaky">1 flaky</span> · <span class="missing">1 missing</span> · <span class="skip">1 skip</span>'
+check "/requests: beta is a new failure" contains "$page" \
+	'<tr class="new-failure"><td>beta</td><td class="new-failure">new failure</td><td><span class="pass">2 pass</span></td><td><span class="pass">1 pass</span>, <span class="fail">1 fail</span></td></tr>'
+check "/requests: alpha is flaky" contains "$page" '<td>alpha</td><td class="flaky">flaky</td>'
+check "/requests: delta is missing on one patched run" contains "$page" '<span class="missing">1 missing</span></td></tr>'
+check "/requests: new failures first" before '<td>beta</td>' '<td>alpha</td>' "$page"
+check "/requests: the comparison names both metrics" has "$page" \
+	'<tr><td>ops</td><td>M/s</td><td>higher</td><td class="num">2 / 2</td>' \
+	'<tr><td>lat_p99</td><td>ms</td><td>lower</td><td class="num">2 / 2</td>'
+check "/requests: a strip plot per metric" equals "$(count '<svg class="strip"' "$page")" 2
+check "/requests: a dot per run and metric" equals "$(count '<circle class="dot"' "$page")" 8
+check "/requests: a median mark per side and metric" equals "$(count '<line class="median"' "$page")" 4
+check "/requests: the text table for a commit message" contains "$page" "as text, for a commit message"
+
+page=$(dom "/runs/$p1")
+check "/runs: links to its request" contains "$page" "<a href=\"/requests/$rq\">request $rq</a>"
+page=$(dom "/requests/999")
+check "/requests: an unknown request is a 404 page" contains "$page" "request 999: no such request"
+
+# pyjson PATH PYTHON: asserts on the JSON of GET PATH, as j
+pyjson() {
+	curl -sf "$KF_URL$1" > "$T/api.json" || { echo "  GET $1 failed" >&2; return 1; }
+	python3 -c "import json, sys; j = json.load(open(sys.argv[1])); $2" "$T/api.json"
+}
+check "API: the request's pass/fail classes" pyjson "/api/requests/$rq" '
+c = j["passfail"]["classes"]
+assert (c["new-failure"], c["flaky"], c["missing"], c["skip"], c["pass"]) == (1, 1, 1, 1, 0), c
+assert j["passfail"]["subtests"][0]["path"] == "beta"
+assert j["passfail"]["subtests"][0]["patched"]["fail"] == 1
+assert [r["side"] for r in j["runs"]] == ["base", "patched", "base", "patched"]
+assert [m["name"] for m in j["comparisons"][0]["metrics"]] == ["lat_p99", "ops"]
+assert j["done"] is True'
+check "API: the queue, empty" pyjson /api/queue 'assert j["runs"] == [] and j["queued"] == 0, j'
+check "API: the hosts" pyjson /api/hosts '
+h = j["hosts"][0]
+assert h["name"] == "local" and h["healthy"] is True and h["runs_done"] >= 4, h'
+
+shot=$T/request-page.png
+timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \
+	--hide-scrollbars --window-size=1280,1600 --screenshot="$shot" "$KF_URL/requests/$rq" \
+	>>"$T/chromium.log" 2>&1
+check "a screenshot of the request page" python3 -c '
+import sys; d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n" and len(d) > 20000, len(d)' "$shot"
+[ -n "$SCREENSHOT" ] && cp "$shot" "$SCREENSHOT"
+kf_done

@@ -1,0 +1,514 @@
+/* queue.c: the fleet as a whole: /queue (the runs running and waiting,
+ * with how long each has waited or run and an expected turnaround per
+ * request) and /hosts (what libvirt said about each host and whether it is
+ * in placement), as HTML and as JSON under /api/. Reads come from
+ * db/query.c on this thread's connection; text goes through web_html(). */
+#include "web/pages2.h"
+#include "web/web.h"
+#include "web/webint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "db/query.h"
+
+/* ---- the queue and its estimates ---- */
+
+/* One run of the queue with its estimate */
+struct qrun {
+	const struct dbq_queue_run *r;
+	int64_t median_ms;   /* -1: unknown */
+	int median_n;        /* finished runs the median is from */
+	int64_t finish_ms;   /* expected end, from now; -1 unknown */
+};
+
+struct qreq {
+	int64_t id;
+	int runs, done;
+	int64_t eta_ms;      /* expected until its last run ends; -1 unknown */
+};
+
+struct queue {
+	struct dbq_queue_run *v;
+	size_t n;             /* runs shown */
+	size_t nread;         /* runs read (one more when truncated) */
+	struct qrun *q;
+	struct qreq *reqs;
+	size_t nreqs;
+	size_t running, queued;
+	size_t parallel;      /* runs assumed to run at a time */
+	int truncated;        /* more than DBQ_QUEUE_MAX runs */
+	int64_t now;
+};
+
+static void queue_release(struct queue *m)
+{
+	dbq_queue_free(m->v, m->nread);
+	free(m->q);
+	free(m->reqs);
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The same kind of run for the median: job (or command), arch, vCPUs */
+static int same_kind(const struct dbq_queue_run *a, const struct dbq_queue_run *b)
+{
+	return str_eq(a->job, b->job) && (a->job || str_eq(a->command, b->command)) &&
+		str_eq(a->arch, b->arch) && a->vcpus == b->vcpus;
+}
+
+/* Expected ends: the fleet keeps as many runs going as run now (at least
+ * one) and claims the oldest queued run whenever one ends. A running run
+ * ends at its median duration (at once when past it); a queued run starts
+ * when the earliest slot frees. Once a run's median is not known, no later
+ * end is either. 0 / -1 (memory) */
+static int queue_estimate(struct queue *m)
+{
+	int64_t *slot;
+	size_t ns = 0;
+	int unknown = 0;
+
+	m->parallel = m->running ? m->running : 1;
+	slot = calloc(m->parallel, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < m->n; i++) {
+		struct qrun *q = &m->q[i];
+
+		q->finish_ms = -1;
+		if (q->r->state == RUN_RUNNING) {
+			int64_t ran = m->now - q->r->started_at;
+
+			if (q->median_ms < 0 || q->r->started_at <= 0) {
+				unknown = 1;
+				continue;
+			}
+			q->finish_ms = q->median_ms > ran ? q->median_ms - ran : 0;
+			slot[ns++] = q->finish_ms;
+			continue;
+		}
+		if (unknown || q->median_ms < 0) {
+			unknown = 1;
+			continue;
+		}
+		{
+			size_t k = 0;
+
+			for (size_t j = 1; j < m->parallel; j++)
+				if (slot[j] < slot[k])
+					k = j;
+			slot[k] += q->median_ms;
+			q->finish_ms = slot[k];
+		}
+	}
+	free(slot);
+	for (size_t i = 0; i < m->nreqs; i++) {
+		struct qreq *rq = &m->reqs[i];
+
+		rq->eta_ms = 0;
+		for (size_t j = 0; j < m->n; j++) {
+			if (m->v[j].request_id != rq->id)
+				continue;
+			if (m->q[j].finish_ms < 0) {
+				rq->eta_ms = -1;
+				break;
+			}
+			if (m->q[j].finish_ms > rq->eta_ms)
+				rq->eta_ms = m->q[j].finish_ms;
+		}
+	}
+	return 0;
+}
+
+/* Reads the queue, the medians and the requests' progress; 0, -1 with the
+ * database's error, -2 out of memory */
+static int queue_load(struct db *db, struct queue *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->now = now_ms();
+	if (dbq_queue(db, DBQ_QUEUE_MAX + 1, &m->v, &m->nread) < 0)
+		return -1;
+	m->n = m->nread;
+	if (m->n > DBQ_QUEUE_MAX) {
+		m->truncated = 1;
+		m->n = DBQ_QUEUE_MAX;
+	}
+	m->q = calloc(m->n ? m->n : 1, sizeof(*m->q));
+	m->reqs = calloc(m->n ? m->n : 1, sizeof(*m->reqs));
+	if (!m->q || !m->reqs)
+		return -2;
+	for (size_t i = 0; i < m->n; i++) {
+		struct qrun *q = &m->q[i];
+		size_t j;
+
+		q->r = &m->v[i];
+		if (q->r->state == RUN_RUNNING)
+			m->running++;
+		else
+			m->queued++;
+		for (j = 0; j < i && !same_kind(&m->v[j], q->r); j++)
+			;
+		if (j < i) {
+			q->median_ms = m->q[j].median_ms;
+			q->median_n = m->q[j].median_n;
+		} else {
+			int r = dbq_median_duration(db, q->r->job, q->r->command, q->r->arch,
+						    q->r->vcpus, &q->median_ms, &q->median_n);
+
+			if (r < 0)
+				return -1;
+			if (!r)
+				q->median_ms = -1;
+		}
+		if (q->r->request_id > 0) {
+			for (j = 0; j < m->nreqs && m->reqs[j].id != q->r->request_id; j++)
+				;
+			if (j == m->nreqs) {
+				m->reqs[m->nreqs].id = q->r->request_id;
+				if (dbq_request_progress(db, q->r->request_id, &m->reqs[j].runs,
+							 &m->reqs[j].done) < 0)
+					return -1;
+				m->nreqs++;
+			}
+		}
+	}
+	return queue_estimate(m) < 0 ? -2 : 0;
+}
+
+/* ---- HTML helpers ---- */
+
+static void job_link(struct buf *b, const char *job)
+{
+	if (!job) {
+		buf_puts(b, "<span class=\"note\">command</span>");
+		return;
+	}
+	buf_puts(b, "<a href=\"/jobs/");
+	web_html_str(b, job);
+	buf_puts(b, "\">");
+	web_html_str(b, job);
+	buf_puts(b, "</a>");
+}
+
+/* A kernel's file name, its full path as the tooltip */
+static void kernel_cell(struct buf *b, const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	buf_puts(b, "<td title=\"");
+	web_html_str(b, path);
+	buf_puts(b, "\">");
+	web_html_str(b, base ? base + 1 : path);
+	buf_puts(b, "</td>");
+}
+
+/* A span of ms as web_fmt_duration() shows it */
+static void fmt_ms(int64_t ms, char out[32])
+{
+	if (ms < 0)
+		snprintf(out, 32, "unknown");
+	else if (ms == 0)
+		snprintf(out, 32, "0 ms");
+	else
+		web_fmt_duration(1, 1 + ms, out);
+}
+
+static struct db *page_db(struct web *w, struct MHD_Connection *c, int json,
+			  enum MHD_Result *rc)
+{
+	char *err = NULL;
+	struct db *db = web_db(w, &err);
+
+	if (!db) {
+		*rc = json ? web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err)
+			: web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+	}
+	return db;
+}
+
+/* ---- /queue ---- */
+
+static void queue_run_row(struct buf *b, const struct queue *m, const struct qrun *q)
+{
+	const struct dbq_queue_run *r = q->r;
+	char waited[32], ran[32], med[32], fin[32];
+	int running = r->state == RUN_RUNNING;
+
+	web_fmt_duration(r->queued_at, running ? r->started_at : m->now, waited);
+	web_fmt_duration(r->started_at, m->now, ran);
+	fmt_ms(q->median_ms, med);
+	fmt_ms(q->finish_ms, fin);
+	buf_printf(b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td class=\"%s\">%s</td><td>",
+		   (long long)r->id, (long long)r->id, run_state_name(r->state),
+		   run_state_name(r->state));
+	if (r->request_id > 0)
+		buf_printf(b, "<a href=\"/requests/%lld\">%lld</a>", (long long)r->request_id,
+			   (long long)r->request_id);
+	buf_puts(b, "</td><td>");
+	job_link(b, r->job);
+	buf_puts(b, "</td>");
+	kernel_cell(b, r->kernel_path);
+	buf_puts(b, "<td>");
+	web_html_str(b, r->arch);
+	buf_printf(b, "</td><td class=\"num\">%d</td><td>", r->vcpus);
+	web_html_str(b, r->host);
+	buf_printf(b, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+		   "<td class=\"num\">%s", waited, running ? ran : "-", med);
+	if (q->median_n)
+		buf_printf(b, " <span class=\"note\">(%d)</span>", q->median_n);
+	buf_printf(b, "</td><td class=\"num\">%s</td></tr>\n", fin);
+}
+
+enum MHD_Result pages_queue(struct web *w, struct MHD_Connection *c)
+{
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct queue m;
+	enum MHD_Result rc;
+	struct db *db = page_db(w, c, 0, &rc);
+	int r;
+
+	if (!db)
+		return rc;
+	r = queue_load(db, &m);
+	if (r < 0) {
+		log_warn("web: queue page: %s", r == -1 ? db_errmsg(db) : "out of memory");
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "queue: %s",
+					  r == -1 ? db_errmsg(db) : "out of memory");
+		goto out;
+	}
+	web_page_head(&b, "kfleet: queue", m.n > 0);
+	buf_printf(&b, "<h1>queue</h1>\n<p><span class=\"running\">%zu running</span> &middot; "
+		   "<span class=\"queued\">%zu queued</span></p>\n", m.running, m.queued);
+	if (m.nreqs) {
+		buf_puts(&b, "<h2>requests</h2>\n<table id=\"requests\"><thead><tr><th>request</th>"
+			 "<th>runs done</th><th>expected done in</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < m.nreqs; i++) {
+			char eta[32];
+
+			fmt_ms(m.reqs[i].eta_ms, eta);
+			buf_printf(&b, "<tr><td><a href=\"/requests/%lld\">request %lld</a></td>"
+				   "<td class=\"num\">%d of %d</td><td class=\"num\">%s%s</td></tr>\n",
+				   (long long)m.reqs[i].id, (long long)m.reqs[i].id, m.reqs[i].done,
+				   m.reqs[i].runs, m.reqs[i].eta_ms >= 0 ? "about " : "", eta);
+		}
+		buf_puts(&b, "</tbody></table>\n");
+	}
+	buf_puts(&b, "<h2>runs</h2>\n");
+	if (!m.n) {
+		buf_puts(&b, "<p class=\"note\">nothing is running or waiting</p>\n");
+	} else {
+		if (m.truncated)
+			buf_printf(&b, "<p class=\"note\">showing the first %d</p>\n", DBQ_QUEUE_MAX);
+		buf_puts(&b, "<table id=\"queue\"><thead><tr><th>run</th><th>state</th>"
+			 "<th>request</th><th>job</th><th>kernel</th><th>arch</th><th>vCPUs</th>"
+			 "<th>host</th><th>waited</th><th>running for</th><th>median run</th>"
+			 "<th>expected end in</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < m.n; i++)
+			queue_run_row(&b, &m, &m.q[i]);
+		buf_puts(&b, "</tbody></table>\n");
+	}
+	buf_printf(&b, "<p class=\"note\">Estimates: a run takes the median time of the last %d "
+		   "finished runs of the same job (or command), arch and vCPUs (how many in "
+		   "brackets); the fleet keeps %zu run%s going, as now, and starts the oldest "
+		   "queued run when one ends. &ldquo;unknown&rdquo; when a run ahead has no "
+		   "finished runs of its kind yet.</p>\n", DBQ_MEDIAN_RUNS, m.parallel,
+		   m.parallel == 1 ? "" : "s");
+	web_page_tail(&b);
+	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+out:
+	buf_release(&b);
+	queue_release(&m);
+	return rc;
+}
+
+/* ---- JSON ---- */
+
+json_t *web_json_str(const char *s)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	web_utf8(&b, s, strlen(s));
+	j = json_stringn(buf_str(&b), b.len);
+	buf_release(&b);
+	return j;
+}
+
+static json_t *jms(int64_t ms)
+{
+	return ms >= 0 ? json_integer(ms) : json_null();
+}
+
+static json_t *jtime(int64_t ms)
+{
+	return ms > 0 ? json_integer(ms) : json_null();
+}
+
+enum MHD_Result api_queue(struct web *w, struct MHD_Connection *c)
+{
+	struct queue m;
+	enum MHD_Result rc;
+	struct db *db = page_db(w, c, 1, &rc);
+	json_t *runs = NULL, *reqs = NULL, *o;
+	int r, bad = 0;
+
+	if (!db)
+		return rc;
+	r = queue_load(db, &m);
+	if (r < 0) {
+		log_warn("web: queue: %s", r == -1 ? db_errmsg(db) : "out of memory");
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "queue: %s",
+				     r == -1 ? db_errmsg(db) : "out of memory");
+		goto out;
+	}
+	runs = json_array();
+	reqs = json_array();
+	for (size_t i = 0; runs && i < m.n; i++) {
+		const struct dbq_queue_run *q = m.q[i].r;
+		int running = q->state == RUN_RUNNING;
+
+		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:o, s:o, s:{s:I, s:o},"
+			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
+			"id", (json_int_t)q->id, "state", run_state_name(q->state),
+			"request", q->request_id > 0 ? json_integer(q->request_id) : json_null(),
+			"job", web_json_str(q->job),
+			"kernel", "id", (json_int_t)q->kernel_id, "path", web_json_str(q->kernel_path),
+			"arch", web_json_str(q->arch), "vcpus", q->vcpus,
+			"host", web_json_str(q->host), "attempt", q->attempt,
+			"queued_at", jtime(q->queued_at), "started_at", jtime(q->started_at),
+			"waited_ms", jms((running ? q->started_at : m.now) - q->queued_at),
+			"running_ms", running ? jms(m.now - q->started_at) : json_null(),
+			"median_ms", jms(m.q[i].median_ms), "median_runs", m.q[i].median_n,
+			"expected_end_in_ms", jms(m.q[i].finish_ms))) < 0)
+			bad = 1;
+	}
+	for (size_t i = 0; reqs && i < m.nreqs; i++)
+		if (json_array_append_new(reqs, json_pack("{s:I, s:i, s:i, s:o}",
+			"id", (json_int_t)m.reqs[i].id, "runs", m.reqs[i].runs,
+			"done", m.reqs[i].done, "expected_done_in_ms", jms(m.reqs[i].eta_ms))) < 0)
+			bad = 1;
+	if (!runs || !reqs || bad) {
+		json_decref(runs);
+		json_decref(reqs);
+		rc = MHD_NO;
+		goto out;
+	}
+	o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:b}", "runs", runs, "requests", reqs,
+		      "running", (json_int_t)m.running, "queued", (json_int_t)m.queued,
+		      "parallel", (json_int_t)m.parallel, "truncated", m.truncated);
+	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+out:
+	queue_release(&m);
+	return rc;
+}
+
+/* ---- /hosts ---- */
+
+enum MHD_Result pages_hosts(struct web *w, struct MHD_Connection *c)
+{
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct dbq_host *h = NULL;
+	size_t n = 0, healthy = 0;
+	enum MHD_Result rc;
+	struct db *db = page_db(w, c, 0, &rc);
+
+	if (!db)
+		return rc;
+	if (dbq_hosts(db, &h, &n) < 0) {
+		log_warn("web: hosts page: %s", db_errmsg(db));
+		return web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+					    db_errmsg(db));
+	}
+	for (size_t i = 0; i < n; i++)
+		healthy += h[i].healthy != 0;
+	web_page_head(&b, "kfleet: hosts", 0);
+	buf_printf(&b, "<h1>hosts</h1>\n<p>%zu host%s, %zu in placement</p>\n", n,
+		   n == 1 ? "" : "s", healthy);
+	if (!n) {
+		buf_puts(&b, "<p class=\"note\">no hosts yet: kfleetd adds them when it connects"
+			 "</p>\n");
+	} else {
+		buf_puts(&b, "<table id=\"hosts\"><thead><tr><th>host</th><th>health</th>"
+			 "<th>accel</th><th>QEMU</th><th>libvirt</th><th>max vCPUs</th>"
+			 "<th>memory</th><th>running</th><th>runs done</th><th>updated (UTC)</th>"
+			 "<th>URI</th></tr></thead><tbody>\n");
+		for (size_t i = 0; i < n; i++) {
+			char upd[32];
+
+			web_fmt_time(h[i].updated_at, upd);
+			buf_puts(&b, "<tr><td>");
+			web_html_str(&b, h[i].name);
+			if (h[i].healthy) {
+				buf_puts(&b, "</td><td class=\"passed\">healthy");
+			} else {
+				buf_puts(&b, "</td><td class=\"failed\">out of placement");
+				if (h[i].health_detail) {
+					buf_puts(&b, ": ");
+					web_html_str(&b, h[i].health_detail);
+				}
+			}
+			buf_puts(&b, "</td><td>");
+			web_html_str(&b, h[i].accel);
+			buf_puts(&b, "</td><td>");
+			web_html_str(&b, h[i].qemu_version);
+			buf_puts(&b, "</td><td>");
+			web_html_str(&b, h[i].libvirt_version);
+			buf_printf(&b, "</td><td class=\"num\">%d</td><td class=\"num\">%.1f GiB</td>"
+				   "<td class=\"num\">%d</td><td class=\"num\">%lld</td><td>%s</td><td>",
+				   h[i].max_vcpus, (double)h[i].memory_kb / (1024.0 * 1024.0),
+				   h[i].running, (long long)h[i].done, upd);
+			web_html_str(&b, h[i].uri);
+			buf_puts(&b, "</td></tr>\n");
+		}
+		buf_puts(&b, "</tbody></table>\n");
+	}
+	web_page_tail(&b);
+	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	buf_release(&b);
+	dbq_hosts_free(h, n);
+	return rc;
+}
+
+enum MHD_Result api_hosts(struct web *w, struct MHD_Connection *c)
+{
+	struct dbq_host *h = NULL;
+	size_t n = 0;
+	enum MHD_Result rc;
+	struct db *db = page_db(w, c, 1, &rc);
+	json_t *arr;
+	int bad = 0;
+
+	if (!db)
+		return rc;
+	if (dbq_hosts(db, &h, &n) < 0) {
+		log_warn("web: hosts: %s", db_errmsg(db));
+		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				       db_errmsg(db));
+	}
+	arr = json_array();
+	for (size_t i = 0; arr && i < n; i++)
+		if (json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:b,"
+			" s:o, s:o, s:i, s:I}", "name", web_json_str(h[i].name),
+			"uri", web_json_str(h[i].uri), "accel", web_json_str(h[i].accel),
+			"qemu_version", web_json_str(h[i].qemu_version),
+			"libvirt_version", web_json_str(h[i].libvirt_version),
+			"max_vcpus", h[i].max_vcpus, "memory_kb", (json_int_t)h[i].memory_kb,
+			"healthy", h[i].healthy != 0, "health_detail", web_json_str(h[i].health_detail),
+			"updated_at", jtime(h[i].updated_at), "running", h[i].running,
+			"runs_done", (json_int_t)h[i].done)) < 0)
+			bad = 1;
+	dbq_hosts_free(h, n);
+	if (!arr || bad) {
+		json_decref(arr);
+		return MHD_NO;
+	}
+	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:o}", "hosts", arr));
+}

@@ -1,0 +1,901 @@
+/* request.c: one request of base and patched runs (kfleet test), as the
+ * page /requests/ID and the JSON /api/requests/ID: its runs as a grid
+ * (side x repeat), the pass/fail per subtest of its finished runs
+ * (analysis/passfail.c), and the comparison of the metrics of its passed
+ * runs per cell with analysis/'s cmp_report (the numbers /api/compare
+ * gives, here over this request's runs only), drawn as strip plots
+ * (web/svg.c). Everything from the database goes through web_html(). */
+#include "web/pages2.h"
+#include "web/svg.h"
+#include "web/web.h"
+#include "web/webint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "analysis/passfail.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "db/query.h"
+#include "jobs/jobs.h"
+
+#define REQ_CELLS_MAX   16    /* cells of one request's comparison */
+
+static const char *const side_names[2] = { "base", "patched" };
+
+/* A request with its runs */
+struct req {
+	struct request q;
+	struct run *runs;     /* q.nruns; id 0 when the run was not found */
+	int *side;            /* per run: 0 base, 1 patched */
+	int *repeat;          /* per run: 1, 2, ... within its side */
+	int done;             /* every run is done */
+	int ndone;
+};
+
+static void req_release(struct req *r)
+{
+	for (size_t i = 0; r->runs && i < r->q.nruns; i++)
+		run_release(&r->runs[i]);
+	free(r->runs);
+	free(r->side);
+	free(r->repeat);
+	request_release(&r->q);
+}
+
+/* 1 found, 0 no such request, -1 database error, -2 out of memory */
+static int req_load(struct db *db, int64_t id, struct req *r)
+{
+	int found, nside[2] = { 0, 0 };
+
+	memset(r, 0, sizeof(*r));
+	found = db_request_get(db, id, &r->q);
+	if (found <= 0)
+		return found;
+	r->runs = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->runs));
+	r->side = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->side));
+	r->repeat = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->repeat));
+	if (!r->runs || !r->side || !r->repeat)
+		return -2;
+	r->done = 1;
+	for (size_t i = 0; i < r->q.nruns; i++) {
+		int f = db_run_get(db, r->q.run_ids[i], &r->runs[i]);
+
+		if (f < 0)
+			return -1;
+		/* base and patched alternate (db_request_insert); the kernel
+		 * says it too unless both sides are the same kernel */
+		r->side[i] = (int)(i % 2);
+		if (f && r->q.base_kernel_id != r->q.patched_kernel_id)
+			r->side[i] = r->runs[i].kernel_id != r->q.base_kernel_id;
+		r->repeat[i] = ++nside[r->side[i]];
+		if (f && r->runs[i].state == RUN_DONE)
+			r->ndone++;
+		else
+			r->done = 0;
+	}
+	return 1;
+}
+
+/* The runs whose results count: done, and not ended by the infrastructure
+ * or a cancel (those say nothing about the kernel) */
+static int run_counts(const struct run *r)
+{
+	return r->id && r->state == RUN_DONE && r->outcome != RUN_OUT_INFRA &&
+		r->outcome != RUN_OUT_CANCELED;
+}
+
+/* ---- pass/fail per subtest ---- */
+
+/* Fills t from the request's counted runs. 0, 1 when it cannot be
+ * classed yet (msg says why), -1 database error, -2 out of memory.
+ * *truncated set when there were more result rows than read. */
+static int req_passfail(struct db *db, const struct req *r, struct passfail_table *t,
+			int *truncated, char *msg, size_t msglen)
+{
+	enum passfail_side *sides = NULL;
+	int64_t *ids = NULL;
+	struct passfail_result *pr = NULL;
+	struct dbq_result *rows = NULL;
+	size_t nrows = 0, nruns = 0, npr = 0;
+	int rc = -2, have[2] = { 0, 0 };
+
+	memset(t, 0, sizeof(*t));
+	*truncated = 0;
+	sides = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*sides));
+	ids = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*ids));
+	if (!sides || !ids)
+		goto out;
+	for (size_t i = 0; i < r->q.nruns; i++) {
+		if (!run_counts(&r->runs[i]))
+			continue;
+		sides[nruns] = r->side[i] ? PASSFAIL_PATCHED : PASSFAIL_BASE;
+		ids[nruns++] = r->runs[i].id;
+		have[r->side[i]] = 1;
+	}
+	if (!have[0] || !have[1]) {
+		snprintf(msg, msglen, "once %s has finished",
+			 !have[0] && !have[1] ? "a run of each side" : !have[0] ? "a base run"
+			 : "a patched run");
+		rc = 1;
+		goto out;
+	}
+	if (dbq_request_results(db, r->q.id, DBQ_RESULTS_MAX, &rows, &nrows, truncated) < 0) {
+		rc = -1;
+		goto out;
+	}
+	pr = calloc(nrows ? nrows : 1, sizeof(*pr));
+	if (!pr)
+		goto out;
+	for (size_t i = 0; i < nrows; i++) {
+		size_t k;
+
+		for (k = 0; k < nruns && ids[k] != rows[i].run_id; k++)
+			;
+		if (k == nruns)
+			continue;   /* a run that does not count */
+		pr[npr].run = k;
+		pr[npr].path = rows[i].path;
+		pr[npr].status = rows[i].status;
+		npr++;
+	}
+	if (passfail_classify(sides, nruns, pr, npr, t, msg, msglen) < 0) {
+		rc = 1;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(sides);
+	free(ids);
+	free(pr);
+	dbq_results_free(rows, nrows);
+	return rc;
+}
+
+json_t *request_passfail_json(struct db *db, const struct request *q, char **err)
+{
+	struct req r;
+	struct passfail_table t;
+	char msg[256];
+	int rc, truncated = 0;
+	json_t *o = NULL;
+
+	memset(&t, 0, sizeof(t));
+	rc = req_load(db, q->id, &r);
+	if (rc == 0) {
+		o = json_pack("{s:s}", "error", "the request is gone");
+		goto out;
+	}
+	if (rc > 0)
+		rc = req_passfail(db, &r, &t, &truncated, msg, sizeof(msg));
+	if (rc == 1)
+		o = json_pack("{s:s+}", "error", "pass/fail per subtest: ", msg);
+	else if (rc == 0 && (o = passfail_json(&t, WEB_RESULTS_MAX)))
+		json_object_set_new(o, "results_truncated", json_boolean(truncated));
+	if (!o)
+		*err = strdup(rc == -1 ? db_errmsg(db) : "out of memory");
+out:
+	passfail_table_release(&t);
+	req_release(&r);
+	return o;
+}
+
+/* ---- the metric comparison ---- */
+
+struct rmetric {
+	char *name;
+	char *unit;        /* the first one seen, or NULL */
+	double *v[2];      /* per side, one value per passed run */
+	size_t n[2];
+};
+
+struct rcell {
+	struct cmp_cell cell;   /* strings owned */
+	int64_t runs[2];        /* passed runs with samples, per side */
+	struct rmetric *m;
+	size_t nm;
+	struct cmp_report rep;
+	int have_rep;
+};
+
+struct rcmp {
+	struct rcell c[REQ_CELLS_MAX];
+	size_t nc;
+	size_t cells_dropped;    /* runs in cells past REQ_CELLS_MAX */
+	int64_t left_out[2];     /* done runs that did not pass, per side */
+	char *label[2];
+};
+
+static void rcmp_release(struct rcmp *x)
+{
+	for (size_t i = 0; i < x->nc; i++) {
+		struct rcell *c = &x->c[i];
+
+		for (size_t j = 0; j < c->nm; j++) {
+			free(c->m[j].name);
+			free(c->m[j].unit);
+			free(c->m[j].v[0]);
+			free(c->m[j].v[1]);
+		}
+		free(c->m);
+		free(c->cell.arch);
+		free(c->cell.accel);
+		free(c->cell.host);
+		free(c->cell.topology);
+		if (c->have_rep)
+			cmp_report_release(&c->rep);
+	}
+	free(x->label[0]);
+	free(x->label[1]);
+}
+
+static char *dup_or_null(const char *s, int *bad)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*bad = 1;
+	return d;
+}
+
+/* The cell of a run, added when new; NULL when there are too many or
+ * memory ran out (*bad set) */
+static struct rcell *cell_of(struct rcmp *x, const struct run *r, int *bad)
+{
+	struct cmp_cell c = {
+		r->arch, r->vcpus, r->memory_mb, r->accel, r->host, r->topology, r->numa_nodes,
+	};
+	struct rcell *n;
+
+	for (size_t i = 0; i < x->nc; i++)
+		if (cmp_cell_same(&x->c[i].cell, &c))
+			return &x->c[i];
+	if (x->nc == REQ_CELLS_MAX)
+		return NULL;
+	n = &x->c[x->nc++];
+	memset(n, 0, sizeof(*n));
+	n->cell = c;
+	n->cell.arch = dup_or_null(r->arch, bad);
+	n->cell.accel = dup_or_null(r->accel, bad);
+	n->cell.host = dup_or_null(r->host, bad);
+	n->cell.topology = dup_or_null(r->topology, bad);
+	return *bad ? NULL : n;
+}
+
+/* Adds one run's value of a metric; 0 / -1 (memory, or too many metrics) */
+static int add_value(struct rcell *c, const char *name, const char *unit, int side,
+		     double v, size_t maxruns)
+{
+	struct rmetric *m = NULL;
+
+	for (size_t i = 0; i < c->nm; i++)
+		if (!strcmp(c->m[i].name, name))
+			m = &c->m[i];
+	if (!m) {
+		struct rmetric *nm;
+
+		if (c->nm == CMP_METRICS_MAX)
+			return -1;
+		nm = realloc(c->m, (c->nm + 1) * sizeof(*nm));
+		if (!nm)
+			return -1;
+		c->m = nm;
+		m = &c->m[c->nm++];
+		memset(m, 0, sizeof(*m));
+		m->name = strdup(name);
+		m->unit = unit ? strdup(unit) : NULL;
+		m->v[0] = malloc(maxruns * sizeof(double));
+		m->v[1] = malloc(maxruns * sizeof(double));
+		if (!m->name || (unit && !m->unit) || !m->v[0] || !m->v[1])
+			return -1;
+	}
+	if (m->n[side] == maxruns)
+		return -1;
+	m->v[side][m->n[side]++] = v;
+	return 0;
+}
+
+static int cmp_rmetric(const void *a, const void *b)
+{
+	return strcmp(((const struct rmetric *)a)->name, ((const struct rmetric *)b)->name);
+}
+
+static int direction(const struct job_def *d, const char *metric)
+{
+	for (size_t i = 0; d && i < d->nmetrics; i++)
+		if (!strcmp(d->metrics[i].name, metric))
+			return d->metrics[i].higher_better ? 1 : 0;
+	return -1;
+}
+
+/* "kernel 3 (vmlinuz-6.1.0)" of a side, from one of its runs */
+static char *side_label(const struct req *r, int side)
+{
+	int64_t kid = side ? r->q.patched_kernel_id : r->q.base_kernel_id;
+	const char *path = NULL, *base;
+	char *s = NULL;
+
+	for (size_t i = 0; i < r->q.nruns && !path; i++)
+		if (r->runs[i].id && r->side[i] == side)
+			path = r->runs[i].kernel_path;
+	base = path ? strrchr(path, '/') : NULL;
+	base = base ? base + 1 : path ? path : "?";
+	if (asprintf(&s, "kernel %lld (%.100s)", (long long)kid, base) < 0)
+		return NULL;
+	return s;
+}
+
+/* Reads the samples of the request's passed runs, one value per run and
+ * metric (the median of its samples, as /api/compare takes it), and makes
+ * a report per cell that has runs of both sides. 0, -1 database error, -2
+ * out of memory. */
+static int req_compare(struct db *db, const struct req *r, const struct job_def *def,
+		       struct rcmp *x)
+{
+	size_t maxruns = r->q.nruns ? r->q.nruns : 1;
+	double *tmp = NULL;
+	int bad = 0;
+
+	memset(x, 0, sizeof(*x));
+	x->label[0] = side_label(r, 0);
+	x->label[1] = side_label(r, 1);
+	tmp = malloc((WEB_SAMPLES_MAX + 1) * sizeof(*tmp));
+	if (!x->label[0] || !x->label[1] || !tmp)
+		goto nomem;
+	for (size_t i = 0; i < r->q.nruns; i++) {
+		const struct run *run = &r->runs[i];
+		struct sample_row *rows = NULL;
+		struct rcell *c;
+		size_t n = 0;
+
+		if (!run->id || run->state != RUN_DONE)
+			continue;
+		if (run->outcome != RUN_OUT_PASSED) {
+			x->left_out[r->side[i]]++;
+			continue;
+		}
+		if (db_run_samples(db, run->id, WEB_SAMPLES_MAX, &rows, &n) < 0) {
+			free(tmp);
+			return -1;
+		}
+		if (!n) {
+			sample_rows_free(rows, n);
+			continue;
+		}
+		c = cell_of(x, run, &bad);
+		if (!c) {
+			sample_rows_free(rows, n);
+			if (bad)
+				goto nomem;
+			x->cells_dropped++;
+			continue;
+		}
+		c->runs[r->side[i]]++;
+		/* rows come by metric and seq */
+		for (size_t j = 0, k; j < n; j = k) {
+			struct stats_summary s;
+
+			for (k = j; k < n && !strcmp(rows[k].metric, rows[j].metric); k++)
+				tmp[k - j] = rows[k].value;
+			if (stats_summarize(tmp, k - j, &s) == 0 &&
+			    add_value(c, rows[j].metric, rows[j].unit, r->side[i], s.median,
+				      maxruns) < 0)
+				bad = 1;
+		}
+		sample_rows_free(rows, n);
+		if (bad)
+			goto nomem;
+	}
+	free(tmp);
+	tmp = NULL;
+	for (size_t i = 0; i < x->nc; i++) {
+		struct rcell *c = &x->c[i];
+		char err[256];
+
+		if (!c->runs[0] || !c->runs[1])
+			continue;
+		qsort(c->m, c->nm, sizeof(*c->m), cmp_rmetric);
+		c->have_rep = 1;
+		if (cmp_report_init(&c->rep, r->q.job, x->label[0], x->label[1], &c->cell,
+				    &c->cell, err, sizeof(err)) < 0)
+			goto nomem;
+		for (size_t j = 0; j < c->nm; j++) {
+			const struct rmetric *m = &c->m[j];
+
+			if (!m->n[0] || !m->n[1])
+				cmp_report_note(&c->rep, "metric '%s': no %s samples", m->name,
+						side_names[m->n[0] ? 1 : 0]);
+			else if (cmp_report_add(&c->rep, m->name, m->unit, direction(def, m->name),
+						m->v[0], m->n[0], m->v[1], m->n[1]) < 0)
+				cmp_report_note(&c->rep, "metric '%s': left out", m->name);
+		}
+		if (!def && r->q.job)
+			cmp_report_note(&c->rep, "job '%s' is not loaded: metric directions not known",
+					r->q.job);
+		for (int s = 0; s < 2; s++)
+			if (x->left_out[s])
+				cmp_report_note(&c->rep, "%s: %lld done run%s that did not pass left out",
+						side_names[s], (long long)x->left_out[s],
+						x->left_out[s] == 1 ? "" : "s");
+	}
+	return 0;
+nomem:
+	free(tmp);
+	return -2;
+}
+
+/* ---- /requests/ID ---- */
+
+static void kv(struct buf *b, const char *k, const char *v)
+{
+	buf_printf(b, "<tr><th>%s</th><td>", k);
+	if (v)
+		web_html_str(b, v);
+	else
+		buf_puts(b, "-");
+	buf_puts(b, "</td></tr>\n");
+}
+
+static const char *run_word(const struct run *r)
+{
+	return r->state == RUN_DONE ? run_outcome_name(r->outcome) : run_state_name(r->state);
+}
+
+static void runs_grid(struct buf *b, const struct req *r, int64_t now)
+{
+	int cols = 0;
+
+	for (size_t i = 0; i < r->q.nruns; i++)
+		if (r->repeat[i] > cols)
+			cols = r->repeat[i];
+	buf_puts(b, "<table id=\"grid\" class=\"grid\"><thead><tr><th>side</th>");
+	for (int k = 1; k <= cols; k++)
+		buf_printf(b, "<th>repeat %d</th>", k);
+	buf_puts(b, "</tr></thead><tbody>\n");
+	for (int s = 0; s < 2; s++) {
+		buf_printf(b, "<tr class=\"%s\"><th>%s</th>", side_names[s], side_names[s]);
+		for (int k = 1; k <= cols; k++) {
+			const struct run *run = NULL;
+			char dur[32];
+
+			for (size_t i = 0; i < r->q.nruns && !run; i++)
+				if (r->side[i] == s && r->repeat[i] == k)
+					run = &r->runs[i];
+			if (!run || !run->id) {
+				buf_puts(b, "<td class=\"note\">-</td>");
+				continue;
+			}
+			web_fmt_duration(run->started_at, run->ended_at > 0 ? run->ended_at : now, dur);
+			buf_printf(b, "<td><a href=\"/runs/%lld\">run %lld</a> <span class=\"%s\">%s"
+				   "</span><br><span class=\"note\">%s</span></td>",
+				   (long long)run->id, (long long)run->id, run_word(run), run_word(run),
+				   dur);
+		}
+		buf_puts(b, "</tr>\n");
+	}
+	buf_puts(b, "</tbody></table>\n");
+}
+
+/* "2 pass, 1 fail" of one side of a row: the counts that are not 0 */
+static void side_counts(struct buf *b, const struct passfail_row *row, int side)
+{
+	static const char *const names[PASSFAIL_OUT_COUNT] = { "pass", "fail", "skip", "missing" };
+	int first = 1;
+
+	for (int o = 0; o < PASSFAIL_OUT_COUNT; o++) {
+		if (!row->counts[o][side])
+			continue;
+		buf_printf(b, "%s<span class=\"%s\">%d %s</span>", first ? "" : ", ", names[o],
+			   row->counts[o][side], names[o]);
+		first = 0;
+	}
+}
+
+static void passfail_rows(struct buf *b, const struct passfail_table *t, int pass, size_t *shown)
+{
+	buf_puts(b, "<table class=\"passfail\"><thead><tr><th>subtest</th><th>class</th>"
+		 "<th>base</th><th>patched</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < t->n && *shown < WEB_RESULTS_MAX; i++) {
+		const struct passfail_row *row = &t->v[i];
+
+		if ((row->cls == PASSFAIL_PASS) != pass)
+			continue;
+		buf_printf(b, "<tr class=\"%s\"><td>", passfail_class_id(row->cls));
+		web_html_str(b, row->path);
+		buf_printf(b, "</td><td class=\"%s\">%s</td><td>", passfail_class_id(row->cls),
+			   passfail_class_name(row->cls));
+		side_counts(b, row, 0);
+		buf_puts(b, "</td><td>");
+		side_counts(b, row, 1);
+		buf_puts(b, "</td></tr>\n");
+		(*shown)++;
+	}
+	buf_puts(b, "</tbody></table>\n");
+}
+
+static void passfail_section(struct buf *b, struct db *db, const struct req *r)
+{
+	struct passfail_table t;
+	char msg[256];
+	int truncated = 0, rc, first = 1;
+	size_t shown = 0;
+
+	buf_puts(b, "<h2 id=\"passfail\">pass/fail per subtest</h2>\n");
+	rc = req_passfail(db, r, &t, &truncated, msg, sizeof(msg));
+	if (rc != 0) {
+		buf_puts(b, "<p class=\"note\">");
+		if (rc == 1)
+			web_html_str(b, msg);
+		else
+			web_html_str(b, rc == -1 ? db_errmsg(db) : "out of memory");
+		buf_puts(b, "</p>\n");
+		goto out;
+	}
+	if (!t.n) {
+		buf_printf(b, "<p class=\"note\">no subtest results in the %d base and %d patched "
+			   "runs that finished</p>\n", t.runs[0], t.runs[1]);
+		goto out;
+	}
+	buf_printf(b, "<p>%zu subtest%s over %d base and %d patched run%s: ", t.n,
+		   t.n == 1 ? "" : "s", t.runs[0], t.runs[1], t.runs[1] == 1 ? "" : "s");
+	for (int c = 0; c < PASSFAIL_CLASS_COUNT; c++) {
+		if (!t.classes[c])
+			continue;
+		buf_printf(b, "%s<span class=\"%s\">%zu %s</span>", first ? "" : " &middot; ",
+			   passfail_class_id((enum passfail_class)c), t.classes[c],
+			   passfail_class_name((enum passfail_class)c));
+		first = 0;
+	}
+	buf_puts(b, "</p>\n");
+	if (truncated)
+		buf_printf(b, "<p class=\"note\">from the first %d result rows only</p>\n",
+			   DBQ_RESULTS_MAX);
+	if (t.n > t.classes[PASSFAIL_PASS])
+		passfail_rows(b, &t, 0, &shown);
+	if (t.classes[PASSFAIL_PASS]) {
+		buf_printf(b, "<details%s><summary>%zu passing on every run</summary>\n",
+			   t.n == t.classes[PASSFAIL_PASS] && t.n <= 50 ? " open" : "",
+			   t.classes[PASSFAIL_PASS]);
+		passfail_rows(b, &t, 1, &shown);
+		buf_puts(b, "</details>\n");
+	}
+	if (shown < t.n)
+		buf_printf(b, "<p class=\"note\">showing %zu of %zu subtests</p>\n", shown, t.n);
+	buf_puts(b, "<p class=\"note\">new failure: never failed on base, failed on a patched run"
+		 " &middot; fixed: failed on every base run, passed on every patched run &middot; "
+		 "flaky: passed and failed on the same side &middot; missing: not reported by a run"
+		 " (crashed, cut off, or not there)</p>\n");
+out:
+	passfail_table_release(&t);
+}
+
+static void fmt_num(struct buf *b, double v)
+{
+	if (isfinite(v))
+		buf_printf(b, "%.4g", v);
+	else
+		buf_puts(b, "n/a");
+}
+
+static const char *verdict_class(enum cmp_verdict v)
+{
+	static const char *const cls[CMP_VERDICT_COUNT] = {
+		"better", "worse", "changed", "no-change", "uncertain",
+	};
+
+	return (unsigned)v < CMP_VERDICT_COUNT ? cls[v] : "";
+}
+
+static void report_html(struct buf *b, const struct rcell *c)
+{
+	const struct cmp_report *rep = &c->rep;
+	struct buf text = BUF_INIT(1024 * 1024);
+
+	buf_puts(b, "<table class=\"compare\"><thead><tr><th>metric</th><th>unit</th>"
+		 "<th>better</th><th>runs</th><th>base median</th><th>patched median</th>"
+		 "<th>change</th><th>verdict</th><th>p</th><th>95% CI of ratio</th></tr></thead>"
+		 "<tbody>\n");
+	for (size_t j = 0; j < rep->n; j++) {
+		const struct cmp_metric *m = &rep->v[j];
+
+		buf_puts(b, "<tr><td>");
+		web_html_str(b, m->name);
+		buf_puts(b, "</td><td>");
+		web_html_str(b, m->unit);
+		buf_printf(b, "</td><td>%s</td><td class=\"num\">%zu / %zu</td><td class=\"num\">",
+			   m->higher_better < 0 ? "?" : m->higher_better ? "higher" : "lower",
+			   m->base.n, m->patched.n);
+		fmt_num(b, m->base.median);
+		buf_puts(b, "</td><td class=\"num\">");
+		fmt_num(b, m->patched.median);
+		buf_puts(b, "</td><td class=\"num\">");
+		if (isfinite(m->change_pct))
+			buf_printf(b, "%+.1f%%", m->change_pct);
+		else
+			buf_puts(b, "n/a");
+		buf_printf(b, "</td><td class=\"%s\">%s", verdict_class(m->verdict),
+			   cmp_verdict_name(m->verdict));
+		if (m->verdict == CMP_UNCERTAIN && m->runs_needed)
+			buf_printf(b, " <span class=\"note\">(~%d runs per side)</span>",
+				   m->runs_needed);
+		buf_puts(b, "</td><td class=\"num\">");
+		fmt_num(b, m->p);
+		buf_puts(b, "</td><td class=\"num\">");
+		if (m->have_ci)
+			buf_printf(b, "%.4g &ndash; %.4g", m->ci_lo, m->ci_hi);
+		else
+			buf_puts(b, "-");
+		buf_puts(b, "</td></tr>\n");
+	}
+	buf_puts(b, "</tbody></table>\n");
+	if (rep->nnotes || rep->notes_dropped) {
+		buf_puts(b, "<ul class=\"note\">\n");
+		for (size_t j = 0; j < rep->nnotes; j++) {
+			buf_puts(b, "<li>");
+			web_html_str(b, rep->notes[j]);
+			buf_puts(b, "</li>\n");
+		}
+		if (rep->notes_dropped)
+			buf_printf(b, "<li>%zu more notes</li>\n", rep->notes_dropped);
+		buf_puts(b, "</ul>\n");
+	}
+	/* one strip plot per compared metric: a dot per run */
+	buf_puts(b, "<div class=\"plots\">\n");
+	for (size_t j = 0; j < rep->n; j++) {
+		const struct cmp_metric *m = &rep->v[j];
+		const struct rmetric *rm = NULL;
+		struct svg_series s[2];
+		struct buf title = BUF_INIT(512);
+
+		for (size_t k = 0; k < c->nm && !rm; k++)
+			if (!strcmp(c->m[k].name, m->name))
+				rm = &c->m[k];
+		if (!rm)
+			continue;
+		s[0] = (struct svg_series){ "base", rm->v[0], rm->n[0], m->base.median };
+		s[1] = (struct svg_series){ "patched", rm->v[1], rm->n[1], m->patched.median };
+		buf_printf(&title, "%s: base vs patched, a dot per run", m->name);
+		buf_puts(b, "<figure><figcaption>");
+		web_html_str(b, m->name);
+		if (m->unit) {
+			buf_puts(b, " (");
+			web_html_str(b, m->unit);
+			buf_puts(b, ")");
+		}
+		buf_printf(b, " <span class=\"%s\">%s</span></figcaption>\n",
+			   verdict_class(m->verdict), cmp_verdict_name(m->verdict));
+		svg_strip(b, buf_str(&title), m->unit, s, 2);
+		buf_puts(b, "</figure>\n");
+		buf_release(&title);
+	}
+	buf_puts(b, "</div>\n");
+	if (cmp_render_text(rep, CMP_COL_ALL, &text) == 0) {
+		buf_puts(b, "<details><summary>as text, for a commit message</summary><pre>");
+		web_html(b, buf_str(&text), text.len);
+		buf_puts(b, "</pre></details>\n");
+	}
+	buf_release(&text);
+}
+
+static void compare_section(struct buf *b, struct web *w, struct db *db, const struct req *r)
+{
+	const struct job_def *def = r->q.job ? job_set_find(web_jobs(w), r->q.job) : NULL;
+	struct rcmp x;
+	int rc, shown = 0;
+
+	buf_puts(b, "<h2 id=\"compare\">metrics: base vs patched</h2>\n");
+	rc = req_compare(db, r, def, &x);
+	if (rc < 0) {
+		buf_puts(b, "<p class=\"note\">");
+		web_html_str(b, rc == -1 ? db_errmsg(db) : "out of memory");
+		buf_puts(b, "</p>\n");
+		goto out;
+	}
+	for (size_t i = 0; i < x.nc; i++) {
+		struct buf d = BUF_INIT(1024);
+
+		cmp_cell_describe(&x.c[i].cell, &d);
+		if (!x.c[i].have_rep) {
+			buf_puts(b, "<p class=\"note\">not compared: ");
+			web_html_str(b, buf_str(&d));
+			buf_printf(b, " has only %s runs</p>\n",
+				   side_names[x.c[i].runs[0] ? 0 : 1]);
+			buf_release(&d);
+			continue;
+		}
+		buf_puts(b, "<p>");
+		web_html_str(b, buf_str(&d));
+		buf_printf(b, ": %lld base and %lld patched passed run%s</p>\n",
+			   (long long)x.c[i].runs[0], (long long)x.c[i].runs[1],
+			   x.c[i].runs[1] == 1 ? "" : "s");
+		buf_release(&d);
+		report_html(b, &x.c[i]);
+		shown++;
+	}
+	if (x.cells_dropped)
+		buf_printf(b, "<p class=\"note\">%zu runs left out: more than %d cells</p>\n",
+			   x.cells_dropped, REQ_CELLS_MAX);
+	if (!shown)
+		buf_puts(b, "<p class=\"note\">no passed runs with metric samples on both sides"
+			 " yet</p>\n");
+	buf_puts(b, "<p class=\"note\">Each run counts once, as the median of its samples; "
+		 "only this request's passed runs, compared within the same cell (arch, vCPUs, "
+		 "memory, accel, host). ");
+	if (r->q.job) {
+		buf_printf(b, "<a href=\"/api/compare?a=%lld&amp;b=%lld&amp;format=text&amp;job=",
+			   (long long)r->q.base_kernel_id, (long long)r->q.patched_kernel_id);
+		web_html_str(b, r->q.job);
+		buf_puts(b, "\">All runs of the two kernels</a>.");
+	}
+	buf_puts(b, "</p>\n");
+out:
+	rcmp_release(&x);
+}
+
+enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t id)
+{
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct req r;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL, title[64], s[128];
+	int found;
+	int64_t now = now_ms();
+
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	found = req_load(db, id, &r);
+	if (found < 0) {
+		log_warn("web: request %lld: %s", (long long)id,
+			 found == -1 ? db_errmsg(db) : "out of memory");
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "request %lld: %s",
+					  (long long)id, found == -1 ? db_errmsg(db) : "out of memory");
+		goto out;
+	}
+	if (!found) {
+		rc = web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "request %lld: no such request",
+					  (long long)id);
+		goto out;
+	}
+	snprintf(title, sizeof(title), "kfleet: request %lld", (long long)id);
+	web_page_head(&b, title, !r.done);
+	buf_printf(&b, "<h1>request %lld: %s</h1>\n", (long long)id,
+		   r.done ? "done" : "<span class=\"running\">in progress</span>");
+	buf_puts(&b, "<table class=\"kv\">\n<tr><th>job</th><td>");
+	if (r.q.job) {
+		buf_puts(&b, "<a href=\"/jobs/");
+		web_html_str(&b, r.q.job);
+		buf_puts(&b, "\">");
+		web_html_str(&b, r.q.job);
+		buf_puts(&b, "</a>");
+	} else {
+		buf_puts(&b, "<span class=\"note\">command</span>");
+	}
+	buf_puts(&b, "</td></tr>\n");
+	for (int side = 0; side < 2; side++) {
+		const char *path = NULL;
+
+		for (size_t i = 0; i < r.q.nruns && !path; i++)
+			if (r.runs[i].id && r.side[i] == side)
+				path = r.runs[i].kernel_path;
+		buf_printf(&b, "<tr><th>%s kernel</th><td>", side_names[side]);
+		web_html_str(&b, path);
+		buf_printf(&b, " <span class=\"note\">(kernel %lld)</span></td></tr>\n",
+			   (long long)(side ? r.q.patched_kernel_id : r.q.base_kernel_id));
+	}
+	snprintf(s, sizeof(s), "%d per side, interleaved", r.q.repeats);
+	kv(&b, "repeats", s);
+	snprintf(s, sizeof(s), "%d of %zu", r.ndone, r.q.nruns);
+	kv(&b, "runs done", s);
+	web_fmt_time(r.q.created_at, s);
+	kv(&b, "created (UTC)", s);
+	buf_puts(&b, "</table>\n<h2>runs</h2>\n");
+	runs_grid(&b, &r, now);
+	passfail_section(&b, db, &r);
+	compare_section(&b, w, db, &r);
+	buf_printf(&b, "<p class=\"note\"><a href=\"/api/requests/%lld\">as JSON</a></p>\n",
+		   (long long)id);
+	web_page_tail(&b);
+	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+out:
+	buf_release(&b);
+	req_release(&r);
+	return rc;
+}
+
+/* ---- GET /api/requests/ID ---- */
+
+enum MHD_Result api_request(struct web *w, struct MHD_Connection *c, int64_t id)
+{
+	const struct job_def *def;
+	struct req r;
+	struct rcmp x;
+	enum MHD_Result rc;
+	struct db *db;
+	json_t *o = NULL, *runs, *pf, *comps, *unmatched;
+	char *err = NULL;
+	int found, bad = 0, cr;
+
+	memset(&x, 0, sizeof(x));
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	found = req_load(db, id, &r);
+	if (found < 0) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "request %lld: %s",
+				     (long long)id, found == -1 ? db_errmsg(db) : "out of memory");
+		goto out;
+	}
+	if (!found) {
+		rc = web_reply_error(c, MHD_HTTP_NOT_FOUND, "request %lld: no such request",
+				     (long long)id);
+		goto out;
+	}
+	def = r.q.job ? job_set_find(web_jobs(w), r.q.job) : NULL;
+	cr = req_compare(db, &r, def, &x);
+	pf = cr == 0 ? request_passfail_json(db, &r.q, &err) : NULL;
+	if (!pf) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "request %lld: %s",
+				     (long long)id, err ? err : cr == -1 ? db_errmsg(db)
+				     : "out of memory");
+		free(err);
+		goto out;
+	}
+	runs = json_array();
+	comps = json_array();
+	unmatched = json_array();
+	for (size_t i = 0; runs && i < r.q.nruns; i++) {
+		const struct run *run = &r.runs[i];
+
+		if (!run->id)
+			continue;
+		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:i, s:s, s:s?}",
+			"id", (json_int_t)run->id, "side", side_names[r.side[i]],
+			"repeat", r.repeat[i], "state", run_state_name(run->state),
+			"outcome", run->outcome == RUN_OUT_NONE ? NULL
+			: run_outcome_name(run->outcome))) < 0)
+			bad = 1;
+	}
+	for (size_t i = 0; comps && unmatched && i < x.nc; i++) {
+		if (x.c[i].have_rep) {
+			if (json_array_append_new(comps, cmp_report_json(&x.c[i].rep)) < 0)
+				bad = 1;
+		} else {
+			struct buf d = BUF_INIT(1024);
+
+			cmp_cell_describe(&x.c[i].cell, &d);
+			if (json_array_append_new(unmatched, json_pack("{s:o, s:s}", "cell",
+				web_json_str(buf_str(&d)), "only", side_names[x.c[i].runs[0] ? 0 : 1])) < 0)
+				bad = 1;
+			buf_release(&d);
+		}
+	}
+	if (!runs || !comps || !unmatched || bad) {
+		json_decref(runs);
+		json_decref(comps);
+		json_decref(unmatched);
+		json_decref(pf);
+		rc = MHD_NO;
+		goto out;
+	}
+	o = json_pack("{s:I, s:I, s:o, s:i, s:I, s:I, s:o, s:b, s:o, s:o, s:o}",
+		      "id", (json_int_t)r.q.id, "created_at", (json_int_t)r.q.created_at,
+		      "job", web_json_str(r.q.job), "repeat", r.q.repeats,
+		      "base_kernel_id", (json_int_t)r.q.base_kernel_id,
+		      "patched_kernel_id", (json_int_t)r.q.patched_kernel_id, "runs", runs,
+		      "done", r.done, "passfail", pf, "comparisons", comps, "unmatched", unmatched);
+	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+out:
+	rcmp_release(&x);
+	req_release(&r);
+	return rc;
+}
