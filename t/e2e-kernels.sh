@@ -1,0 +1,141 @@
+#!/bin/sh
+# Kernels end to end on a small git tree that behaves like kbuild for the
+# calls kfleet makes (t/fake-kbuild; its "kernel" is a real one, copied, so
+# the guests boot): a tree is added and cloned, series are submitted as
+# mboxes, applied with git am -3 and built for x86_64 and arm64 in the
+# sandbox, base and patched runs are queued interleaved, and a second
+# identical submission builds nothing. A series that does not apply, a build
+# that fails, an option olddefconfig drops and bad input each get their own
+# clear outcome. The real kernel build is t/e2e-linux.sh.
+. "$(dirname "$0")/lib.sh"
+
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+sub_id() { sed -n 's/^submission \([0-9]*\) queued.*/\1/p'; }
+# wait_sub ID SECONDS: until the submission's builds are over
+wait_sub() {
+	for _ in $(seq 1 $(( $2 * 5 ))); do
+		case $(db "select state from submissions where id = $1") in
+		queued|building) sleep 0.2 ;;
+		*) return 0 ;;
+		esac
+	done
+	echo "  submission $1 still building after $2 s" >&2
+	return 1
+}
+
+sh "$TOP/t/fake-kbuild/mktree.sh" "$T/tree" >/dev/null
+sh "$TOP/t/fake-kbuild/mkseries.sh" "$T/tree" "$T/series" >/dev/null
+kf_config ""
+sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e|" "$T/kfleetd.ini"
+check "kfleetd starts" kf_start
+
+# trees
+out=$(kf tree add fake "$T/tree" 2>&1)
+check "a local tree is added" contains "$out" "tree 'fake': added"
+out=$(kf tree add fake "$T/tree" 2>&1)
+check "...once: the name is taken" contains "$out" "tree 'fake': exists already"
+out=$(kf tree add 'bad name' "$T/tree" 2>&1)
+check "a bad tree name is refused" contains "$out" "tree name 'bad name'"
+out=$(kf tree add nowhere /nonexistent/linux 2>&1)
+check "a path that is not there is refused" contains "$out" "'/nonexistent/linux' is neither a directory"
+for _ in $(seq 1 50); do [ "$(db "select state from trees where name = 'fake'")" = ready ] && break; sleep 0.2; done
+check "the tree is cloned and its head known" equals "$(db "select state || ' ' || head from trees where name = 'fake'")" "ready $(git -C "$T/tree" rev-parse HEAD)"
+check "kfleet trees lists it" contains "$(kf trees 2>&1)" "fake             ready"
+check "the user's tree is left as it was" equals "$(git -C "$T/tree" status --porcelain | wc -l)" 0
+
+# a series, built for both arches and tested; the tree comes from the subject tag
+out=$(kf submit --mbox "$T/series/good.mbox" 2>&1)
+check "a series naming an unknown tree in its tag is refused" contains "$out" "tree 'fake-next' (from the subject tag): no such tree"
+out=$(kf test --tree fake --mbox "$T/series/good.mbox" --arch x86_64,arm64 --job metrics-demo --repeat 2 2>&1)
+s1=$(db "select max(id) from submissions")
+check "kfleet test: the series is built and tested" contains "$out" "submission $s1: testing"
+check "...the base is the cover letter's base-commit" equals "$(db "select base_why from submissions where id = $s1")" "base-commit in the cover letter"
+patched=$(db "select patched_commit from submissions where id = $s1")
+check "...the patched commit has the series on the base" equals "$(git -C "$T/var/trees/fake.git" log --format=%s "$(db "select base_commit from submissions where id = $s1")..$patched" | wc -l)" 3
+check "...four builds (base, patched x two arches), all done" equals "$(db "select group_concat(x, ' ') from (select b.arch || ':' || sb.side || ':' || b.state x from submission_builds sb join builds b on b.id = sb.build_id where sb.submission_id = $s1 order by 1)")" "arm64:base:done arm64:patched:done x86_64:base:done x86_64:patched:done"
+check "...the patched kernel's release names its commit" equals "$(db "select release from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s1 and sb.side = 'patched' and b.arch = 'x86_64'")" "6.1.0-g$(printf %.12s "$patched")"
+check "...one request per arch, 4 runs each, interleaved" equals "$(db "select group_concat(n, ' ') from (select count(*) n from runs where request_id in (select id from requests where submission_id = $s1) group by request_id)")" "4 4"
+check "...every run passed" equals "$(db "select group_concat(distinct outcome) from runs where request_id in (select id from requests where submission_id = $s1)")" "passed"
+check "...the arm64 runs ran arm64 guests" equals "$(db "select count(*) from runs where arch = 'arm64' and guest_release is not null and request_id in (select id from requests where submission_id = $s1)")" 4
+check "...and the before/after table is printed" contains "$out" "ops"
+check "...with the submission's page address" contains "$out" "/submissions/$s1"
+nbuilds=$(db "select count(*) from builds")
+
+# the same series again: nothing is built
+out=$(kf submit --tree fake --mbox "$T/series/good.mbox" --arch x86_64,arm64 --wait 2>&1)
+s2=$(printf '%s\n' "$out" | sub_id)
+check "a second identical submission builds nothing" equals "$(db "select count(*) from builds")" "$nbuilds"
+check "...its four builds are the first ones, reused" equals "$(db "select count(*) || ' ' || sum(reused) from submission_builds where submission_id = $s2")" "4 4"
+check "...and kfleet says so" contains "$out" "(reused)"
+# a thread with a review reply in it is the same series
+out=$(kf submit --tree fake --mbox "$T/series/with-reply.mbox" --wait 2>&1)
+s3=$(printf '%s\n' "$out" | sub_id)
+check "a reply in the thread is not a patch: same commit, nothing built" equals "$(db "select patched_commit from submissions where id = $s3") $(db "select count(*) from builds")" "$patched $nbuilds"
+
+# a given base
+out=$(kf submit --tree fake --mbox "$T/series/good.mbox" --base v6.1 --wait 2>&1)
+s4=$(printf '%s\n' "$out" | sub_id)
+check "--base names the base, and why is stored" equals "$(db "select base_commit || ' ' || base_why from submissions where id = $s4")" "$(git -C "$T/tree" rev-parse 'v6.1^{commit}') given: 'v6.1'"
+
+# a series that does not apply
+out=$(kf submit --tree fake --mbox "$T/series/conflict.mbox" --wait 2>&1)
+s5=$(printf '%s\n' "$out" | sub_id)
+check "a series that does not apply is its own outcome" equals "$(db "select state || ' ' || outcome from submissions where id = $s5")" "failed does-not-apply"
+check "...naming the patch and the file" contains "$(db "select detail from submissions where id = $s5")" "patch 2/2"
+check "...with git's output kept" contains "$(db "select apply_log from submissions where id = $s5")" "Patch failed at"
+check "...and nothing built for it" equals "$(db "select count(*) from submission_builds where submission_id = $s5")" 0
+check "...kfleet exits 1" sh -c "'$BIN/kfleet' --url '$KF_URL' --token-file '$T/var/token' submit --tree fake --mbox '$T/series/conflict.mbox' --wait >/dev/null 2>&1; test \$? -eq 1"
+
+# a build that fails
+out=$(kf submit --tree fake --mbox "$T/series/broken-build.mbox" --wait 2>&1)
+s6=$(printf '%s\n' "$out" | sub_id)
+check "a build that fails fails the submission" equals "$(db "select state || ' ' || outcome from submissions where id = $s6")" "failed build-failed"
+errs=$(db "select errors from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s6 and sb.side = 'patched'")
+check "...the build keeps the compiler's first error lines" contains "$errs" "src/sys.c:"
+check "...which kfleet prints" contains "$out" "error:"
+check "...the base built fine (reused)" equals "$(db "select state || ' ' || reused from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s6 and sb.side = 'base'")" "done 1"
+bid=$(db "select build_id from submission_builds where submission_id = $s6 and side = 'patched'")
+check "the build page shows the error and the log" contains "$(curl -sf "$KF_URL/builds/$bid")" "src/sys.c"
+check "the whole log is served" contains "$(curl -sf "$KF_URL/builds/$bid/log")" "  CC      src/sys.o"
+
+# an option the config cannot keep is reported, and a fragment changes the key
+printf 'CONFIG_KFLEET_NO_SUCH_OPTION=y\n' > "$T/extra.config"
+out=$(kf submit --tree fake --fragment "$T/extra.config" --wait 2>&1)
+s7=$(printf '%s\n' "$out" | sub_id)
+check "a commit alone (no series) builds the base only" equals "$(db "select state || ' ' || count(*) from submissions s join submission_builds sb on sb.submission_id = s.id where s.id = $s7")" "done 1"
+check "...a new config is a new build" equals "$(db "select reused from submission_builds where submission_id = $s7")" 0
+check "...the option olddefconfig dropped is named" contains "$(db "select dropped from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s7")" "CONFIG_KFLEET_NO_SUCH_OPTION=y (is not set)"
+
+# bad input: nothing is stored
+before=$(db "select count(*) from submissions")
+printf 'this is not an mbox\n' > "$T/notmbox"
+out=$(kf submit --tree fake --mbox "$T/notmbox" 2>&1)
+check "an mbox without a series is refused" contains "$out" "400:"
+out=$(kf submit --tree nosuch --mbox "$T/series/good.mbox" 2>&1)
+check "an unknown tree is refused" contains "$out" "tree 'nosuch': no such tree"
+out=$(kf submit --tree fake --mbox "$T/series/good.mbox" --arch sparc 2>&1)
+check "an unknown arch is refused" contains "$out" "arch 'sparc': unknown"
+out=$(kf submit --tree fake --mbox "$T/series/good.mbox" --job nosuch 2>&1)
+check "an unknown job is refused" contains "$out" "job 'nosuch': no such job"
+out=$(kf submit --tree fake --mbox "$T/series/good.mbox" --fragment no-such-fragment 2>&1)
+check "an unknown fragment is refused" contains "$out" "config fragment 'no-such-fragment': not found"
+out=$(curl -s -X POST -H "Authorization: Bearer $(cat "$T/var/token")" -d '{"tree":"fake","mbox_base64":"%%%"}' "$KF_URL/api/submissions")
+check "bad base64 is refused" contains "$out" "not base64"
+out=$(curl -s -X POST -d '{}' "$KF_URL/api/submissions")
+check "a submission without the token is refused" contains "$out" "missing or wrong token"
+check "...and none of these stored anything" equals "$(db "select count(*) from submissions")" "$before"
+
+# pages and JSON
+page=$(curl -sf "$KF_URL/submissions/$s1")
+check "the submission page shows the series, base and builds" sh -c "echo '$page' | grep -q 'fake: sys: count getpgid calls' && echo '$page' | grep -q 'base-commit in the cover letter' && echo '$page' | grep -q '/requests/'"
+check "the failed submission's page says why" contains "$(curl -sf "$KF_URL/submissions/$s5")" "does not apply on"
+check "the JSON has the series and builds" contains "$(curl -sf "$KF_URL/api/submissions/$s1")" '"side":"patched"'
+check "kfleet submissions lists them" contains "$(kf submissions 2>&1)" "failed"
+check "kfleet builds lists the builds" contains "$(kf builds 2>&1)" "not kept by olddefconfig: CONFIG_KFLEET_NO_SUCH_OPTION"
+
+# the daemon dies mid-build: the submission carries on after a restart
+sqlite3 "$T/var/kfleet.db" "update builds set state = 'building' where id = (select max(id) from builds)"
+kf_kill9
+check "kfleetd restarts" kf_start
+check "a build left building is failed as interrupted" contains "$(db "select detail from builds where id = (select max(id) from builds)")" "interrupted"
+kf_done

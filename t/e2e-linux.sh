@@ -1,0 +1,45 @@
+#!/bin/sh
+# A real kernel, end to end: Debian's linux-source-6.1 as a tree, the
+# bundled 3-patch series (t/data/linux-series: 1/3 adds a 20 us delay to
+# getpgid(), 2/3 prints a line at boot) submitted with `kfleet test`, base
+# and patched built for x86_64 and arm64 (tinyconfig plus kfleet's guest
+# fragment, in the sandbox), both booted, the getpgid-rate job run 4 times
+# on each side interleaved, and the comparison says "worse" where the patch
+# made it worse. A second identical submission builds nothing.
+# Takes about 10 minutes on 2 cores (4 kernel builds, 2 of them cold).
+. "$(dirname "$0")/lib.sh"
+
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+MBOX=$TOP/t/data/linux-series/kfleet-test.mbox
+
+tree=$(sh "$TOP/kernels/linux-source.sh")
+check "linux-source-6.1 is a git tree" test -d "$tree/.git"
+kf_config ""
+check "kfleetd starts" kf_start
+check "the tree is added" contains "$(kf tree add linux "$tree" 2>&1)" "added"
+
+out=$(kf test --tree linux --mbox "$MBOX" --job getpgid-rate --arch x86_64,arm64 --repeat 4 2>&1)
+s=$(db "select max(id) from submissions")
+check "the series was built and tested" contains "$out" "submission $s: testing"
+echo "$out" | sed 's/^/  | /'
+base=$(db "select base_commit from submissions where id = $s")
+patched=$(db "select patched_commit from submissions where id = $s")
+check "the base is the tree's v6.1-debian (the series' base-commit)" equals "$base" "$(git -C "$tree" rev-parse 'v6.1-debian^{commit}')"
+check "four builds done" equals "$(db "select count(*) from submission_builds sb join builds b on b.id = sb.build_id where sb.submission_id = $s and b.state = 'done'")" 4
+check "no requested option was lost" equals "$(db "select count(*) from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s and b.dropped is not null")" 0
+for arch in x86_64 arm64; do
+	rel=$(db "select group_concat(distinct guest_release) from runs r join kernels k on k.id = r.kernel_id where r.arch = '$arch' and k.commit_id = '$patched'")
+	check "$arch: the patched guests run the patched kernel ($rel)" contains "$rel" "-g$(printf %.12s "$patched")"
+	pr=$(db "select r.run_dir from runs r join kernels k on k.id = r.kernel_id where r.arch = '$arch' and k.commit_id = '$patched' limit 1")
+	br=$(db "select r.run_dir from runs r join kernels k on k.id = r.kernel_id where r.arch = '$arch' and k.commit_id = '$base' limit 1")
+	check "$arch: the patched kernel says the series is applied" grep -q "kfleet-test-series: applied" "$pr/console.log"
+	check "$arch: the base kernel does not" sh -c "! grep -q 'kfleet-test-series' '$br/console.log'"
+	check "$arch: every run passed" equals "$(db "select group_concat(distinct outcome) from runs where arch = '$arch' and request_id in (select id from requests where submission_id = $s)")" passed
+	cmp=$(curl -sf "$KF_URL/api/compare?a=$(db "select kernel_id from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s and sb.side = 'base' and b.arch = '$arch'")&b=$(db "select kernel_id from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s and sb.side = 'patched' and b.arch = '$arch'")&job=getpgid-rate")
+	check "$arch: the slower getpgid() is a worse syscall-count" contains "$cmp" '"verdict":"worse"'
+done
+n=$(db "select count(*) from builds")
+kf submit --tree linux --mbox "$MBOX" --arch x86_64,arm64 --wait >/dev/null 2>&1
+s2=$(db "select max(id) from submissions")
+check "a second identical submission builds nothing" equals "$(db "select count(*) from builds") $(db "select sum(reused) from submission_builds where submission_id = $s2")" "$n 4"
+kf_done
