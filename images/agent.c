@@ -1,8 +1,9 @@
 /* agent.c: kfleet-agent, the static program the guest's /init runs.
  * It reads the run's command and settings from the initramfs (/kfleet), runs
  * the command with /bin/sh -c, and reports to kfleetd in frames (frame.h) on
- * the agent channel: HELLO, OUT chunks, TRUNC, EXIT; then powers off. The
- * channel is the second serial port (x86_64) or a virtio-serial port, after
+ * the agent channel: HELLO, OUT chunks, TRUNC, EXIT; then reboots, which
+ * ends the domain (on_reboot). The channel is the second serial port
+ * (x86_64) or a virtio-serial port, after
  * loading the kernel modules the initramfs lists in /kfleet/modules.
  * With --root DIR --channel FILE it does the same on the host for tests,
  * without mounting anything or powering off. */
@@ -735,7 +736,9 @@ int main(int argc, char **argv)
 	say("run %lld: %s", a.run_id, a.exit_payload);
 	if (a.test_mode)
 		return 0;
-	reboot(RB_POWER_OFF);
+	/* a reboot, which the domain's on_reboot turns into its end: unlike a
+	 * power-off it needs no ACPI (a tinyconfig kernel only halts) */
+	reboot(RB_AUTOBOOT);
 	say("reboot: %s", strerror(errno));
 	return 1;
 }

@@ -1,0 +1,51 @@
+#!/bin/sh
+# bench/build.sh: what kfleet's build reuse buys on a real tree, Debian's
+# linux-source-6.1 at tinyconfig plus kfleet's guest fragment. In one
+# kfleetd with an empty ccache, it times (submit to built, from the
+# database's own timestamps):
+#   cold         the first build of the base commit
+#   no change    the same commit submitted again (the artifact is reused)
+#   one file     a child commit that changes one file (kernel/sys.c): the
+#                same worktree and O= directory, so make rebuilds little
+#   cold, ccache the base commit again in a new slot (another config
+#                fragment that changes nothing kbuild hashes), so only
+#                ccache helps
+# and prints each with its ratio to the cold build. Needs libvirt only for
+# kfleetd's start; no guest is booted. Usage: bench/build.sh [ARCH]
+set -e
+ARCH=${1:-x86_64}
+. "$(dirname "$0")/lib.sh"
+tree=$(sh "$TOP/kernels/linux-source.sh")
+# a clone of our own with one more commit on top of the base
+git clone -q --local "$tree" "$T/linux"
+sed -i 's|^SYSCALL_DEFINE1(getpgid, pid_t, pid)$|/* bench: one file changed */\n&|' "$T/linux/kernel/sys.c"
+git -C "$T/linux" -c user.name=bench -c user.email=bench@localhost commit -q -am "bench: one file"
+base=$(git -C "$T/linux" rev-parse HEAD~1)
+child=$(git -C "$T/linux" rev-parse HEAD)
+bench_daemon
+kf tree add linux "$T/linux" >/dev/null
+# a fragment that sets what kfleet-guest already sets: a new slot, same kernel
+printf 'CONFIG_PRINTK=y\n' > "$T/same.config"
+
+build() {
+	id=$(kf submit --tree linux --arch "$ARCH" "$@" 2>&1 | sed -n 's/^submission \([0-9]*\) queued.*/\1/p')
+	[ -n "$id" ] || { echo "build.sh: submit failed" >&2; tail "$T/log" >&2; exit 1; }
+	while :; do
+		st=$(db "select state from submissions where id = $id")
+		case $st in queued|building) sleep 0.5 ;; done) break ;;
+		*) echo "build.sh: submission $id: $st: $(db "select detail from submissions where id = $id")" >&2; exit 1 ;;
+		esac
+	done
+	db "select ended_at - started_at from submissions where id = $id"
+}
+
+cold=$(build --base "$base")
+same=$(build --base "$base")
+one=$(build --base "$child")
+cc=$(build --base "$base" --fragment "$T/same.config")
+echo "build.sh: linux-source-6.1, tinyconfig + kfleet-guest, $ARCH, make -j$(nproc), $(nproc) CPUs"
+printf '%-14s %10s %8s\n' "" "ms" "ratio"
+for row in "cold:$cold" "no change:$same" "one file:$one" "cold, ccache:$cc"; do
+	name=${row%%:*}; v=${row#*:}
+	printf '%-14s %10d %8.3f\n' "$name" "$v" "$(echo "$v / $cold" | bc -l)"
+done
