@@ -371,6 +371,37 @@ int db_submission_link_request(struct db *db, int64_t id, int64_t request_id)
 	return dbi_step_done(st);
 }
 
+int db_submission_link_run(struct db *db, int64_t id, int64_t run_id)
+{
+	sqlite3_stmt *st = dbi_prep(db, "UPDATE runs SET submission_id = ? WHERE id = ?");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, run_id);
+	return dbi_step_done(st);
+}
+
+int db_submission_progress(struct db *db, int64_t id, int *runs, int *done)
+{
+	sqlite3_stmt *st = dbi_prep(db,
+		"SELECT count(*), coalesce(sum(state = 'done'), 0) FROM runs WHERE submission_id = ?1"
+		" OR request_id IN (SELECT id FROM requests WHERE submission_id = ?1)");
+	int rc;
+
+	*runs = *done = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*runs = sqlite3_column_int(st, 0);
+		*done = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
 int db_submission_builds(struct db *db, int64_t id, struct build_row **rows, size_t *n)
 {
 	sqlite3_stmt *st = dbi_prep(db,
@@ -516,7 +547,7 @@ int db_build_start(struct db *db, const struct build_row *b, int64_t *id)
 }
 
 int db_build_done(struct db *db, int64_t id, const char *kernel_path, const char *sha256,
-		  const char *release, const char *dropped, int64_t ms)
+		  const char *release, const char *dropped, int64_t ms, int64_t commit_order)
 {
 	sqlite3_stmt *st;
 	int64_t kid = 0;
@@ -525,11 +556,11 @@ int db_build_done(struct db *db, int64_t id, const char *kernel_path, const char
 		return -1;
 	st = dbi_prep(db,
 		"INSERT INTO kernels (source, path, arch, sha256, tree, commit_id, config_hash,"
-		" release, created_at) SELECT 'built', ?1, arch, ?2, tree, commit_id, config_hash,"
-		" ?3, ?4 FROM builds WHERE id = ?5"
+		" release, created_at, commit_order) SELECT 'built', ?1, arch, ?2, tree, commit_id,"
+		" config_hash, ?3, ?4, ?6 FROM builds WHERE id = ?5"
 		" ON CONFLICT (path, sha256) DO UPDATE SET source = 'built', tree = excluded.tree,"
 		" commit_id = excluded.commit_id, config_hash = excluded.config_hash,"
-		" release = excluded.release RETURNING id");
+		" release = excluded.release, commit_order = excluded.commit_order RETURNING id");
 	if (!st)
 		goto fail;
 	dbi_bind_text(st, 1, kernel_path);
@@ -537,6 +568,8 @@ int db_build_done(struct db *db, int64_t id, const char *kernel_path, const char
 	dbi_bind_text(st, 3, release);
 	sqlite3_bind_int64(st, 4, now_ms());
 	sqlite3_bind_int64(st, 5, id);
+	if (commit_order >= 0)
+		sqlite3_bind_int64(st, 6, commit_order);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		kid = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);

@@ -304,6 +304,10 @@ int db_submission_end(struct db *db, int64_t id, const char *state, const char *
 int db_submission_link_build(struct db *db, int64_t id, const char *side, const char *arch,
 			     int64_t build_id, int reused);
 int db_submission_link_request(struct db *db, int64_t id, int64_t request_id);
+/* A plain run of a submission without a series (a commit's kernel tested) */
+int db_submission_link_run(struct db *db, int64_t id, int64_t run_id);
+/* Runs of the submission, its requests' and its plain ones: all, done */
+int db_submission_progress(struct db *db, int64_t id, int *runs, int *done);
 /* The submission's builds (side and reused set), and its requests' ids */
 int db_submission_builds(struct db *db, int64_t id, struct build_row **rows, size_t *n);
 int db_submission_requests(struct db *db, int64_t id, int64_t **ids, size_t *n);
@@ -320,9 +324,11 @@ int db_build_get(struct db *db, int64_t id, struct build_row *b);
 int db_build_list(struct db *db, int limit, struct build_row **rows, size_t *n);
 /* Starts (or restarts) the build with this key; *id set. 0 / -1 */
 int db_build_start(struct db *db, const struct build_row *b, int64_t *id);
-/* Ends a build: done registers the kernel (source 'built') */
+/* Ends a build: done registers the kernel (source 'built', with its tree,
+ * commit and commit_order: the commit's ancestors, so trends sort kernels
+ * in history order; -1 when unknown) */
 int db_build_done(struct db *db, int64_t id, const char *kernel_path, const char *sha256,
-		  const char *release, const char *dropped, int64_t ms);
+		  const char *release, const char *dropped, int64_t ms, int64_t commit_order);
 int db_build_failed(struct db *db, int64_t id, const char *detail, const char *errors,
 		    int64_t ms);
 /* Start-up: builds left building by a daemon that died become failed */

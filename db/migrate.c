@@ -97,6 +97,9 @@ const char *const db_migrations[] = {
 	"  tree TEXT NOT NULL, base_commit TEXT NOT NULL, series_hash TEXT NOT NULL,"
 	"  commit_id TEXT NOT NULL, PRIMARY KEY (tree, base_commit, series_hash));"
 	"ALTER TABLE requests ADD COLUMN submission_id INTEGER REFERENCES submissions(id);"
+	"ALTER TABLE kernels ADD COLUMN commit_order INTEGER;"   /* git rev-list --count */
+	"ALTER TABLE runs ADD COLUMN submission_id INTEGER REFERENCES submissions(id);"
+	"CREATE INDEX kernels_tree ON kernels (tree, commit_order);"
 	"CREATE INDEX requests_submission ON requests (submission_id);",
 };
 

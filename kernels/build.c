@@ -130,6 +130,25 @@ out:
 	return rc;
 }
 
+int64_t kbuild_commit_order(const struct kbuild_env *e, const char *tree, const char *commit)
+{
+	char *dir = tree_dir(e, tree), line[32] = "", *why = NULL;
+	long long n = -1;
+	struct cmd *c;
+
+	if (!dir || !is_hex40(commit)) {
+		free(dir);
+		return -1;
+	}
+	c = git_cmd(dir);
+	cmd_args(c, "rev-list", "--count", commit, NULL);
+	if (run_line(c, line, sizeof(line), &why) < 0 || parse_int(line, 0, INT64_MAX, &n) < 0)
+		n = -1;
+	free(why);
+	free(dir);
+	return n;
+}
+
 int kbuild_tree_sync(const struct kbuild_env *e, const char *name, const char *url,
 		     const char *branch, char head[41], char **err)
 {

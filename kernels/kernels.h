@@ -151,6 +151,9 @@ int kbuild_name_ok(const char *name);
  * is NULL). 0, or -1 with *err (caller frees). */
 int kbuild_tree_sync(const struct kbuild_env *e, const char *name, const char *url,
 		     const char *branch, char head[41], char **err);
+/* How many commits commit has in its history (git rev-list --count), for
+ * ordering kernels along history; -1 when git cannot say. */
+int64_t kbuild_commit_order(const struct kbuild_env *e, const char *tree, const char *commit);
 /* The commit rev names in tree NAME (a hash, branch or tag). 0 / -1 (*err). */
 int kbuild_resolve(const struct kbuild_env *e, const char *tree, const char *rev,
 		   char out[41], char **err);

@@ -200,7 +200,8 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 	if (rc == 0 && sha256_file(res.kernel, sha) < 0)
 		rc = -1;
 	if (rc == 0) {
-		db_build_done(b->db, *build_id, res.kernel, sha, res.release, res.dropped, res.ms);
+		db_build_done(b->db, *build_id, res.kernel, sha, res.release, res.dropped, res.ms,
+			      kbuild_commit_order(&b->env, s->tree, commit));
 		log_info("build %" PRId64 ": %s in %" PRId64 " s", *build_id, res.release,
 			 res.ms / 1000);
 		*kernel = res.kernel;
@@ -213,6 +214,38 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 	}
 	kbuild_result_release(&res);
 	return rc;
+}
+
+/* A commit without a series: repeat plain runs of its kernel per arch, job
+ * and vCPU count (what trends across commits are made of) */
+static void queue_runs(struct builder *b, const struct submission *s, char **arches,
+		       size_t narch, char **kernels, char **jobs, size_t njobs,
+		       char **vcpus, size_t nvcpus, struct buf *notes)
+{
+	int done, runs;
+
+	if (db_submission_progress(b->db, s->id, &runs, &done) == 0 && runs)
+		return;
+	for (size_t a = 0; a < narch; a++)
+		for (size_t j = 0; j < njobs; j++)
+			for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++)
+				for (int64_t k = 0; k < s->repeats; k++) {
+					struct run_spec spec = {
+						.kernel = kernels[2 * a], .arch = arches[a],
+						.job = jobs[j], .vcpus = nvcpus ? atoi(vcpus[v]) : 0,
+						.memory_mb = (int)s->memory_mb,
+					};
+					int64_t rid;
+					char *err = NULL;
+
+					if (orch_submit(b->o, &spec, &rid, &err) < 0) {
+						buf_printf(notes, "%s%s %s: %s", notes->len ? "; " : "",
+							   arches[a], jobs[j], err ? err : "?");
+						free(err);
+						break;
+					}
+					db_submission_link_run(b->db, s->id, rid);
+				}
 }
 
 /* Queues the runs: one request per arch, job and vCPU count */
@@ -338,9 +371,11 @@ static void process(struct builder *b, struct submission *s)
 	}
 	if (ser && njobs)
 		queue_requests(b, s, arches, narch, kernels, jobs, njobs, vcpus, nvcpus, &notes);
-	db_submission_end(b->db, s->id, ser && njobs ? "testing" : "done", NULL,
+	else if (njobs)
+		queue_runs(b, s, arches, narch, kernels, jobs, njobs, vcpus, nvcpus, &notes);
+	db_submission_end(b->db, s->id, njobs ? "testing" : "done", NULL,
 			  notes.len ? buf_str(&notes) : NULL, log.len ? buf_str(&log) : NULL);
-	log_info("submission %" PRId64 ": built%s", s->id, ser && njobs ? ", runs queued" : "");
+	log_info("submission %" PRId64 ": built%s", s->id, njobs ? ", runs queued" : "");
 out:
 	for (size_t i = 0; i < 2 * LIST_MAX; i++)
 		free(kernels[i]);

@@ -140,7 +140,8 @@ static void usage_submit(FILE *f, int test)
 		"is built already is reused), then queues base and patched runs of each\n"
 		"job, interleaved. The base is --base, else the series' base-commit, else\n"
 		"the head of the tree. The tree is --tree, else the one the subject tag\n"
-		"names. Without a series (submit only), --tree and --base build one commit.\n",
+		"names. Without a series (submit only), --tree and --base build one commit\n"
+		"and --job runs the jobs on it (--repeat times): what trends are made of.\n",
 		test ? "test" : "submit", test ? "--job J1,J2 " : "[--job J1,J2] ",
 		test ? " [--markdown]" : " [--wait]");
 }

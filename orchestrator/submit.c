@@ -176,10 +176,6 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 			goto out;
 		if (!tree || !*tree)
 			tree = ser->tree;
-	} else if (sp->jobs && *sp->jobs) {
-		set_errf(err, "jobs: a submission without a series only builds; "
-			 "test the built kernel with kfleet run or compare two commits");
-		goto out;
 	}
 	if (!tree || !*tree) {
 		set_errf(err, "tree: none given, and the series' subjects name none");

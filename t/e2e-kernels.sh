@@ -106,6 +106,14 @@ check "a commit alone (no series) builds the base only" equals "$(db "select sta
 check "...a new config is a new build" equals "$(db "select reused from submission_builds where submission_id = $s7")" 0
 check "...the option olddefconfig dropped is named" contains "$(db "select dropped from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s7")" "CONFIG_KFLEET_NO_SUCH_OPTION=y (is not set)"
 
+# a commit's kernel tested on its own (what trends across commits are made of)
+out=$(kf submit --tree fake --base v6.1 --job metrics-demo --repeat 2 --wait 2>&1)
+s8=$(printf '%s\n' "$out" | sub_id)
+check "a commit with jobs queues plain runs of its kernel" equals "$(db "select count(*) from runs where submission_id = $s8 and request_id is null")" 2
+for id in $(db "select id from runs where submission_id = $s8"); do kf_wait_state "$id" done 120 || break; done
+check "...which pass, and the submission is done" equals "$(db "select group_concat(distinct outcome) from runs where submission_id = $s8") $(curl -sf "$KF_URL/api/submissions/$s8" | grep -o '"state":"[a-z]*"' | head -1)" 'passed "state":"done"'
+check "...the kernel knows its place in history" equals "$(db "select k.commit_order from runs r join kernels k on k.id = r.kernel_id where r.submission_id = $s8 limit 1")" "$(git -C "$T/tree" rev-list --count v6.1)"
+
 # bad input: nothing is stored
 before=$(db "select count(*) from submissions")
 printf 'this is not an mbox\n' > "$T/notmbox"

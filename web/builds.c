@@ -59,29 +59,8 @@ static struct db *db_or_reply(struct web *w, struct MHD_Connection *c, enum MHD_
 static const char *submission_state(struct db *db, const struct submission *s, int *runs,
 				    int *done)
 {
-	int64_t *ids = NULL;
-	size_t n = 0;
-
-	*runs = *done = 0;
-	if (db_submission_requests(db, s->id, &ids, &n) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			struct request q;
-
-			if (db_request_get(db, ids[i], &q) != 1)
-				continue;
-			for (size_t k = 0; k < q.nruns; k++) {
-				struct run r;
-
-				if (db_run_get(db, q.run_ids[k], &r) != 1)
-					continue;
-				(*runs)++;
-				*done += r.state == RUN_DONE;
-				run_release(&r);
-			}
-			request_release(&q);
-		}
-	}
-	free(ids);
+	if (db_submission_progress(db, s->id, runs, done) < 0)
+		*runs = *done = 0;
 	if (!strcmp(s->state, "testing") && *runs && *done == *runs)
 		return "done";
 	return s->state;
@@ -611,9 +590,11 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 		web_html_str(&b, s.apply_log);
 		buf_puts(&b, "</pre></details>\n");
 	}
+	if (runs)
+		buf_printf(&b, "<p>%d of %d runs done</p>\n", done, runs);
 	n = 0;
 	if (db_submission_requests(db, id, &ids, &n) == 0 && n) {
-		buf_printf(&b, "<h2>Requests</h2>\n<p>%d of %d runs done</p>\n<ul>\n", done, runs);
+		buf_puts(&b, "<h2>Requests</h2>\n<ul>\n");
 		for (size_t i = 0; i < n; i++) {
 			struct request q;
 

@@ -197,7 +197,7 @@ static void test_builds(void **state)
 	db_row_release(db_build_fields, &got, sizeof(got));
 	assert_int_equal(db_build_done(f->db, id, "/state/builds/k1/vmlinuz",
 				       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-				       "6.1.192-g111111111111", "CONFIG_X=y (is not set)", 9000), 0);
+				       "6.1.192-g111111111111", "CONFIG_X=y (is not set)", 9000, 42), 0);
 	assert_int_equal(db_build_get(f->db, id, &got), 1);
 	assert_string_equal(got.state, "done");
 	assert_string_equal(got.kernel_path, "/state/builds/k1/vmlinuz");
@@ -208,11 +208,11 @@ static void test_builds(void **state)
 		sqlite3_stmt *st;
 
 		assert_int_equal(sqlite3_prepare_v2(db_sqlite(f->db),
-			"SELECT source || ' ' || tree || ' ' || commit_id || ' ' || release"
-			" FROM kernels", -1, &st, NULL), SQLITE_OK);
+			"SELECT source || ' ' || tree || ' ' || commit_id || ' ' || release || ' ' ||"
+			" commit_order FROM kernels", -1, &st, NULL), SQLITE_OK);
 		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 		assert_string_equal((const char *)sqlite3_column_text(st, 0),
-				    "built linux " C1 " 6.1.192-g111111111111");
+				    "built linux " C1 " 6.1.192-g111111111111 42");
 		sqlite3_finalize(st);
 	}
 
