@@ -616,3 +616,52 @@ int db_builds_recover(struct db *db)
 				      " ended_at = coalesce(ended_at, started_at)"
 				      " WHERE state = 'building'"));
 }
+
+int db_kernel_label(struct db *db, int64_t id, const char *suffix, char **label)
+{
+	sqlite3_stmt *st = dbi_prep(db, "SELECT path, source, release, tree, commit_id"
+				    " FROM kernels WHERE id = ?");
+	int rc = -1, s;
+
+	*label = NULL;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	s = sqlite3_step(st);
+	if (s == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(st, 0), *base;
+		const char *src = (const char *)sqlite3_column_text(st, 1);
+		const char *rel = (const char *)sqlite3_column_text(st, 2);
+		const char *tree = (const char *)sqlite3_column_text(st, 3);
+		const char *commit = (const char *)sqlite3_column_text(st, 4);
+
+		base = p ? strrchr(p, '/') : NULL;
+		base = base ? base + 1 : p ? p : "?";
+		if (src && !strcmp(src, "built") && rel && tree && commit)
+			rc = asprintf(label, "kernel %lld (%.100s, %.64s %.12s)%s", (long long)id,
+				      rel, tree, commit, suffix) < 0 ? -1 : 1;
+		else
+			rc = asprintf(label, "kernel %lld (%.100s)%s", (long long)id, base,
+				      suffix) < 0 ? -1 : 1;
+	} else if (s == SQLITE_DONE) {
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_request_submission(struct db *db, int64_t request_id, int64_t *submission_id)
+{
+	sqlite3_stmt *st = dbi_prep(db, "SELECT submission_id FROM requests WHERE id = ?"
+				    " AND submission_id IS NOT NULL");
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, request_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*submission_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}

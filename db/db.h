@@ -331,6 +331,12 @@ int db_build_done(struct db *db, int64_t id, const char *kernel_path, const char
 		  const char *release, const char *dropped, int64_t ms, int64_t commit_order);
 int db_build_failed(struct db *db, int64_t id, const char *detail, const char *errors,
 		    int64_t ms);
+/* "kernel 3 (6.1.192-00003-gc0a315baf863, linux c0a315baf863)" for a kernel
+ * kfleet built, "kernel 3 (vmlinuz-6.1.0-57-amd64)" for a file; suffix
+ * appended. 1 (*label: caller frees), 0 no such kernel, -1 error */
+int db_kernel_label(struct db *db, int64_t id, const char *suffix, char **label);
+/* The submission a request was made for: 1 (*submission_id), 0 none, -1 */
+int db_request_submission(struct db *db, int64_t request_id, int64_t *submission_id);
 /* Start-up: builds left building by a daemon that died become failed */
 int db_builds_recover(struct db *db);
 

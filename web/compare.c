@@ -103,31 +103,6 @@ static int cell_index(struct creq *q, const struct cmp_cell *c, size_t *idx)
 	return 0;
 }
 
-/* "kernel 3 (vmlinuz-6.1.0)" into *label; 1 found, 0 no such kernel, -1 error */
-static int kernel_label(sqlite3 *sql, int64_t id, const char *suffix, char **label)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = -1, s;
-
-	if (sqlite3_prepare_v2(sql, "SELECT path FROM kernels WHERE id = ?", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	s = sqlite3_step(st);
-	if (s == SQLITE_ROW) {
-		const char *p = (const char *)sqlite3_column_text(st, 0), *base;
-
-		base = p ? strrchr(p, '/') : NULL;
-		base = base ? base + 1 : p ? p : "?";
-		rc = asprintf(label, "kernel %lld (%.100s)%s", (long long)id, base, suffix) < 0
-			? -1 : 1;
-	} else if (s == SQLITE_DONE) {
-		rc = 0;
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
 /* Reads the samples of the job's passed runs on kernel id into q, with
  * side given, or alternately by run within its cell when aa (rows come in
  * run id order). 0, -1 on database errors or
@@ -449,7 +424,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 		return rc;
 	}
 	for (int s = 0; s < (aa ? 1 : 2); s++) {
-		r = kernel_label(db_sqlite(db), s ? b : a, aa ? " half A" : "", &q.label[s]);
+		r = db_kernel_label(db, s ? b : a, aa ? " half A" : "", &q.label[s]);
 		if (r <= 0) {
 			rc = r < 0 ? web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 						     "database: %s", db_errmsg(db))
@@ -458,7 +433,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 			goto out;
 		}
 	}
-	if (aa && kernel_label(db_sqlite(db), a, " half B", &q.label[1]) <= 0) {
+	if (aa && db_kernel_label(db, a, " half B", &q.label[1]) <= 0) {
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
 				     db_errmsg(db));
 		goto out;

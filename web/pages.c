@@ -58,6 +58,7 @@ static void page_head(struct buf *b, const char *title, int refresh)
 	web_html_str(b, title);
 	buf_printf(b, "</title>\n<style>%s</style>\n</head><body>\n", css);
 	buf_puts(b, "<nav><a href=\"/\">runs</a><a href=\"/queue\">queue</a>"
+		 "<a href=\"/submissions\">submissions</a><a href=\"/trees\">trees</a>"
 		 "<a href=\"/hosts\">hosts</a><a href=\"/jobs\">jobs</a></nav>\n");
 }
 

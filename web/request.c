@@ -310,19 +310,12 @@ static int direction(const struct job_def *d, const char *metric)
 	return -1;
 }
 
-/* "kernel 3 (vmlinuz-6.1.0)" of a side, from one of its runs */
-static char *side_label(const struct req *r, int side)
+/* "kernel 3 (6.1.192-g..., linux c0a315baf863)" of a side */
+static char *side_label(struct db *db, const struct req *r, int side)
 {
-	int64_t kid = side ? r->q.patched_kernel_id : r->q.base_kernel_id;
-	const char *path = NULL, *base;
 	char *s = NULL;
 
-	for (size_t i = 0; i < r->q.nruns && !path; i++)
-		if (r->runs[i].id && r->side[i] == side)
-			path = r->runs[i].kernel_path;
-	base = path ? strrchr(path, '/') : NULL;
-	base = base ? base + 1 : path ? path : "?";
-	if (asprintf(&s, "kernel %lld (%.100s)", (long long)kid, base) < 0)
+	if (db_kernel_label(db, side ? r->q.patched_kernel_id : r->q.base_kernel_id, "", &s) <= 0)
 		return NULL;
 	return s;
 }
@@ -339,8 +332,8 @@ static int req_compare(struct db *db, const struct req *r, const struct job_def 
 	int bad = 0;
 
 	memset(x, 0, sizeof(*x));
-	x->label[0] = side_label(r, 0);
-	x->label[1] = side_label(r, 1);
+	x->label[0] = side_label(db, r, 0);
+	x->label[1] = side_label(db, r, 1);
 	tmp = malloc((WEB_SAMPLES_MAX + 1) * sizeof(*tmp));
 	if (!x->label[0] || !x->label[1] || !tmp)
 		goto nomem;
@@ -784,10 +777,22 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 		for (size_t i = 0; i < r.q.nruns && !path; i++)
 			if (r.runs[i].id && r.side[i] == side)
 				path = r.runs[i].kernel_path;
+		char *label = side_label(db, &r, side);
+
 		buf_printf(&b, "<tr><th>%s kernel</th><td>", side_names[side]);
+		web_html_str(&b, label);
+		buf_puts(&b, "<br><span class=\"note\">");
 		web_html_str(&b, path);
-		buf_printf(&b, " <span class=\"note\">(kernel %lld)</span></td></tr>\n",
-			   (long long)(side ? r.q.patched_kernel_id : r.q.base_kernel_id));
+		buf_puts(&b, "</span></td></tr>\n");
+		free(label);
+	}
+	{
+		int64_t sid;
+
+		if (db_request_submission(db, id, &sid) == 1)
+			buf_printf(&b, "<tr><th>submission</th><td><a href=\"/submissions/%lld\">"
+				   "submission %lld</a>: the series, base and builds</td></tr>\n",
+				   (long long)sid, (long long)sid);
 	}
 	snprintf(s, sizeof(s), "%d per side, interleaved", r.q.repeats);
 	kv(&b, "repeats", s);
