@@ -50,6 +50,12 @@ char *img_modules_initramfs(const char *moddir, const char *const *names, size_t
 char *img_programs_initramfs(const char *const *src, const char *const *names, size_t n,
 			     const char *cache_dir, char **err);
 
+/* Writes dir and everything under it (directories and regular files, in
+ * name order, owner root, mtime 0) as a gzip'd cpio archive under prefix
+ * ("kselftest") to out, atomically. 0 / -1 with *err (caller frees). */
+#define IMG_TREE_FILES_MAX 100000
+int img_tree_archive(const char *dir, const char *prefix, const char *out, char **err);
+
 /* Writes the run's initrd to out (mode 0644): the run archive, the base,
  * then r->extra in order.
  * 0 / -1 with *err set (caller frees). */

@@ -9,6 +9,7 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -727,6 +728,90 @@ out:
 	if (made)
 		unlink(tmp);
 	buf_release(&conf);
+	free(tmp);
+	return rc;
+}
+
+/* --- a directory tree (kselftests) ------------------------------------------ */
+
+static int fts_by_name(const FTSENT **a, const FTSENT **b)
+{
+	return strcmp((*a)->fts_name, (*b)->fts_name);
+}
+
+int img_tree_archive(const char *dir, const char *prefix, const char *out, char **err)
+{
+	char *const roots[] = { (char *)dir, NULL };
+	struct cpio c = { 0 };
+	char *tmp = NULL;
+	size_t dlen = strlen(dir);
+	FTS *fts = NULL;
+	FTSENT *e;
+	int fd = -1, rc = -1, files = 0;
+
+	if (err)
+		*err = NULL;
+	if (asprintf(&tmp, "%s.tmp", out) < 0) {
+		set_err(err, "archive '%s': out of memory", out);
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		set_err(err, "archive '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (cpio_open(&c, fd, 1, out, err) < 0 || cpio_dir(&c, prefix, 0755, err) < 0)
+		goto out;
+	fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, fts_by_name);
+	if (!fts) {
+		set_err(err, "'%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	while ((e = fts_read(fts))) {
+		char *name = NULL;
+		unsigned perm = e->fts_statp ? e->fts_statp->st_mode & 0777 : 0644;
+		int r = 0;
+
+		if (e->fts_info == FTS_DP || e->fts_level == 0)
+			continue;
+		if (e->fts_info == FTS_ERR || e->fts_info == FTS_DNR || e->fts_info == FTS_NS) {
+			set_err(err, "'%s': %s", e->fts_path, strerror(e->fts_errno));
+			goto out;
+		}
+		if (++files > IMG_TREE_FILES_MAX) {
+			set_err(err, "'%s': more than %d files", dir, IMG_TREE_FILES_MAX);
+			goto out;
+		}
+		if (asprintf(&name, "%s%s", prefix, e->fts_path + dlen) < 0) {
+			set_err(err, "archive '%s': out of memory", out);
+			goto out;
+		}
+		if (e->fts_info == FTS_D)
+			r = cpio_dir(&c, name, perm, err);
+		else if (e->fts_info == FTS_F)
+			r = cpio_file(&c, name, perm, "file", e->fts_path, err);
+		/* symlinks and the rest are left out: tests are files */
+		free(name);
+		if (r < 0)
+			goto out;
+	}
+	if (cpio_finish(&c, 1, err) < 0)
+		goto out;
+	if (close(fd) < 0 || rename(tmp, out) < 0) {
+		fd = -1;
+		set_err(err, "archive '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	rc = 0;
+out:
+	if (fts)
+		fts_close(fts);
+	cpio_finish(&c, 0, NULL);
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0 && tmp)
+		unlink(tmp);
 	free(tmp);
 	return rc;
 }

@@ -28,6 +28,7 @@ void job_def_free(struct job_def *d)
 	free(d->kind);
 	free(d->command);
 	free(d->parser);
+	free(d->selftests);
 	for (size_t i = 0; i < d->nprograms; i++)
 		free(d->programs[i]);
 	for (size_t i = 0; i < d->nconfig; i++)
@@ -200,6 +201,12 @@ static int jhandler(void *user, const char *section, const char *key, const char
 				jerr(p, "config: more than %d options", JOBDEF_CONFIG_MAX);
 			else
 				d->config[d->nconfig++] = strdup(v);
+		} else if (!strcmp(key, "selftests")) {
+			if (!valid_name(v, 64, "_.-"))
+				jerr(p, "selftests: '%s' is not a kselftest target (like timers, "
+				     "net, size)", v);
+			else
+				set_str(p, &d->selftests, v);
 		} else if (!strcmp(key, "timeout")) {
 			set_int(p, key, v, 7 * 86400, &d->timeout_s);
 		} else if (!strcmp(key, "memory_mb")) {

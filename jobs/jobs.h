@@ -198,6 +198,8 @@ int metrics_parse(const char *data, size_t len, struct job_samples *s);
  *     memory_mb = 1024
  *     vcpus = 2
  *     config = CONFIG_BPF_SYSCALL=y     ; kernel config the job needs (repeatable)
+ *     selftests = timers                ; a kselftest target kfleet builds with the
+ *                                       ; kernel (static), in the guest at /kselftest
  *
  *     [metric sockets_per_sec]          ; one per metric the job reports
  *     unit = 1/s
@@ -226,6 +228,8 @@ struct job_def {
 	size_t nconfig;
 	char *modules[JOBDEF_PROGRAMS_MAX];
 	size_t nmodules;
+	char *selftests;     /* a kselftest target built with the kernel, installed in
+				the guest under /kselftest (run_kselftest.sh), or NULL */
 	int timeout_s, memory_mb, vcpus;   /* 0: the daemon's defaults */
 	struct job_metric_def metrics[JOBDEF_METRICS_MAX];
 	size_t nmetrics;

@@ -211,6 +211,14 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 		 struct kbuild_result *r, char **err);
 void kbuild_result_release(struct kbuild_result *r);
 
+/* Builds and installs the kselftest target (linked statically: the guest
+ * has no libc) for the kernel s built into the build directory art, in the
+ * same slot: art/kselftest-TARGET/ (run_kselftest.sh, kselftest/, TARGET/),
+ * its log art/kselftest-TARGET.log. 0 built (*dir: caller frees), 1 failed
+ * (*errors: its first error lines, may be NULL), -1 other errors (*err). */
+int kbuild_selftests(const struct kbuild_env *e, const struct kbuild_spec *s, const char *art,
+		     const char *target, char **dir, char **errors, char **err);
+
 /* The first compiler or make error lines of a build log (at most
  * KBUILD_ERRORS_MAX bytes), or NULL when none is found. Caller frees. */
 char *kbuild_log_errors(const char *log, size_t len);

@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "images/images.h"
 #include "kernels/kernels.h"
 
 #define LIST_MAX 16   /* arches, fragments, jobs, vCPU counts in a submission */
@@ -216,6 +217,70 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 	return rc;
 }
 
+/* The kselftest targets the jobs need, each once */
+static size_t job_selftests(struct builder *b, char **jobs, size_t njobs, const char **t,
+			    size_t max)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < njobs; j++) {
+		const struct job_def *d = job_set_find(&b->o->jobs, jobs[j]);
+		size_t k;
+
+		if (!d || !d->selftests)
+			continue;
+		for (k = 0; k < n && strcmp(t[k], d->selftests); k++)
+			;
+		if (k == n && n < max)
+			t[n++] = d->selftests;
+	}
+	return n;
+}
+
+/* Builds kselftest target for the kernel at kernel (when not built yet)
+ * and archives it next to it. 0, or -1 with *err for the user */
+static int build_selftests(struct builder *b, const struct submission *s, const char *arch,
+			   const char *commit, char **frags, size_t nfrags, const char **opts,
+			   size_t nopts, const char *kernel, const char *target, char **err)
+{
+	struct kbuild_spec spec = {
+		.tree = s->tree, .commit = commit, .arch = arch, .config = s->config,
+		.fragments = (const char *const *)frags, .nfragments = nfrags,
+		.options = opts, .noptions = nopts,
+	};
+	char *archive = orch_selftests_path(kernel, target), *art = strdup(kernel), *dir = NULL;
+	char *errors = NULL, *e = NULL, *slash;
+	int rc = -1;
+
+	*err = NULL;
+	if (!archive || !art || !(slash = strrchr(art, '/'))) {
+		set_errf(err, "out of memory");
+		goto out;
+	}
+	*slash = '\0';
+	if (access(archive, R_OK) == 0) {
+		rc = 0;
+		goto out;
+	}
+	log_info("submission %" PRId64 ": building selftests '%s' for %s at %.12s", s->id,
+		 target, arch, commit);
+	rc = kbuild_selftests(&b->env, &spec, art, target, &dir, &errors, &e);
+	if (rc == 0 && img_tree_archive(dir, "kselftest", archive, &e) < 0)
+		rc = -1;
+	if (rc != 0) {
+		set_errf(err, "selftests '%s' for %s at %.12s: %s%s%s", target, arch, commit,
+			 e ? e : "failed", errors ? "\n" : "", errors ? errors : "");
+		rc = -1;
+	}
+out:
+	free(errors);
+	free(e);
+	free(dir);
+	free(art);
+	free(archive);
+	return rc;
+}
+
 /* A commit without a series: repeat plain runs of its kernel per arch, job
  * and vCPU count (what trends across commits are made of) */
 static void queue_runs(struct builder *b, const struct submission *s, char **arches,
@@ -365,6 +430,25 @@ static void process(struct builder *b, struct submission *s)
 			if (b->o->stopping)
 				goto out;
 		}
+	if (!failed.len) {
+		const char *targets[LIST_MAX];
+		size_t nt = job_selftests(b, jobs, njobs, targets, LIST_MAX);
+
+		for (size_t a = 0; a < narch; a++)
+			for (int side = 0; side < (ser ? 2 : 1); side++)
+				for (size_t k = 0; k < nt; k++) {
+					free(err);
+					err = NULL;
+					if (build_selftests(b, s, arches[a], side ? patched : base,
+							    frags, nfrag, opts, nopts,
+							    kernels[2 * a + side], targets[k], &err) < 0)
+						buf_printf(&failed, "%s%s %s: %s", failed.len ? "; " : "",
+							   arches[a], side ? "patched" : "base",
+							   err ? err : "selftests failed");
+					if (b->o->stopping)
+						goto out;
+				}
+	}
 	if (failed.len) {
 		db_submission_end(b->db, s->id, "failed", "build-failed", buf_str(&failed), NULL);
 		goto out;

@@ -255,6 +255,17 @@ char *orch_program_path(const struct config *c, const char *arch, const char *na
 	return p;
 }
 
+char *orch_selftests_path(const char *kernel_path, const char *target)
+{
+	const char *slash = strrchr(kernel_path, '/');
+	char *p = NULL;
+
+	if (!slash || asprintf(&p, "%.*s/kselftest-%s.cpio.gz", (int)(slash - kernel_path),
+			       kernel_path, target) < 0)
+		return NULL;
+	return p;
+}
+
 const struct job_set *orch_jobs(const struct orch *o)
 {
 	return &o->jobs;
@@ -351,6 +362,16 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 			}
 			free(p);
 		}
+	}
+	if (job && job->selftests && s->kernel) {
+		char *k = orch_selftests_path(s->kernel, job->selftests);
+		int ok = k && access(k, R_OK) == 0;
+
+		free(k);
+		if (!ok)
+			return set_errf(err, "job '%s': needs the kselftest target '%s' built with "
+					"the kernel: submit it through a tree (kfleet submit --tree "
+					"T --job %s)", s->job, job->selftests, s->job);
 	}
 	if (!command || !*command)
 		return set_errf(err, "command: empty");

@@ -184,6 +184,10 @@ void orch_host_orphan(struct host *h, const char *domain);
  * a string the caller frees, NULL when memory ran out. */
 char *orch_program_path(const struct config *c, const char *arch, const char *name);
 
+/* The archive of kselftest target kfleet built with the kernel at
+ * kernel_path (builds/KEY/kselftest-TARGET.cpio.gz); caller frees. */
+char *orch_selftests_path(const char *kernel_path, const char *target);
+
 /* sched.c: starts the workers (slots per host); stops and joins them,
  * which ends guests in flight as infrastructure failures. */
 int sched_start(struct orch *o);

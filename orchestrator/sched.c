@@ -380,7 +380,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	long long chan_max = (long long)(2 * c->output_max + (4u << 20));
 	struct img_run ir = { 0 };
 	const struct job_def *job = r->job ? job_set_find(&o->jobs, r->job) : NULL;
-	char *progs = NULL;
+	char *progs = NULL, *kselftests = NULL;
 	struct guest_spec gs;
 	struct buf xml = BUF_INIT(1 << 20);
 	struct channel ch = { .out_fd = -1 };
@@ -461,6 +461,17 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			goto out;
 		}
 		ir.extra[ir.nextra++] = progs;
+	}
+	if (job && job->selftests) {
+		/* built with the kernel, next to it (orchestrator/builder.c) */
+		kselftests = orch_selftests_path(r->kernel_path, job->selftests);
+		if (!kselftests || access(kselftests, R_OK) < 0) {
+			set_outcome(out, RUN_OUT_INFRA, "job '%s': no selftests '%s' built with "
+				    "this kernel ('%s')", job->name, job->selftests,
+				    kselftests ? kselftests : "?");
+			goto out;
+		}
+		ir.extra[ir.nextra++] = kselftests;
 	}
 	if (ir.virtio) {
 		/* sun_path holds 107 bytes */
@@ -657,6 +668,7 @@ out:
 	free(moddir);
 	free(mods);
 	free(progs);
+	free(kselftests);
 	free(emulator);
 	free(err);
 	free(base);

@@ -114,6 +114,19 @@ for id in $(db "select id from runs where submission_id = $s8"); do kf_wait_stat
 check "...which pass, and the submission is done" equals "$(db "select group_concat(distinct outcome) from runs where submission_id = $s8") $(curl -sf "$KF_URL/api/submissions/$s8" | grep -o '"state":"[a-z]*"' | head -1)" 'passed "state":"done"'
 check "...the kernel knows its place in history" equals "$(db "select k.commit_order from runs r join kernels k on k.id = r.kernel_id where r.submission_id = $s8 limit 1")" "$(git -C "$T/tree" rev-list --count v6.1)"
 
+# a kselftest job: the target is built with the kernel and runs in the guest
+out=$(kf test --tree fake --mbox "$T/series/good.mbox" --job kselftest-size --repeat 1 2>&1)
+s9=$(db "select max(id) from submissions")
+check "a kselftest job: the target is built with both kernels" sh -c "ls '$T'/var/builds/*/kselftest-size.cpio.gz | wc -l | grep -qx 2"
+check "...its runs pass" equals "$(db "select group_concat(distinct outcome) from runs where request_id in (select id from requests where submission_id = $s9)")" passed
+check "...with a result per test, from the tree's own runner" equals "$(db "select group_concat(path || ':' || status, ' ') from (select path, status from results where run_id = (select min(id) from runs where request_id in (select id from requests where submission_id = $s9)) order by path)")" "size/get_size.sh:pass size/uname.sh:pass"
+out=$(kf run --job kselftest-size --kernel "$KERNEL" 2>&1)
+check "...a kernel kfleet did not build has no selftests: refused" contains "$out" "needs the kselftest target 'size' built with the kernel"
+out=$(kf test --tree fake --mbox "$T/series/good.mbox" --job kselftest-sigaltstack --repeat 1 2>&1)
+s10=$(db "select max(id) from submissions")
+check "...a target the tree does not have fails the submission, named" equals "$(db "select outcome from submissions where id = $s10")" build-failed
+check "...and says which" contains "$(db "select detail from submissions where id = $s10")" "selftests 'sigaltstack'"
+
 # bad input: nothing is stored
 before=$(db "select count(*) from submissions")
 printf 'this is not an mbox\n' > "$T/notmbox"
