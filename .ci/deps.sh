@@ -10,7 +10,8 @@ gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
 libinih-dev libarchive-dev libssl-dev zlib1g-dev libcmocka-dev
 curl python3 clang git
-chromium linux-source-6.1 flex bison bc libelf-dev kmod cpio ccache bubblewrap xz-utils"
+chromium linux-source-6.1 flex bison bc libelf-dev kmod cpio ccache bubblewrap xz-utils
+wrk"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

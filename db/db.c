@@ -303,6 +303,24 @@ int dbi_step_done(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* v (alloc elements of size sz) grown to hold one more than n, doubling;
+ * NULL when memory ran out (v is left as it was). Lists grow with the rows
+ * that come rather than by their limit up front. */
+static void *grow(void *v, size_t n, size_t *alloc, size_t sz)
+{
+	void *nv;
+	size_t na;
+
+	if (n < *alloc)
+		return v;
+	na = *alloc ? *alloc * 2 : 16;
+	nv = realloc(v, na * sz);
+	if (!nv)
+		return NULL;
+	*alloc = na;
+	return nv;
+}
+
 /* --- hosts and kernels ---------------------------------------------------- */
 
 int db_host_upsert(struct db *db, const char *name, const char *uri, const char *accel,
@@ -571,8 +589,8 @@ int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, siz
 	sqlite3_stmt *st = dbi_prep(db, "SELECT " RUN_COLUMNS
 				" WHERE r.id < ? ORDER BY r.id DESC LIMIT ?");
 	struct run *v = NULL;
-	size_t cnt = 0;
-	int rc;
+	size_t cnt = 0, alloc = 0;
+	int rc = SQLITE_DONE;
 
 	*runs = NULL;
 	*n = 0;
@@ -584,12 +602,16 @@ int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, siz
 	}
 	sqlite3_bind_int64(st, 1, before > 0 ? before : INT64_MAX);
 	sqlite3_bind_int(st, 2, limit);
-	if (limit > 0 && !(v = calloc((size_t)limit, sizeof(*v)))) {
-		sqlite3_finalize(st);
-		return -1;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit)
+	while (cnt < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct run *nv = grow(v, cnt, &alloc, sizeof(*v));
+
+		if (!nv) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
 		run_from_row(st, &v[cnt++]);
+	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		run_list_free(v, cnt);
@@ -602,7 +624,9 @@ int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, siz
 
 int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT])
 {
-	sqlite3_stmt *st = dbi_prep(db, "SELECT state, count(*) FROM runs GROUP BY state");
+	/* kept by triggers (schema step 6): counting the runs themselves
+	 * reads every one of them */
+	sqlite3_stmt *st = dbi_prep(db, "SELECT state, sum(n) FROM run_counts GROUP BY state");
 	int rc;
 
 	memset(counts, 0, sizeof(int64_t) * RUN_STATE_COUNT);
@@ -969,8 +993,8 @@ int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row *
 					     "timeout", "missing" };
 	sqlite3_stmt *st;
 	struct result_row *v = NULL;
-	size_t cnt = 0;
-	int rc;
+	size_t cnt = 0, alloc = 0;
+	int rc = SQLITE_DONE;
 
 	*rows = NULL;
 	*n = 0;
@@ -998,12 +1022,14 @@ int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row *
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int(st, 2, limit);
-	v = calloc((size_t)limit, sizeof(*v));
-	if (!v) {
-		sqlite3_finalize(st);
-		return -1;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit) {
+	while (cnt < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct result_row *nv = grow(v, cnt, &alloc, sizeof(*v));
+
+		if (!nv) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
 		v[cnt].path = dbi_col_text(st, 0);
 		v[cnt].status = dbi_col_text(st, 1);
 		v[cnt].detail = dbi_col_text(st, 2);
@@ -1033,9 +1059,9 @@ int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row *
 		   size_t *n)
 {
 	sqlite3_stmt *st;
-	struct sample_row *v;
-	size_t cnt = 0;
-	int rc;
+	struct sample_row *v = NULL;
+	size_t cnt = 0, alloc = 0;
+	int rc = SQLITE_DONE;
 
 	*rows = NULL;
 	*n = 0;
@@ -1047,12 +1073,14 @@ int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row *
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int(st, 2, limit);
-	v = calloc((size_t)limit, sizeof(*v));
-	if (!v) {
-		sqlite3_finalize(st);
-		return -1;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && cnt < (size_t)limit) {
+	while (cnt < (size_t)limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct sample_row *nv = grow(v, cnt, &alloc, sizeof(*v));
+
+		if (!nv) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
 		v[cnt].metric = dbi_col_text(st, 0);
 		v[cnt].unit = dbi_col_text(st, 1);
 		v[cnt].value = sqlite3_column_double(st, 2);

@@ -101,6 +101,34 @@ const char *const db_migrations[] = {
 	"ALTER TABLE runs ADD COLUMN submission_id INTEGER REFERENCES submissions(id);"
 	"CREATE INDEX kernels_tree ON kernels (tree, commit_order);"
 	"CREATE INDEX requests_submission ON requests (submission_id);",
+	/* 6: what the pages read at a busy fleet's scale without scanning
+	 * every run: runs of one kind, newest first (the queue's medians),
+	 * a submission's plain runs, and the runs per host and state, kept
+	 * by triggers (the status page's counts, the hosts page) */
+	"CREATE INDEX runs_kind ON runs (job, arch, vcpus, state);"
+	"CREATE INDEX runs_kind_command ON runs (command, arch, vcpus, state) WHERE job IS NULL;"
+	"CREATE INDEX runs_submission ON runs (submission_id) WHERE submission_id IS NOT NULL;"
+	"CREATE TABLE run_counts ("
+	"  host_id INTEGER NOT NULL,"   /* 0: none */
+	"  state TEXT NOT NULL, n INTEGER NOT NULL,"
+	"  PRIMARY KEY (host_id, state)) WITHOUT ROWID;"
+	"INSERT INTO run_counts SELECT coalesce(host_id, 0), state, count(*) FROM runs"
+	"  GROUP BY 1, 2;"
+	"CREATE TRIGGER runs_count_insert AFTER INSERT ON runs BEGIN"
+	"  INSERT INTO run_counts VALUES (coalesce(new.host_id, 0), new.state, 1)"
+	"    ON CONFLICT (host_id, state) DO UPDATE SET n = n + 1;"
+	"END;"
+	"CREATE TRIGGER runs_count_delete AFTER DELETE ON runs BEGIN"
+	"  UPDATE run_counts SET n = n - 1"
+	"    WHERE host_id = coalesce(old.host_id, 0) AND state = old.state;"
+	"END;"
+	"CREATE TRIGGER runs_count_update AFTER UPDATE OF state, host_id ON runs"
+	"  WHEN old.state IS NOT new.state OR old.host_id IS NOT new.host_id BEGIN"
+	"  UPDATE run_counts SET n = n - 1"
+	"    WHERE host_id = coalesce(old.host_id, 0) AND state = old.state;"
+	"  INSERT INTO run_counts VALUES (coalesce(new.host_id, 0), new.state, 1)"
+	"    ON CONFLICT (host_id, state) DO UPDATE SET n = n + 1;"
+	"END;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

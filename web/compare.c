@@ -26,7 +26,7 @@
 #define COMPARE_ROWS_MAX   200000   /* samples read for one comparison */
 #define COMPARE_CELLS_MAX  64       /* cells on both kernels together */
 
-/* One sample, as read */
+/* One run's metric: the median of its samples, taken as they are read */
 struct crow {
 	int64_t run;
 	int side;        /* 0 base (a), 1 patched (b) */
@@ -42,6 +42,10 @@ struct creq {
 	long long vcpus;                  /* 0: any */
 	struct crow *rows;
 	size_t n, alloc;
+	size_t nsamples;                  /* samples read, at most COMPARE_ROWS_MAX */
+	double *gv;                       /* the samples of rows[n - 1] while open */
+	size_t gn, galloc;
+	int gopen;
 	struct cmp_cell cells[COMPARE_CELLS_MAX];
 	int cell_side[COMPARE_CELLS_MAX]; /* bit 0: base runs there, bit 1: patched */
 	int64_t cell_last[COMPARE_CELLS_MAX];  /* A/A: the cell's last run seen */
@@ -58,6 +62,7 @@ static void creq_release(struct creq *q)
 		free(q->rows[i].unit);
 	}
 	free(q->rows);
+	free(q->gv);
 	for (size_t i = 0; i < q->ncells; i++) {
 		free(q->cells[i].arch);
 		free(q->cells[i].accel);
@@ -103,10 +108,44 @@ static int cell_index(struct creq *q, const struct cmp_cell *c, size_t *idx)
 	return 0;
 }
 
-/* Reads the samples of the job's passed runs on kernel id into q, with
- * side given, or alternately by run within its cell when aa (rows come in
- * run id order). 0, -1 on database errors or
- * memory, -2 past COMPARE_ROWS_MAX, -3 past COMPARE_CELLS_MAX. */
+/* Adds a sample to the open group (rows[n - 1]); 0 / -1 (memory) */
+static int group_add(struct creq *q, double v)
+{
+	if (q->gn == q->galloc) {
+		size_t na = q->galloc ? q->galloc * 2 : 64;
+		double *nv = realloc(q->gv, na * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		q->gv = nv;
+		q->galloc = na;
+	}
+	q->gv[q->gn++] = v;
+	return 0;
+}
+
+/* Closes the open group: its row's value becomes the median of its
+ * samples. 0 / -1 (as stats_summarize) */
+static int group_close(struct creq *q)
+{
+	struct stats_summary s;
+
+	if (!q->gopen)
+		return 0;
+	q->gopen = 0;
+	if (stats_summarize(q->gv, q->gn, &s) < 0)
+		return -1;
+	q->rows[q->n - 1].value = s.median;
+	q->gn = 0;
+	return 0;
+}
+
+/* Reads the samples of the job's passed runs on kernel id into q, one row
+ * per run and metric (the median of its samples: runs are the independent
+ * repeats), with side given, or alternately by run within its cell when aa
+ * (rows come in run id order). By run and metric, the index's order: no
+ * sort of every sample. 0, -1 on database errors or memory, -2 past
+ * COMPARE_ROWS_MAX samples, -3 past COMPARE_CELLS_MAX. */
 static int read_side(sqlite3 *sql, struct creq *q, int64_t id, int side, int aa)
 {
 	static const char sel[] =
@@ -116,7 +155,7 @@ static int read_side(sqlite3 *sql, struct creq *q, int64_t id, int side, int aa)
 		" LEFT JOIN hosts h ON h.id = r.host_id"
 		" WHERE r.kernel_id = ?1 AND r.job = ?2 AND r.state = ?3 AND r.outcome = ?4"
 		" AND (?5 IS NULL OR r.arch = ?5) AND (?6 = 0 OR r.vcpus = ?6)"
-		" ORDER BY r.id, s.metric, s.seq LIMIT ?7";
+		" ORDER BY r.id, s.metric LIMIT ?7";
 	static const char cnt[] =
 		"SELECT count(*) FROM runs r"
 		" WHERE r.kernel_id = ?1 AND r.job = ?2 AND r.state = ?3"
@@ -138,20 +177,34 @@ static int read_side(sqlite3 *sql, struct creq *q, int64_t id, int side, int aa)
 			sqlite3_bind_null(st, 5);
 		sqlite3_bind_int64(st, 6, q->vcpus);
 		if (!pass)
-			sqlite3_bind_int64(st, 7, (sqlite3_int64)(COMPARE_ROWS_MAX - q->n + 1));
+			sqlite3_bind_int64(st, 7,
+					   (sqlite3_int64)(COMPARE_ROWS_MAX - q->nsamples + 1));
 		while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 			struct cmp_cell c;
 			struct crow *r;
 			int64_t run = sqlite3_column_int64(st, 0);
+			const char *metric;
 
 			if (pass) {
 				q->left_out[side] += sqlite3_column_int64(st, 0);
 				continue;
 			}
-			if (q->n == COMPARE_ROWS_MAX) {
+			if (q->nsamples == COMPARE_ROWS_MAX) {
 				rc = -2;
 				goto out;
 			}
+			q->nsamples++;
+			metric = (const char *)sqlite3_column_text(st, 6);
+			if (!metric)
+				goto out;
+			if (q->gopen && q->rows[q->n - 1].run == run &&
+			    !strcmp(q->rows[q->n - 1].metric, metric)) {
+				if (group_add(q, sqlite3_column_double(st, 8)) < 0)
+					goto out;
+				continue;
+			}
+			if (group_close(q) < 0)
+				goto out;
 			c.arch = (char *)sqlite3_column_text(st, 1);
 			c.vcpus = sqlite3_column_int(st, 2);
 			c.memory_mb = sqlite3_column_int(st, 3);
@@ -183,13 +236,17 @@ static int read_side(sqlite3 *sql, struct creq *q, int64_t id, int side, int aa)
 			r->side = aa ? (int)((q->cell_runs[r->cell] - 1) % 2) : side;
 			r->metric = dup_col(st, 6);
 			r->unit = dup_col(st, 7);
-			r->value = sqlite3_column_double(st, 8);
 			q->n++;
 			if (!r->metric)
+				goto out;
+			q->gopen = 1;
+			if (group_add(q, sqlite3_column_double(st, 8)) < 0)
 				goto out;
 			q->cell_side[r->cell] |= 1 << r->side;
 		}
 		if (s != SQLITE_DONE)
+			goto out;
+		if (group_close(q) < 0)
 			goto out;
 		sqlite3_finalize(st);
 		st = NULL;
