@@ -1,6 +1,7 @@
 /* query.h: read-only queries the status pages need beyond db.h: the queue
  * (runs waiting and running) with each run's request, how long runs of the
- * same kind took, a request's progress and result rows, the hosts. They
+ * same kind took, a request's progress and result rows, the hosts, and a
+ * job's metric values and results across a tree's commits (trends). They
  * only read, on the caller's connection (db_sqlite()), so any thread with
  * its own struct db may call them. Symbols carry the dbq_ prefix. */
 #ifndef KF_DB_QUERY_H
@@ -82,5 +83,78 @@ struct dbq_host {
 /* Every host by name; free with dbq_hosts_free(). 0 / -1 */
 int dbq_hosts(struct db *db, struct dbq_host **v, size_t *n);
 void dbq_hosts_free(struct dbq_host *v, size_t n);
+
+/* ---- trends: a job's metric and results across a tree's commits ----
+ * Kernels kfleet built know their tree, commit and commit_order (the
+ * commit's ancestors, git rev-list --count); runs of a job on them, in one
+ * cell (arch, vCPUs), make a trend. Commits come oldest first: by
+ * commit_order (unknown, NULL or -1, first), then commit id. At most
+ * DBQ_TREND_COMMITS commits (the newest) and DBQ_TREND_RUNS runs per
+ * commit (the newest) are read. Runs count only when done; for metrics
+ * only passed ones, for results any but infra and canceled. */
+
+#define DBQ_TREND_COMMITS   500
+#define DBQ_TREND_RUNS      100
+#define DBQ_TREND_ROWS      1000000   /* sample or result rows one trend reads */
+#define DBQ_TREND_SERIES    5000      /* series one listing returns */
+
+/* What a trend can be drawn of. Strings owned. */
+struct dbq_trend_series {
+	char *tree, *job;
+	char *metric;          /* NULL: a series of results (pass rates) */
+	char *arch;
+	int vcpus;
+	int commits;
+	int64_t runs;
+	int64_t last_ms;       /* the newest run's end */
+};
+/* Every series with data, by tree, job, metric (results last), arch and
+ * vCPUs; tree, job and metric (may be NULL: any) narrow it. results 0:
+ * metric series only, 1: result series only. At most max, *truncated set
+ * when there were more. Free with dbq_trend_series_free(). 0 / -1 */
+int dbq_trend_series(struct db *db, const char *tree, const char *job, const char *metric,
+		     int results, size_t max, struct dbq_trend_series **v, size_t *n,
+		     int *truncated);
+void dbq_trend_series_free(struct dbq_trend_series *v, size_t n);
+
+/* One commit of a metric's trend. Strings and arrays owned. */
+struct dbq_trend_commit {
+	char *commit;
+	int64_t order;         /* -1 when not known */
+	double *v;             /* per passed run: the median of its samples */
+	int64_t *run_ids;      /* the runs, newest first */
+	size_t n;
+};
+struct dbq_trend_values {
+	struct dbq_trend_commit *c;   /* oldest commit first */
+	size_t n;
+	char *unit;            /* of the first sample with one, or NULL */
+	int commits_dropped;   /* older commits were left out */
+	int64_t runs_dropped;  /* older runs of a commit past DBQ_TREND_RUNS */
+	int rows_truncated;    /* more than DBQ_TREND_ROWS samples: the rest not read */
+};
+/* The values of metric in the job's passed runs on the tree's kernels in
+ * one cell. Fills out (release with dbq_trend_values_release(), also after
+ * a failure); no data is 0 with out->n 0. 0 / -1 */
+int dbq_trend_values(struct db *db, const char *tree, const char *job, const char *metric,
+		     const char *arch, int vcpus, struct dbq_trend_values *out);
+void dbq_trend_values_release(struct dbq_trend_values *v);
+
+/* One results row of a trend's run; path and status NULL for a run that
+ * stored no results. Strings owned. */
+struct dbq_trend_result {
+	char *commit;
+	int64_t order;
+	int64_t run_id;
+	char *path;
+	char *status;
+};
+/* The result rows of the job's counted runs on the tree's kernels in one
+ * cell, by commit (oldest first), run and path; at most DBQ_TREND_ROWS,
+ * *truncated set when there were more (or commits were left out). Free
+ * with dbq_trend_results_free(). 0 / -1 */
+int dbq_trend_results(struct db *db, const char *tree, const char *job, const char *arch,
+		      int vcpus, struct dbq_trend_result **v, size_t *n, int *truncated);
+void dbq_trend_results_free(struct dbq_trend_result *v, size_t n);
 
 #endif

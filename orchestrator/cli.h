@@ -49,6 +49,11 @@ int cli_submit(struct cli *k, int argc, char **argv, int test);
 int cli_submission(struct cli *k, int argc, char **argv);
 int cli_builds(struct cli *k, int argc, char **argv);
 
+/* cli_trend.c: `kfleet trend --tree T --job J [--metric M] [--arch A]
+ * [--vcpus N] [--json]`: a metric across the tree's commits, with change
+ * points, and pass rates per test. Returns the exit status. */
+int cli_trend(struct cli *k, int argc, char **argv);
+
 /* cli_series.c: the mbox one of these names (exactly one non-NULL): a file
  * ("-" is stdin), a URL, a message-id, a patchwork series; appended to
  * out. *source (caller frees) names it. 0, or -1 with *err (caller frees).

@@ -53,6 +53,15 @@ static void usage(FILE *f)
 	      "      [--columns avg,p99,max,test|all] [--markdown|--json]\n"
 	      "                                       before/after table of the job's metrics\n"
 	      "                                       (A == B: the noise floor, runs split)\n"
+	      "  tree add NAME PATH-or-URL [--branch B] | tree fetch NAME | trees\n"
+	      "                                       kernel git trees kfleetd builds from\n"
+	      "  submit --tree T (--mbox F | --url U | --msgid ID | --patchwork P) [--base REV]\n"
+	      "      [--arch A,B] [--config C] [--fragment F]... [--job J,..] [--vcpus N,..]\n"
+	      "      [--repeat N] [--wait]          build base and patched, queue their runs\n"
+	      "  test --tree T --mbox F --job J ...   the same, waiting, then the tables\n"
+	      "  submission ID | submissions | builds | build ID [--json]\n"
+	      "  trend --tree T --job J [--metric M] [--arch A] [--vcpus N] [--json]\n"
+	      "                                       a metric across commits, change points\n"
 	      "  series show (--mbox FILE | --url URL | --msgid ID | --patchwork URL/ID)\n"
 	      "      [--lore BASE] [--json]          read a patch series and print it, no daemon\n"
 	      "  parse ktap|test_progs|bench|metrics FILE [--json]\n"
@@ -1187,6 +1196,27 @@ int cli_request_report(struct cli *k, long long id, const char *job, int markdow
 		}
 	}
 	{
+		/* pass/fail per subtest across the request, the changes first */
+		json_t *pf = json_object_get(r.j, "passfail"), *t;
+		json_t *cls = json_object_get(pf, "classes");
+		size_t i;
+
+		if (json_array_size(json_object_get(pf, "subtests"))) {
+			printf("\nsubtests: %lld new failures, %lld fixed, %lld still failing, "
+			       "%lld flaky, %lld missing, %lld skipped, %lld passing\n",
+			       jget_int(cls, "new-failure", 0), jget_int(cls, "fixed", 0),
+			       jget_int(cls, "still-failing", 0), jget_int(cls, "flaky", 0),
+			       jget_int(cls, "missing", 0), jget_int(cls, "skip", 0),
+			       jget_int(cls, "pass", 0));
+			json_array_foreach(json_object_get(pf, "subtests"), i, t) {
+				const char *c = jget_str(t, "class");
+
+				if (c && strcmp(c, "pass") && strcmp(c, "skip"))
+					printf("  %-14s %s\n", c, jget_str(t, "path"));
+			}
+		}
+	}
+	{
 		char ka[32], kb[32];
 		char *cargv[] = { "compare", "--kernels", ka, kb, "--job", (char *)job,
 				  markdown ? "--markdown" : NULL, NULL };
@@ -1476,6 +1506,8 @@ int main(int argc, char **argv)
 		rc = cmd_compare(&k, argc, argv);
 	else if (!strcmp(k.cmd, "test"))
 		rc = cmd_test(&k, argc, argv);
+	else if (!strcmp(k.cmd, "trend"))
+		rc = cli_trend(&k, argc, argv);
 	else if (!strcmp(k.cmd, "submit"))
 		rc = cli_submit(&k, argc, argv, 0);
 	else if (!strcmp(k.cmd, "tree") || !strcmp(k.cmd, "trees"))

@@ -5,6 +5,7 @@
  * checks the bearer token and hands the request to orch_submit(). Every
  * string put into JSON is valid UTF-8. */
 #include "web/pages2.h"
+#include "web/trend.h"
 #include "web/web.h"
 #include "web/webint.h"
 
@@ -712,6 +713,11 @@ enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *m
 	if (!strncmp(url, "/api/trees", 10) || !strncmp(url, "/api/submissions", 16) ||
 	    !strncmp(url, "/api/builds", 11))
 		return api_builds_route(w, c, method, url, req);
+	if (!strcmp(url, "/api/trend")) {
+		if (!is_get(method))
+			return web_reply_method(c, "GET, HEAD", 1);
+		return api_trend(w, c);
+	}
 	if (!strcmp(url, "/api/compare")) {
 		if (!is_get(method))
 			return web_reply_method(c, "GET, HEAD", 1);

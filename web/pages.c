@@ -5,6 +5,7 @@
  * server-rendered HTML; everything from the database, a run's files or a
  * job file goes through web_html(). */
 #include "web/pages2.h"
+#include "web/trend.h"
 #include "web/web.h"
 #include "web/webint.h"
 
@@ -59,6 +60,7 @@ static void page_head(struct buf *b, const char *title, int refresh)
 	buf_printf(b, "</title>\n<style>%s</style>\n</head><body>\n", css);
 	buf_puts(b, "<nav><a href=\"/\">runs</a><a href=\"/queue\">queue</a>"
 		 "<a href=\"/submissions\">submissions</a><a href=\"/trees\">trees</a>"
+		 "<a href=\"/trends\">trends</a>"
 		 "<a href=\"/hosts\">hosts</a><a href=\"/jobs\">jobs</a></nav>\n");
 }
 
@@ -753,6 +755,8 @@ enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char 
 			return run_file(w, c, id, files[i].file, files[i].ctype, files[i].max);
 		}
 	}
+	if (!strcmp(url, "/trends") || !strncmp(url, "/trends/", 8))
+		return pages_trends_route(w, c, method, url);
 	if (!strcmp(url, "/jobs")) {
 		if (!is_get(method))
 			return web_reply_method(c, "GET, HEAD", 0);

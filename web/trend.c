@@ -1,0 +1,902 @@
+/* trend.c: a job's metric and its tests' pass rates across the commits of
+ * a tree, as the pages /trends (what has data) and /trends/view (an inline
+ * SVG chart of the per-commit medians with their p25-p75 band and the
+ * change points, the tables of points and pass rates) and as the JSON
+ * /api/trend. db/query.c reads the values, analysis/trend.c finds the
+ * steps; everything from the database goes through web_html(). */
+#include "web/trend.h"
+#include "web/pages2.h"
+#include "web/webint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/trend.h"
+#include "common/log.h"
+#include "common/util.h"
+#include "db/query.h"
+#include "jobs/jobs.h"
+
+#define TV_PARAM_MAX   200    /* bytes of a query parameter */
+#define TV_VCPUS_MAX   1024
+#define TV_SHORT       12     /* hex digits of a commit shown */
+
+/* One trend, loaded */
+struct tview {
+	const char *tree, *job, *metric, *arch;   /* metric NULL: pass rates only */
+	int vcpus;
+	char *own_metric, *own_arch;              /* what was picked, when not given */
+	char picked[512];                         /* how, or "" */
+	struct dbq_trend_series *cells;           /* every cell with data */
+	size_t ncells;
+	int higher_better;
+	const char *unit;                         /* borrowed from vals or the job */
+	struct dbq_trend_values vals;
+	struct dbq_trend_result *res;
+	size_t nres;
+	int res_truncated;
+	int have_results;                         /* a run stored result rows */
+	struct trend t;
+};
+
+static void tview_release(struct tview *v)
+{
+	free(v->own_metric);
+	free(v->own_arch);
+	dbq_trend_series_free(v->cells, v->ncells);
+	dbq_trend_values_release(&v->vals);
+	dbq_trend_results_free(v->res, v->nres);
+	trend_release(&v->t);
+	memset(v, 0, sizeof(*v));
+}
+
+static const char *arg(struct MHD_Connection *c, const char *key)
+{
+	const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+
+	return s && *s ? s : NULL;
+}
+
+/* The direction of metric in the job's definition: 1, 0, -1 not known */
+static int direction(const struct job_def *d, const char *metric, const char **unit)
+{
+	for (size_t i = 0; d && metric && i < d->nmetrics; i++)
+		if (!strcmp(d->metrics[i].name, metric)) {
+			if (unit && !*unit)
+				*unit = d->metrics[i].unit;
+			return d->metrics[i].higher_better ? 1 : 0;
+		}
+	return -1;
+}
+
+/* The metric when none was given: the first of the job's metrics that has
+ * data, else the one with the most runs; NULL when no metric has data. */
+static const char *pick_metric(const struct job_def *d, const struct dbq_trend_series *s,
+			       size_t n)
+{
+	const struct dbq_trend_series *best = NULL;
+
+	for (size_t i = 0; d && i < d->nmetrics; i++)
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(s[j].metric, d->metrics[i].name))
+				return s[j].metric;
+	for (size_t j = 0; j < n; j++)
+		if (!best || s[j].runs > best->runs)
+			best = &s[j];
+	return best ? best->metric : NULL;
+}
+
+/* Merges the metric's commits and the results' commits, both oldest
+ * first, into points; fills in (values borrowed from v->vals) and each
+ * result row's point. 0 / -1 (memory, or more than TREND_POINTS_MAX) */
+static int merge_points(struct tview *v, struct trend_point_in **in, size_t *n,
+			struct trend_result **rows)
+{
+	size_t i = 0, j = 0, np = 0, alloc = v->vals.n + v->nres + 1;
+	struct trend_point_in *p = calloc(alloc, sizeof(*p));
+	struct trend_result *r = calloc(v->nres ? v->nres : 1, sizeof(*r));
+
+	*in = p;
+	*rows = r;
+	*n = 0;
+	if (!p || !r)
+		return -1;
+	while (i < v->vals.n || j < v->nres) {
+		const struct dbq_trend_commit *c = i < v->vals.n ? &v->vals.c[i] : NULL;
+		const struct dbq_trend_result *x = j < v->nres ? &v->res[j] : NULL;
+		int cmp;
+
+		if (c && x)
+			cmp = c->order != x->order ? (c->order < x->order ? -1 : 1)
+			      : strcmp(c->commit, x->commit);
+		else
+			cmp = c ? -1 : 1;
+		if (np == TREND_POINTS_MAX)
+			return -1;
+		if (cmp <= 0) {
+			p[np] = (struct trend_point_in){ c->commit, c->order, c->v, c->n };
+			i++;
+		} else {
+			p[np] = (struct trend_point_in){ x->commit, x->order, NULL, 0 };
+		}
+		/* the results of this commit */
+		while (j < v->nres && v->res[j].order == p[np].order &&
+		       !strcmp(v->res[j].commit, p[np].commit)) {
+			r[j] = (struct trend_result){ np, v->res[j].run_id, v->res[j].path,
+						      v->res[j].status };
+			j++;
+		}
+		np++;
+	}
+	*n = np;
+	return 0;
+}
+
+/* Loads the trend the query asks for. 0, 1 with msg and *status set (bad
+ * parameter, no data), -1 database error, -2 out of memory. */
+static int tview_load(struct web *w, struct MHD_Connection *c, struct db *db, struct tview *v,
+		      char *msg, size_t msglen, unsigned *status)
+{
+	const char *vc = arg(c, "vcpus"), *names[] = { "tree", "job", "metric", "arch" };
+	const struct job_def *def;
+	const struct dbq_trend_series *best = NULL;
+	struct trend_point_in *in = NULL;
+	struct trend_result *rows = NULL;
+	size_t np = 0, matching = 0;
+	long long vcpus = 0;
+	int truncated, rc = 1;
+	char err[256];
+
+	memset(v, 0, sizeof(*v));
+	*status = MHD_HTTP_BAD_REQUEST;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *s = arg(c, names[i]);
+
+		if (s && strlen(s) > TV_PARAM_MAX) {
+			snprintf(msg, msglen, "%s '%.40s...': longer than %d bytes", names[i], s,
+				 TV_PARAM_MAX);
+			return 1;
+		}
+	}
+	v->tree = arg(c, "tree");
+	v->job = arg(c, "job");
+	v->metric = arg(c, "metric");
+	v->arch = arg(c, "arch");
+	if (!v->tree || !v->job) {
+		snprintf(msg, msglen, "trend: tree and job are needed (?tree=T&job=J)");
+		return 1;
+	}
+	if (vc && parse_int(vc, 1, TV_VCPUS_MAX, &vcpus) < 0) {
+		snprintf(msg, msglen, "vcpus '%.20s': not a number from 1 to %d", vc, TV_VCPUS_MAX);
+		return 1;
+	}
+	def = job_set_find(web_jobs(w), v->job);
+	*status = MHD_HTTP_NOT_FOUND;
+	if (!v->metric) {
+		struct dbq_trend_series *all;
+		size_t n;
+
+		if (dbq_trend_series(db, v->tree, v->job, NULL, 0, DBQ_TREND_SERIES, &all, &n,
+				     &truncated) < 0)
+			return -1;
+		v->metric = pick_metric(def, all, n);
+		if (v->metric && !(v->own_metric = strdup(v->metric))) {
+			dbq_trend_series_free(all, n);
+			return -2;
+		}
+		v->metric = v->own_metric;
+		dbq_trend_series_free(all, n);
+	}
+	if (dbq_trend_series(db, v->tree, v->job, v->metric, !v->metric, DBQ_TREND_SERIES,
+			     &v->cells, &v->ncells, &truncated) < 0)
+		return -1;
+	for (size_t i = 0; i < v->ncells; i++) {
+		const struct dbq_trend_series *s = &v->cells[i];
+
+		if ((v->arch && strcmp(s->arch, v->arch)) || (vcpus && s->vcpus != vcpus))
+			continue;
+		matching++;
+		if (!best || s->runs > best->runs)
+			best = s;
+	}
+	if (!best) {
+		snprintf(msg, msglen, "tree '%s', job '%s'%s%s%s: no %s on kernels built from the "
+			 "tree%s", v->tree, v->job, v->metric ? ", metric '" : "",
+			 v->metric ? v->metric : "", v->metric ? "'" : "",
+			 v->metric ? "passed runs with this metric" : "runs with metrics or results",
+			 v->arch || vcpus ? " in that arch and vCPUs" : "");
+		return 1;
+	}
+	if (!v->arch || !vcpus)
+		snprintf(v->picked, sizeof(v->picked), "%s%s%s: %s, %d vCPU%s, the cell with the "
+			 "most runs (%lld) of the %zu with data", !v->arch ? "arch" : "",
+			 !v->arch && !vcpus ? " and " : "", !vcpus ? "vCPUs" : "", best->arch,
+			 best->vcpus, best->vcpus == 1 ? "" : "s", (long long)best->runs, matching);
+	if (v->own_metric) {
+		size_t len = strlen(v->picked);
+
+		snprintf(v->picked + len, sizeof(v->picked) - len, "%smetric '%s': %s", len ? "; " : "",
+			 v->metric, def && direction(def, v->metric, NULL) >= 0 ?
+			 "the job's first metric with data" : "the one with the most runs");
+	}
+	if (!v->arch && !(v->arch = v->own_arch = strdup(best->arch)))
+		return -2;
+	v->vcpus = vcpus ? (int)vcpus : best->vcpus;
+	if (v->metric && dbq_trend_values(db, v->tree, v->job, v->metric, v->arch, v->vcpus,
+					  &v->vals) < 0)
+		return -1;
+	if (dbq_trend_results(db, v->tree, v->job, v->arch, v->vcpus, &v->res, &v->nres,
+			      &v->res_truncated) < 0)
+		return -1;
+	for (size_t i = 0; i < v->nres && !v->have_results; i++)
+		v->have_results = v->res[i].path != NULL;
+	v->unit = v->vals.unit;
+	v->higher_better = direction(def, v->metric, &v->unit);
+	rc = -2;
+	if (merge_points(v, &in, &np, &rows) < 0)
+		goto out;
+	if (trend_build(&v->t, in, np, v->higher_better, err, sizeof(err)) < 0 ||
+	    (v->have_results && trend_passrate(&v->t, rows, v->nres, err, sizeof(err)) < 0)) {
+		log_warn("web: trend of tree '%s', job '%s': %s", v->tree, v->job, err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(in);
+	free(rows);
+	return rc;
+}
+
+/* ---- JSON ---- */
+
+static json_t *tview_json(const struct tview *v)
+{
+	json_t *o = trend_json(&v->t), *cells = json_array(), *extra = NULL;
+	int bad = !o || !cells;
+
+	for (size_t i = 0; !bad && i < v->ncells; i++)
+		if (json_array_append_new(cells, json_pack("{s:o, s:i, s:i, s:I}",
+			"arch", web_json_str(v->cells[i].arch), "vcpus", v->cells[i].vcpus,
+			"commits", v->cells[i].commits, "runs", (json_int_t)v->cells[i].runs)) < 0)
+			bad = 1;
+	if (!bad) {
+		/* json_pack takes cells, also when it fails */
+		extra = json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:b, s:I, s:b, s:b}",
+			"tree", web_json_str(v->tree), "job", web_json_str(v->job),
+			"metric", web_json_str(v->metric), "unit", web_json_str(v->unit),
+			"arch", web_json_str(v->arch), "vcpus", v->vcpus,
+			"picked", v->picked[0] ? web_json_str(v->picked) : json_null(),
+			"cells", cells, "commits_dropped", v->vals.commits_dropped,
+			"runs_dropped", (json_int_t)v->vals.runs_dropped,
+			"rows_truncated", v->vals.rows_truncated,
+			"results_truncated", v->res_truncated);
+		cells = NULL;
+	}
+	if (bad || !extra || json_object_update(o, extra) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	json_decref(cells);
+	json_decref(extra);
+	return o;
+}
+
+enum MHD_Result api_trend(struct web *w, struct MHD_Connection *c)
+{
+	struct tview v;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL, msg[512];
+	unsigned status;
+	json_t *o;
+	int r;
+
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	r = tview_load(w, c, db, &v, msg, sizeof(msg), &status);
+	if (r == 1)
+		rc = web_reply_error(c, status, "%s", msg);
+	else if (r < 0)
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "trend: %s",
+				     r == -1 ? db_errmsg(db) : "out of memory");
+	else
+		rc = (o = tview_json(&v)) ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+	tview_release(&v);
+	return rc;
+}
+
+/* ---- the chart ---- */
+
+#define CH_W       860
+#define CH_H       340
+#define CH_LEFT    72
+#define CH_RIGHT   24
+#define CH_TOP     34     /* room for the change labels */
+#define CH_BOTTOM  84     /* the commit labels, turned */
+
+static void short_id(struct buf *b, const char *commit)
+{
+	size_t n = strlen(commit);
+
+	web_html(b, commit, n < TV_SHORT ? n : TV_SHORT);
+}
+
+static void num(struct buf *b, double v)
+{
+	if (isfinite(v))
+		buf_printf(b, "%.4g", v);
+	else
+		buf_puts(b, "-");
+}
+
+static void unit_sfx(struct buf *b, const char *unit)
+{
+	if (unit) {
+		buf_puts(b, " ");
+		web_html_str(b, unit);
+	}
+}
+
+struct scale {
+	double lo, hi;
+	size_t n;
+};
+
+static double sx(const struct scale *s, size_t i)
+{
+	double w = CH_W - CH_LEFT - CH_RIGHT;
+
+	return s->n < 2 ? CH_LEFT + w / 2 : CH_LEFT + w * (double)i / (double)(s->n - 1);
+}
+
+static double sy(const struct scale *s, double v)
+{
+	return CH_H - CH_BOTTOM - (v - s->lo) / (s->hi - s->lo) * (CH_H - CH_TOP - CH_BOTTOM);
+}
+
+static const char *dir_color(enum trend_dir d)
+{
+	return d == TREND_WORSE ? "#b00" : d == TREND_BETTER ? "#070" : "#a60";
+}
+
+/* The medians as a line over their p25-p75 band, a faint dot per run, a
+ * dashed level per stretch between change points, a marker at each change
+ * point; the x axis the commits (short ids), the y axis the unit. 0, or -1
+ * when there is nothing to draw. */
+static int chart(struct buf *b, const struct tview *v)
+{
+	const struct trend *t = &v->t;
+	struct scale s = { INFINITY, -INFINITY, t->n };
+	size_t every;
+	double pad;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].n) {
+			s.lo = fmin(s.lo, t->v[i].min);
+			s.hi = fmax(s.hi, t->v[i].max);
+		}
+	if (!isfinite(s.lo))
+		return -1;
+	pad = s.hi > s.lo ? (s.hi - s.lo) * 0.08 : (s.lo != 0 ? fabs(s.lo) * 0.05 : 1);
+	s.lo -= pad;
+	s.hi += pad;
+	buf_printf(b, "<svg class=\"trend\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", CH_W, CH_H,
+		   CH_W, CH_H);
+	web_html_str(b, v->metric);
+	buf_puts(b, " across commits\">\n<title>");
+	web_html_str(b, v->metric);
+	buf_puts(b, " across commits: median per commit, p25-p75 band</title>\n");
+	/* y axis: 5 ticks */
+	for (int k = 0; k <= 4; k++) {
+		double val = s.lo + pad + (s.hi - s.lo - 2 * pad) * k / 4.0, y = sy(&s, val);
+
+		buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
+			   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\" "
+			   "font-size=\"11\" fill=\"#555\">", CH_LEFT, y, CH_W - CH_RIGHT, y,
+			   CH_LEFT - 6, y);
+		num(b, val);
+		buf_puts(b, "</text>\n");
+	}
+	if (v->unit) {
+		buf_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555\">", 4, CH_TOP - 18);
+		web_html_str(b, v->unit);
+		buf_puts(b, "</text>\n");
+	}
+	/* the band, in pieces between commits without runs */
+	for (size_t i = 0; i < t->n;) {
+		size_t j = i;
+
+		if (!t->v[i].n) {
+			i++;
+			continue;
+		}
+		while (j < t->n && t->v[j].n)
+			j++;
+		buf_puts(b, "<polygon class=\"band\" fill=\"#4a6fa5\" fill-opacity=\"0.18\" "
+			 "points=\"");
+		for (size_t k = i; k < j; k++)
+			buf_printf(b, "%.1f,%.1f ", sx(&s, k), sy(&s, t->v[k].p75));
+		for (size_t k = j; k-- > i;)
+			buf_printf(b, "%.1f,%.1f ", sx(&s, k), sy(&s, t->v[k].p25));
+		buf_puts(b, "\"/>\n");
+		i = j;
+	}
+	/* the level of each stretch between change points */
+	for (size_t k = 0; k < t->nc; k++) {
+		size_t from = k ? t->c[k - 1].index : 0, to = t->c[k].index;
+
+		buf_printf(b, "<line class=\"level\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"#888\" stroke-dasharray=\"2 3\"/>\n", sx(&s, from),
+			   sy(&s, t->c[k].before), sx(&s, to - 1), sy(&s, t->c[k].before));
+		if (k + 1 == t->nc)
+			buf_printf(b, "<line class=\"level\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				   "y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"2 3\"/>\n",
+				   sx(&s, to), sy(&s, t->c[k].after), sx(&s, t->n - 1),
+				   sy(&s, t->c[k].after));
+	}
+	/* the medians */
+	buf_puts(b, "<polyline class=\"median\" fill=\"none\" stroke=\"#4a6fa5\" "
+		 "stroke-width=\"2\" points=\"");
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].n)
+			buf_printf(b, "%.1f,%.1f ", sx(&s, i), sy(&s, t->v[i].median));
+	buf_puts(b, "\"/>\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trend_point *p = &t->v[i];
+
+		for (size_t j = 0; j < p->n && j < TREND_RUNS_MAX; j++)
+			buf_printf(b, "<circle class=\"run\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\" "
+				   "fill=\"#4a6fa5\" fill-opacity=\"0.35\"/>", sx(&s, i), sy(&s, p->v[j]));
+		if (!p->n)
+			continue;
+		buf_printf(b, "\n<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+			   "fill=\"#4a6fa5\"><title>", sx(&s, i), sy(&s, p->median));
+		short_id(b, p->commit);
+		buf_printf(b, ": median ");
+		num(b, p->median);
+		unit_sfx(b, v->unit);
+		buf_puts(b, ", p25-p75 ");
+		num(b, p->p25);
+		buf_puts(b, "-");
+		num(b, p->p75);
+		buf_printf(b, ", %zu run%s</title></circle>\n", p->n, p->n == 1 ? "" : "s");
+	}
+	/* change points: between the last commit before and the first after */
+	for (size_t k = 0; k < t->nc; k++) {
+		const struct trend_change *ch = &t->c[k];
+		double x = ch->index ? (sx(&s, ch->index - 1) + sx(&s, ch->index)) / 2 : sx(&s, 0);
+
+		buf_printf(b, "<g class=\"change %s\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			   "y2=\"%d\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>"
+			   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" "
+			   "fill=\"%s\">", trend_dir_name(ch->dir), x, CH_TOP - 4, x, CH_H - CH_BOTTOM,
+			   dir_color(ch->dir), x, CH_TOP - 8 - (int)(k % 2) * 13,
+			   dir_color(ch->dir));
+		if (isfinite(ch->change_pct))
+			buf_printf(b, "%+.1f%% ", ch->change_pct);
+		buf_printf(b, "%s</text><title>step at ", trend_dir_name(ch->dir));
+		short_id(b, t->v[ch->index].commit);
+		buf_puts(b, ": ");
+		num(b, ch->before);
+		buf_puts(b, " -&gt; ");
+		num(b, ch->after);
+		unit_sfx(b, v->unit);
+		buf_printf(b, ", p=%.2g</title></g>\n", ch->p);
+	}
+	/* x axis: the commits, at most ~40 labels */
+	every = t->n > 40 ? (t->n + 39) / 40 : 1;
+	buf_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n", CH_LEFT,
+		   CH_H - CH_BOTTOM, CH_W - CH_RIGHT, CH_H - CH_BOTTOM);
+	for (size_t i = 0; i < t->n; i++) {
+		double x = sx(&s, i);
+
+		if (i % every && i + 1 != t->n)
+			continue;
+		buf_printf(b, "<text class=\"commit\" x=\"%.1f\" y=\"%d\" font-size=\"10\" "
+			   "font-family=\"monospace\" fill=\"#555\" text-anchor=\"end\" "
+			   "transform=\"rotate(-40 %.1f %d)\">", x, CH_H - CH_BOTTOM + 12, x,
+			   CH_H - CH_BOTTOM + 12);
+		short_id(b, t->v[i].commit);
+		buf_puts(b, "</text>\n");
+	}
+	buf_puts(b, "</svg>\n");
+	return b->truncated ? -1 : 0;
+}
+
+/* ---- the pages ---- */
+
+/* s percent-encoded for a query string */
+static void url_enc(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == '-' || ch == '_' || ch == '.' || ch == '~')
+			buf_printf(b, "%c", ch);
+		else
+			buf_printf(b, "%%%c%c", hex[ch >> 4], hex[ch & 15]);
+	}
+}
+
+/* An href to /trends/view of this series, escaped for an attribute */
+static void view_href(struct buf *b, const char *tree, const char *job, const char *metric,
+		      const char *arch, int vcpus)
+{
+	struct buf u = BUF_INIT(4096);
+
+	buf_puts(&u, "/trends/view?tree=");
+	url_enc(&u, tree);
+	buf_puts(&u, "&job=");
+	url_enc(&u, job);
+	if (metric) {
+		buf_puts(&u, "&metric=");
+		url_enc(&u, metric);
+	}
+	buf_puts(&u, "&arch=");
+	url_enc(&u, arch);
+	buf_printf(&u, "&vcpus=%d", vcpus);
+	web_html(b, buf_str(&u), u.len);
+	buf_release(&u);
+}
+
+static enum MHD_Result trends_list(struct web *w, struct MHD_Connection *c)
+{
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct dbq_trend_series *s[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 };
+	int trunc[2] = { 0, 0 };
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL;
+
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	if (dbq_trend_series(db, NULL, NULL, NULL, 0, DBQ_TREND_SERIES, &s[0], &n[0],
+			     &trunc[0]) < 0 ||
+	    dbq_trend_series(db, NULL, NULL, NULL, 1, DBQ_TREND_SERIES, &s[1], &n[1],
+			     &trunc[1]) < 0) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "trends: %s",
+					  db_errmsg(db));
+		goto out;
+	}
+	web_page_head(&b, "kfleet: trends", 0);
+	buf_puts(&b, "<h1>trends</h1>\n<p class=\"note\">A job's metric and its tests' pass "
+		 "rates across the commits of a tree, from the runs of kernels kfleet built "
+		 "(<code>kfleet submit --tree T --base COMMIT --job J --repeat N</code>), one "
+		 "cell (arch, vCPUs) at a time.</p>\n");
+	if (!n[0] && !n[1]) {
+		buf_puts(&b, "<p class=\"note\">no runs of jobs on built kernels yet</p>\n");
+	} else {
+		buf_puts(&b, "<table class=\"trends\"><thead><tr><th>tree</th><th>job</th>"
+			 "<th>metric</th><th>arch</th><th>vCPUs</th><th>commits</th><th>runs</th>"
+			 "<th>last run (UTC)</th></tr></thead><tbody>\n");
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < n[k]; i++) {
+				const struct dbq_trend_series *x = &s[k][i];
+				char when[32];
+
+				web_fmt_time(x->last_ms, when);
+				buf_puts(&b, "<tr><td>");
+				web_html_str(&b, x->tree);
+				buf_puts(&b, "</td><td>");
+				web_html_str(&b, x->job);
+				buf_puts(&b, "</td><td><a href=\"");
+				view_href(&b, x->tree, x->job, x->metric, x->arch, x->vcpus);
+				buf_puts(&b, "\">");
+				if (x->metric)
+					web_html_str(&b, x->metric);
+				else
+					buf_puts(&b, "pass rates");
+				buf_puts(&b, "</a></td><td>");
+				web_html_str(&b, x->arch);
+				buf_printf(&b, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td>"
+					   "<td class=\"num\">%lld</td><td>%s</td></tr>\n", x->vcpus,
+					   x->commits, (long long)x->runs, when);
+			}
+		buf_puts(&b, "</tbody></table>\n");
+		if (trunc[0] || trunc[1])
+			buf_printf(&b, "<p class=\"note\">the first %d of each kind only</p>\n",
+				   DBQ_TREND_SERIES);
+	}
+	web_page_tail(&b);
+	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+out:
+	buf_release(&b);
+	dbq_trend_series_free(s[0], n[0]);
+	dbq_trend_series_free(s[1], n[1]);
+	return rc;
+}
+
+static void kv(struct buf *b, const char *k, const char *val)
+{
+	buf_printf(b, "<tr><th>%s</th><td>", k);
+	web_html_str(b, val);
+	buf_puts(b, "</td></tr>\n");
+}
+
+static void changes_section(struct buf *b, const struct tview *v)
+{
+	const struct trend *t = &v->t;
+
+	buf_puts(b, "<h2 id=\"changes\">change points</h2>\n");
+	if (!t->nc) {
+		buf_printf(b, "<p class=\"note\">none: no step of %.0f%% or more that holds for %d "
+			   "commits on each side with p &lt; %g</p>\n", TREND_MIN_CHANGE * 100,
+			   TREND_MIN_POINTS, TREND_ALPHA);
+		return;
+	}
+	buf_puts(b, "<table class=\"changes\"><thead><tr><th>at commit</th><th>before</th>"
+		 "<th>after</th><th>change</th><th>verdict</th><th>runs</th><th>p</th></tr>"
+		 "</thead><tbody>\n");
+	for (size_t k = 0; k < t->nc; k++) {
+		const struct trend_change *ch = &t->c[k];
+
+		buf_printf(b, "<tr class=\"change %s\"><td><code title=\"", trend_dir_name(ch->dir));
+		web_html_str(b, t->v[ch->index].commit);
+		buf_puts(b, "\">");
+		short_id(b, t->v[ch->index].commit);
+		buf_puts(b, "</code></td><td class=\"num\">");
+		num(b, ch->before);
+		buf_puts(b, "</td><td class=\"num\">");
+		num(b, ch->after);
+		unit_sfx(b, v->unit);
+		buf_puts(b, "</td><td class=\"num\">");
+		if (isfinite(ch->change_pct))
+			buf_printf(b, "%+.1f%%", ch->change_pct);
+		else
+			buf_puts(b, "-");
+		buf_printf(b, "</td><td class=\"%s\">%s</td><td class=\"num\">%zu / %zu</td>"
+			   "<td class=\"num\">%.2g</td></tr>\n", trend_dir_name(ch->dir),
+			   trend_dir_name(ch->dir), ch->n_before, ch->n_after, ch->p);
+	}
+	buf_puts(b, "</tbody></table>\n");
+	if (t->changes_dropped)
+		buf_printf(b, "<p class=\"note\">only the first %d change points found</p>\n",
+			   TREND_CHANGES_MAX);
+}
+
+static void points_table(struct buf *b, const struct tview *v)
+{
+	const struct trend *t = &v->t;
+	size_t k = 0;
+
+	buf_puts(b, "<h2 id=\"points\">commits</h2>\n<table class=\"points\"><thead><tr>"
+		 "<th>commit</th><th>order</th><th>runs</th><th>median</th><th>p25 &ndash; p75</th>"
+		 "<th>min &ndash; max</th><th></th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trend_point *p = &t->v[i];
+		const struct trend_change *ch = NULL;
+
+		while (k < t->nc && t->c[k].index < i)
+			k++;
+		if (k < t->nc && t->c[k].index == i)
+			ch = &t->c[k];
+		buf_puts(b, "<tr><td><code title=\"");
+		web_html_str(b, p->commit);
+		buf_puts(b, "\">");
+		short_id(b, p->commit);
+		buf_puts(b, "</code></td><td class=\"num\">");
+		if (p->order >= 0)
+			buf_printf(b, "%lld", (long long)p->order);
+		else
+			buf_puts(b, "?");
+		buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">", p->n);
+		num(b, p->median);
+		buf_puts(b, "</td><td class=\"num\">");
+		num(b, p->p25);
+		buf_puts(b, " &ndash; ");
+		num(b, p->p75);
+		buf_puts(b, "</td><td class=\"num\">");
+		num(b, p->min);
+		buf_puts(b, " &ndash; ");
+		num(b, p->max);
+		buf_puts(b, "</td><td>");
+		if (ch) {
+			buf_printf(b, "<span class=\"%s\">&larr; step ", trend_dir_name(ch->dir));
+			if (isfinite(ch->change_pct))
+				buf_printf(b, "%+.1f%% ", ch->change_pct);
+			buf_printf(b, "%s</span>", trend_dir_name(ch->dir));
+		}
+		buf_puts(b, "</td></tr>\n");
+	}
+	buf_puts(b, "</tbody></table>\n");
+}
+
+static void passrate_section(struct buf *b, const struct tview *v)
+{
+	const struct trend *t = &v->t;
+
+	buf_puts(b, "<h2 id=\"passrate\">pass rates</h2>\n");
+	if (!v->have_results) {
+		buf_puts(b, "<p class=\"note\">the job's runs stored no subtest results</p>\n");
+		return;
+	}
+	buf_printf(b, "<p>%zu subtest%s failed somewhere, %zu passed wherever they ran.</p>\n",
+		   t->ntests + t->tests_dropped, t->ntests + t->tests_dropped == 1 ? "" : "s",
+		   t->always_pass);
+	if (t->nev) {
+		buf_puts(b, "<ul class=\"events\">\n");
+		for (size_t i = 0; i < t->nev; i++) {
+			const struct trend_event *e = &t->ev[i];
+
+			buf_printf(b, "<li class=\"%s\"><span class=\"%s\">%s</span> at <code>",
+				   e->kind == TREND_REGRESSION ? "new-failure" : "fixed",
+				   e->kind == TREND_REGRESSION ? "worse" : "better",
+				   trend_event_name(e->kind));
+			short_id(b, t->v[e->index].commit);
+			buf_puts(b, "</code>: ");
+			web_html_str(b, t->tests[e->test].path);
+			buf_puts(b, "</li>\n");
+		}
+		buf_puts(b, "</ul>\n");
+	}
+	if (!t->ntests)
+		return;
+	buf_puts(b, "<div style=\"overflow-x:auto\"><table class=\"passrate\"><thead><tr>"
+		 "<th>subtest</th>");
+	for (size_t p = 0; p < t->n; p++) {
+		buf_puts(b, "<th><code>");
+		web_html(b, t->v[p].commit, strlen(t->v[p].commit) < 7 ? strlen(t->v[p].commit) : 7);
+		buf_puts(b, "</code></th>");
+	}
+	buf_puts(b, "</tr></thead><tbody>\n");
+	for (size_t i = 0; i < t->ntests && i < WEB_RESULTS_MAX; i++) {
+		const struct trend_test *x = &t->tests[i];
+
+		buf_puts(b, "<tr><td>");
+		web_html_str(b, x->path);
+		buf_puts(b, "</td>");
+		for (size_t p = 0; p < t->n; p++) {
+			const struct trend_count *ct = &x->c[p];
+
+			if (!ct->pass && !ct->fail)
+				buf_puts(b, "<td class=\"note\">-</td>");
+			else
+				buf_printf(b, "<td class=\"num %s\">%d/%d</td>",
+					   ct->fail ? "fail" : "pass", ct->pass, ct->pass + ct->fail);
+		}
+		buf_puts(b, "</tr>\n");
+	}
+	buf_puts(b, "</tbody></table></div>\n<p class=\"note\">passed / runs with a verdict "
+		 "(skips left out); a regression is failing for "
+		 "two commits in a row after passing, a fix the reverse.</p>\n");
+	if (t->tests_dropped)
+		buf_printf(b, "<p class=\"note\">%zu more failing subtests not shown</p>\n",
+			   t->tests_dropped);
+}
+
+static enum MHD_Result trend_view(struct web *w, struct MHD_Connection *c)
+{
+	struct buf b = BUF_INIT(WEB_PAGE_MAX), title = BUF_INIT(1024);
+	struct tview v;
+	enum MHD_Result rc;
+	struct db *db;
+	char *err = NULL, msg[512], s[64];
+	unsigned status;
+	int r;
+
+	db = web_db(w, &err);
+	if (!db) {
+		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
+		free(err);
+		return rc;
+	}
+	r = tview_load(w, c, db, &v, msg, sizeof(msg), &status);
+	if (r) {
+		rc = r == 1 ? web_reply_html_error(c, status, "%s", msg)
+		     : web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "trend: %s",
+					    r == -1 ? db_errmsg(db) : "out of memory");
+		goto out;
+	}
+	buf_printf(&title, "kfleet: trend of %s, %s on %s", v.metric ? v.metric : "pass rates",
+		   v.job, v.tree);
+	web_page_head(&b, buf_str(&title), 0);
+	buf_puts(&b, "<h1>trend: ");
+	web_html_str(&b, v.metric ? v.metric : "pass rates");
+	buf_puts(&b, "</h1>\n<table class=\"kv\">\n");
+	kv(&b, "tree", v.tree);
+	buf_puts(&b, "<tr><th>job</th><td><a href=\"/jobs/");
+	url_enc(&b, v.job);
+	buf_puts(&b, "\">");
+	web_html_str(&b, v.job);
+	buf_puts(&b, "</a></td></tr>\n");
+	if (v.metric) {
+		buf_puts(&b, "<tr><th>metric</th><td>");
+		web_html_str(&b, v.metric);
+		if (v.unit) {
+			buf_puts(&b, " (");
+			web_html_str(&b, v.unit);
+			buf_puts(&b, ")");
+		}
+		buf_printf(&b, ", %s</td></tr>\n", v.higher_better < 0 ? "direction not known"
+			   : v.higher_better ? "higher is better" : "lower is better");
+	}
+	snprintf(s, sizeof(s), "%d", v.vcpus);
+	kv(&b, "arch", v.arch);
+	kv(&b, "vCPUs", s);
+	if (v.picked[0])
+		kv(&b, "picked", v.picked);
+	if (v.ncells > 1) {
+		buf_puts(&b, "<tr><th>other cells</th><td>");
+		for (size_t i = 0; i < v.ncells; i++) {
+			if (!strcmp(v.cells[i].arch, v.arch) && v.cells[i].vcpus == v.vcpus)
+				continue;
+			buf_puts(&b, "<a href=\"");
+			view_href(&b, v.tree, v.job, v.metric, v.cells[i].arch, v.cells[i].vcpus);
+			buf_puts(&b, "\">");
+			web_html_str(&b, v.cells[i].arch);
+			buf_printf(&b, ", %d vCPUs</a> (%lld runs) ", v.cells[i].vcpus,
+				   (long long)v.cells[i].runs);
+		}
+		buf_puts(&b, "</td></tr>\n");
+	}
+	buf_puts(&b, "</table>\n");
+	if (v.vals.commits_dropped || v.vals.runs_dropped || v.vals.rows_truncated ||
+	    v.res_truncated)
+		buf_printf(&b, "<p class=\"note\">bounded: the newest %d commits, the newest %d "
+			   "runs of each, at most %d rows</p>\n", DBQ_TREND_COMMITS, DBQ_TREND_RUNS,
+			   DBQ_TREND_ROWS);
+	if (v.metric) {
+		buf_puts(&b, "<figure>\n");
+		if (chart(&b, &v) < 0)
+			buf_puts(&b, "<p class=\"note\">no passed runs with this metric</p>\n");
+		buf_puts(&b, "<figcaption class=\"note\">the median of each commit's runs (each "
+			 "run counts once, as the median of its samples), the p25&ndash;p75 band, a "
+			 "dot per run; dashed: the level between change points</figcaption>\n"
+			 "</figure>\n");
+		changes_section(&b, &v);
+		points_table(&b, &v);
+	}
+	passrate_section(&b, &v);
+	buf_puts(&b, "<p class=\"note\"><a href=\"");
+	{
+		struct buf u = BUF_INIT(4096);
+
+		buf_puts(&u, "/api/trend?tree=");
+		url_enc(&u, v.tree);
+		buf_puts(&u, "&job=");
+		url_enc(&u, v.job);
+		if (v.metric) {
+			buf_puts(&u, "&metric=");
+			url_enc(&u, v.metric);
+		}
+		buf_puts(&u, "&arch=");
+		url_enc(&u, v.arch);
+		buf_printf(&u, "&vcpus=%d", v.vcpus);
+		web_html(&b, buf_str(&u), u.len);
+		buf_release(&u);
+	}
+	buf_puts(&b, "\">as JSON</a> &middot; <a href=\"/trends\">all trends</a></p>\n");
+	web_page_tail(&b);
+	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+out:
+	buf_release(&b);
+	buf_release(&title);
+	tview_release(&v);
+	return rc;
+}
+
+enum MHD_Result pages_trends_route(struct web *w, struct MHD_Connection *c, const char *method,
+				   const char *url)
+{
+	int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+
+	if (strcmp(url, "/trends") && strcmp(url, "/trends/view"))
+		return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such page", url);
+	if (!get)
+		return web_reply_method(c, "GET, HEAD", 0);
+	return url[7] ? trend_view(w, c) : trends_list(w, c);
+}
