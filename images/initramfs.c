@@ -28,9 +28,15 @@
 
 static const char init_script[] =
 	"#!/bin/busybox sh\n"
-	"# kfleet: PID 1 of a test guest. Runs the agent, which powers the guest\n"
-	"# off; if it returns, power off here: PID 1 must never exit.\n"
+	"# kfleet: PID 1 of a test guest. Runs the agent, which ends the guest;\n"
+	"# if it returns, power off here: PID 1 must never exit.\n"
 	"/bin/busybox --install -s\n"
+	"# kselftest's runner calls /usr/bin/timeout --foreground, which busybox\n"
+	"# does not take: a timeout that drops it\n"
+	"rm -f /usr/bin/timeout\n"
+	"printf '#!/bin/sh\\n[ \"$1\" = --foreground ] && shift\\nexec /bin/busybox timeout \"$@\"\\n' "
+	"> /usr/bin/timeout\n"
+	"chmod 755 /usr/bin/timeout\n"
 	"/sbin/kfleet-agent\n"
 	"echo \"kfleet-init: agent returned $?, powering off\"\n"
 	"/bin/busybox poweroff -f\n"
