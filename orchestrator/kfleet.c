@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	      "  show ID [--json]                     print one run: results, metrics, output\n"
 	      "  jobs [--json]                        list the jobs the daemon knows\n"
 	      "  jobs show NAME [--json]              print one job's definition\n"
-	      "  compare --kernels A B --job NAME [--arch A] [--vcpus N]\n"
+	      "  compare (--kernels A B --job NAME | --request ID) [--arch A] [--vcpus N]\n"
 	      "      [--columns avg,p99,max,test|all] [--markdown|--json]\n"
 	      "                                       before/after table of the job's metrics\n"
 	      "                                       (A == B: the noise floor, runs split)\n"
@@ -996,6 +996,7 @@ static int cmd_compare(struct cli *k, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "kernels", required_argument, NULL, 'K' },
+		{ "request", required_argument, NULL, 'R' },
 		{ "job", required_argument, NULL, 'J' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "vcpus", required_argument, NULL, 'v' },
@@ -1006,9 +1007,10 @@ static int cmd_compare(struct cli *k, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *job = NULL, *arch = NULL;
-	long long ka = 0, kb = 0, vcpus = 0;
+	long long ka = 0, kb = 0, vcpus = 0, req = 0;
 	int json = 0, markdown = 0, c, rc = EXIT_USAGE;
 	unsigned cols = CMP_COL_DEFAULT;
+	char *req_job = NULL;
 	struct buf path = BUF_INIT(0), out = BUF_INIT(0);
 	struct resp r = { 0 };
 	json_t *v;
@@ -1026,6 +1028,10 @@ static int cmd_compare(struct cli *k, int argc, char **argv)
 			    parse_num(k->cmd, "--kernels", argv[optind], 1, INT64_MAX, &kb) < 0)
 				goto out;
 			optind++;
+			break;
+		case 'R':
+			if (parse_num(k->cmd, "--request", optarg, 1, INT64_MAX, &req) < 0)
+				goto out;
 			break;
 		case 'J': job = optarg; break;
 		case 'a': arch = optarg; break;
@@ -1051,8 +1057,24 @@ static int cmd_compare(struct cli *k, int argc, char **argv)
 			goto out;
 		}
 	}
+	if (req && !ka) {
+		/* a request: its two kernels and its job */
+		char rp[64];
+
+		snprintf(rp, sizeof(rp), "/api/requests/%lld", req);
+		if (cli_api_call(k, "GET", rp, NULL, NULL, &r) < 0) {
+			fprintf(stderr, "kfleet: compare: %s\n", r.err);
+			goto out;
+		}
+		ka = jget_int(r.j, "base_kernel_id", 0);
+		kb = jget_int(r.j, "patched_kernel_id", 0);
+		if (!job && json_is_string(json_object_get(r.j, "job")))
+			job = req_job = strdup(jget_str(r.j, "job"));
+		json_decref(r.j);
+		r.j = NULL;
+	}
 	if (!ka || !job || !*job || optind < argc || (json && markdown)) {
-		fprintf(stderr, "kfleet: compare: %s\n", !ka ? "--kernels A B is required"
+		fprintf(stderr, "kfleet: compare: %s\n", !ka ? "--kernels A B or --request ID is required"
 			: !job || !*job ? "--job NAME is required"
 			: optind < argc ? "unexpected argument" : "give --json or --markdown, not both");
 		usage(stderr);
@@ -1106,6 +1128,7 @@ out:
 	json_decref(r.j);
 	buf_release(&path);
 	buf_release(&out);
+	free(req_job);
 	return rc;
 }
 

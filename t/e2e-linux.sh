@@ -5,8 +5,9 @@
 # and patched built for x86_64 and arm64 (tinyconfig plus kfleet's guest
 # fragment, in the sandbox), both booted, the getpgid-rate job run 4 times
 # on each side interleaved, and the comparison says "worse" where the patch
-# made it worse. A second identical submission builds nothing.
-# Takes about 10 minutes on 2 cores (4 kernel builds, 2 of them cold).
+# made it worse; kselftest's size target is built with both kernels and
+# passes in their guests. A second identical submission builds nothing.
+# Takes about 15 minutes on 2 cores (4 kernel builds, 2 of them cold).
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
@@ -18,7 +19,7 @@ kf_config ""
 check "kfleetd starts" kf_start
 check "the tree is added" contains "$(kf tree add linux "$tree" 2>&1)" "added"
 
-out=$(kf test --tree linux --mbox "$MBOX" --job getpgid-rate --arch x86_64,arm64 --repeat 4 2>&1)
+out=$(kf test --tree linux --mbox "$MBOX" --job getpgid-rate,kselftest-size --arch x86_64,arm64 --repeat 4 2>&1)
 s=$(db "select max(id) from submissions")
 check "the series was built and tested" contains "$out" "submission $s: testing"
 echo "$out" | sed 's/^/  | /'
@@ -37,7 +38,10 @@ for arch in x86_64 arm64; do
 	check "$arch: every run passed" equals "$(db "select group_concat(distinct outcome) from runs where arch = '$arch' and request_id in (select id from requests where submission_id = $s)")" passed
 	cmp=$(curl -sf "$KF_URL/api/compare?a=$(db "select kernel_id from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s and sb.side = 'base' and b.arch = '$arch'")&b=$(db "select kernel_id from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s and sb.side = 'patched' and b.arch = '$arch'")&job=getpgid-rate")
 	check "$arch: the slower getpgid() is a worse syscall-count" contains "$cmp" '"verdict":"worse"'
+	check "$arch: kselftest size, built with both kernels, passes on both" equals "$(db "select count(*) || ' ' || group_concat(distinct r.status) from results r join runs u on u.id = r.run_id where u.arch = '$arch' and u.job = 'kselftest-size' and u.request_id in (select id from requests where submission_id = $s)")" "8 pass"
 done
+req=$(db "select id from requests where submission_id = $s and job = 'getpgid-rate' order by id limit 1")
+check "kfleet compare --request gives the same verdict" contains "$(kf compare --request "$req" 2>&1)" "worse"
 n=$(db "select count(*) from builds")
 kf submit --tree linux --mbox "$MBOX" --arch x86_64,arm64 --wait >/dev/null 2>&1
 s2=$(db "select max(id) from submissions")

@@ -13,6 +13,7 @@
 #include "web/webint.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -435,6 +436,114 @@ static enum MHD_Result bad(struct MHD_Connection *c, const char *what)
 	return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "compare: %s", what);
 }
 
+/* The last comparisons answered, by query and by the state of the runs they
+ * read (how many of the two kernels' runs of the job ended, and when the
+ * last did): a page loaded again, or by many at once, is answered from here
+ * until another run ends. The bootstrap makes a comparison of many runs
+ * cost most of a second. */
+#define COMPARE_CACHE_SLOTS 16
+#define COMPARE_CACHE_BODY  (1u << 20)   /* bigger answers are not kept */
+
+struct compare_cache {
+	pthread_mutex_t lock;
+	struct {
+		char *key;
+		char *body;
+		size_t len;
+		int json;
+	} e[COMPARE_CACHE_SLOTS];
+	unsigned next;
+};
+
+void web_compare_cache_free(struct web *w)
+{
+	struct compare_cache *cc = w->ccache;
+
+	if (!cc)
+		return;
+	for (size_t i = 0; i < COMPARE_CACHE_SLOTS; i++) {
+		free(cc->e[i].key);
+		free(cc->e[i].body);
+	}
+	pthread_mutex_destroy(&cc->lock);
+	free(cc);
+	w->ccache = NULL;
+}
+
+/* The key of a query against the runs as they are now; NULL on errors */
+static char *cache_key(struct db *db, const struct creq *q, const char *fmt, unsigned cols)
+{
+	sqlite3_stmt *st = NULL;
+	char *key = NULL;
+
+	if (sqlite3_prepare_v2(db_sqlite(db), "SELECT count(*), coalesce(max(ended_at), 0)"
+			       " FROM runs WHERE kernel_id IN (?1, ?2) AND job = ?3 AND state = 'done'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, q->a);
+	sqlite3_bind_int64(st, 2, q->b);
+	sqlite3_bind_text(st, 3, q->job, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    asprintf(&key, "%lld %lld %s %s %lld %s %u runs %lld %lld", (long long)q->a,
+		     (long long)q->b, q->job, q->arch ? q->arch : "-", (long long)q->vcpus,
+		     fmt ? fmt : "json", cols, (long long)sqlite3_column_int64(st, 0),
+		     (long long)sqlite3_column_int64(st, 1)) < 0)
+		key = NULL;
+	sqlite3_finalize(st);
+	return key;
+}
+
+/* A kept answer for key into b: 1 (json set), 0 none */
+static int cache_get(struct web *w, const char *key, struct buf *b, int *json)
+{
+	struct compare_cache *cc = w->ccache;
+	int hit = 0;
+
+	if (!cc || !key)
+		return 0;
+	pthread_mutex_lock(&cc->lock);
+	for (size_t i = 0; i < COMPARE_CACHE_SLOTS && !hit; i++)
+		if (cc->e[i].key && !strcmp(cc->e[i].key, key) &&
+		    buf_append(b, cc->e[i].body, cc->e[i].len) == 0) {
+			*json = cc->e[i].json;
+			hit = 1;
+		}
+	pthread_mutex_unlock(&cc->lock);
+	return hit;
+}
+
+static void cache_put(struct web *w, const char *key, const char *body, size_t len, int json)
+{
+	struct compare_cache *cc;
+	char *k, *v;
+	unsigned i;
+
+	if (!key || len > COMPARE_CACHE_BODY)
+		return;
+	pthread_mutex_lock(&w->dbs_lock);   /* made once, under a lock that exists */
+	if (!w->ccache && (w->ccache = calloc(1, sizeof(*w->ccache))))
+		pthread_mutex_init(&w->ccache->lock, NULL);
+	cc = w->ccache;
+	pthread_mutex_unlock(&w->dbs_lock);
+	k = strdup(key);
+	v = malloc(len ? len : 1);
+	if (!cc || !k || !v) {
+		free(k);
+		free(v);
+		return;
+	}
+	memcpy(v, body, len);
+	pthread_mutex_lock(&cc->lock);
+	i = cc->next++ % COMPARE_CACHE_SLOTS;
+	free(cc->e[i].key);
+	free(cc->e[i].body);
+	cc->e[i].key = k;
+	cc->e[i].body = v;
+	cc->e[i].len = len;
+	cc->e[i].json = json;
+	pthread_mutex_unlock(&cc->lock);
+}
+
 enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 {
 	const char *as = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "a");
@@ -451,7 +560,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 	unsigned cols;
 	int aa, r, as_text, jbad = 0;
 	struct db *db;
-	char *err = NULL;
+	char *err = NULL, *key = NULL;
 
 	memset(&q, 0, sizeof(q));
 	q.job = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
@@ -479,6 +588,18 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
 		free(err);
 		return rc;
+	}
+	key = cache_key(db, &q, as_text ? fmt : "json", cols);
+	{
+		struct buf hit = BUF_INIT(0);
+		int json = 0;
+
+		if (cache_get(w, key, &hit, &json)) {
+			free(key);
+			return web_reply(c, MHD_HTTP_OK, json ? "application/json" :
+					 "text/plain; charset=utf-8", &hit);
+		}
+		buf_release(&hit);
 	}
 	for (int s = 0; s < (aa ? 1 : 2); s++) {
 		r = db_kernel_label(db, s ? b : a, aa ? " half A" : "", &q.label[s]);
@@ -587,6 +708,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 					     "compare: the table could not be rendered");
 			goto out;
 		}
+		cache_put(w, key, buf_str(&text), text.len, 0);
 		rc = web_reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", &text);
 		goto out;
 	}
@@ -600,9 +722,22 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 		rc = MHD_NO;
 		goto out;
 	}
-	rc = web_reply_json(c, MHD_HTTP_OK, o);
-	o = NULL;
+	{
+		char *js = json_dumps(o, JSON_COMPACT);
+		struct buf body = BUF_INIT(0);
+
+		if (!js || buf_puts(&body, js) < 0 || buf_puts(&body, "\n") < 0) {
+			free(js);
+			buf_release(&body);
+			rc = MHD_NO;
+			goto out;
+		}
+		free(js);
+		cache_put(w, key, buf_str(&body), body.len, 1);
+		rc = web_reply(c, MHD_HTTP_OK, "application/json", &body);
+	}
 out:
+	free(key);
 	json_decref(o);
 	json_decref(comps);
 	json_decref(unmatched);

@@ -581,6 +581,7 @@ void web_stop(struct web *w)
 	for (size_t i = 0; i < w->ndbs; i++)
 		db_close(w->dbs[i]);
 	free(w->dbs);
+	web_compare_cache_free(w);
 	pthread_key_delete(w->db_key);
 	pthread_mutex_destroy(&w->submit_lock);
 	pthread_mutex_destroy(&w->dbs_lock);

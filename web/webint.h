@@ -41,6 +41,7 @@ struct web {
 	pthread_mutex_t dbs_lock;
 	struct db **dbs;               /* every connection opened, closed at web_stop */
 	size_t ndbs;
+	struct compare_cache *ccache;  /* compare.c: answers until the runs change */
 };
 
 /* One request being received (MHD's con_cls). */
@@ -95,6 +96,8 @@ void web_fmt_duration(int64_t start_ms, int64_t end_ms, char out[32]);
 /* api.c: everything under /api/ */
 /* web/compare.c: GET /api/compare, base vs patched samples of a job */
 enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c);
+/* Frees the comparisons kept by web_compare() (web_stop) */
+void web_compare_cache_free(struct web *w);
 /* The bearer token check of state-changing calls: 0, or -1 with *why */
 int web_check_token(struct web *w, struct MHD_Connection *c, const char **why);
 /* A JSON body's optional positive int and (required or optional) string
