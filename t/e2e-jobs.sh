@@ -44,6 +44,14 @@ out=$(kf compare --kernels "$kid" "$kid" --job metrics-demo 2>&1)
 check "compare A/A: a table with the metric" contains "$out" "ops"
 check "compare A/A: no verdict of change" sh -c "echo '$out' | grep -E '^ *ops ' | grep -q 'no change'"
 check "compare A/A: JSON too" sh -c "curl -sf '$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo' | python3 -m json.tool >/dev/null"
+# the answer is kept until another run of the kernels ends
+c1=$(curl -sf "$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo&format=text")
+c2=$(curl -sf "$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo&format=text")
+check "compare: asked again, the same answer" equals "$c2" "$c1"
+one=$(q --job metrics-demo --kernel "$KERNEL")
+kf_wait_state "$one" done 180
+c3=$(curl -sf "$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo&format=json")
+check "compare: a run that ended since is counted" equals "$(printf '%s' "$c3" | python3 -c 'import json,sys; c=json.load(sys.stdin)["comparisons"][0]["metrics"][0]; print(c["base"]["n"] + c["patched"]["n"])')" 8
 # A request: base and patched kernels (here the same image under two
 # paths), repeats interleaved, then the before/after table
 cp "$KERNEL" "$T/patched-vmlinuz"
