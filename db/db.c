@@ -483,6 +483,46 @@ int db_run_insert(struct db *db, const struct run_request *req, int64_t *id)
 	return exec(db, "COMMIT");
 }
 
+int db_run_import(struct db *db, const struct run_request *req, const char *outcome,
+		  const char *detail, const char *run_dir, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int64_t now = now_ms();
+
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	if (run_insert_locked(db, req, 0, id) < 0)
+		goto fail;
+	/* done at once: no guest, the results came from elsewhere */
+	st = dbi_prep(db, "UPDATE runs SET state = 'done', outcome = ?2, detail = ?3, accel = 'imported',"
+		      " run_dir = ?4, started_at = ?5, ended_at = ?5, exit_code = 0 WHERE id = ?1");
+	if (!st)
+		goto fail;
+	sqlite3_bind_int64(st, 1, *id);
+	dbi_bind_text(st, 2, outcome);
+	dbi_bind_text(st, 3, detail);
+	dbi_bind_text(st, 4, run_dir);
+	sqlite3_bind_int64(st, 5, now);
+	if (dbi_step_done(st) < 0)
+		goto fail;
+	return exec(db, "COMMIT");
+fail:
+	exec(db, "ROLLBACK");
+	return -1;
+}
+
+int db_run_set_outcome(struct db *db, int64_t id, const char *outcome, const char *detail)
+{
+	sqlite3_stmt *st = dbi_prep(db, "UPDATE runs SET outcome = ?, detail = ? WHERE id = ?");
+
+	if (!st)
+		return -1;
+	dbi_bind_text(st, 1, outcome);
+	dbi_bind_text(st, 2, detail);
+	sqlite3_bind_int64(st, 3, id);
+	return dbi_step_done(st);
+}
+
 int db_request_insert(struct db *db, const struct run_request *base,
 		      const struct run_request *patched, int repeats, int64_t *id)
 {

@@ -118,6 +118,13 @@ int db_kernel_import(struct db *db, const char *path, const char *arch,
 int db_run_insert(struct db *db, const struct run_request *req, int64_t *id);
 /* 1 found (r filled, release it), 0 not found, -1 error */
 int db_run_get(struct db *db, int64_t id, struct run *r);
+/* Records a run that ran elsewhere (kfleet import): state done, accel
+ * "imported", the given outcome and detail, its files in run_dir; *id set.
+ * 0 / -1 */
+int db_run_import(struct db *db, const struct run_request *req, const char *outcome,
+		  const char *detail, const char *run_dir, int64_t *id);
+/* Sets a finished run's outcome and detail (an import, once parsed). 0 / -1 */
+int db_run_set_outcome(struct db *db, int64_t id, const char *outcome, const char *detail);
 /* Inserts a request and its 2 x repeats runs, base and patched
  * alternating, in one transaction; *id is the request's. 0 / -1 */
 int db_request_insert(struct db *db, const struct run_request *base,

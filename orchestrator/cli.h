@@ -48,6 +48,10 @@ int cli_tree(struct cli *k, int argc, char **argv);
 int cli_submit(struct cli *k, int argc, char **argv, int test);
 int cli_submission(struct cli *k, int argc, char **argv);
 int cli_builds(struct cli *k, int argc, char **argv);
+/* `kfleet import --kernel PATH (--job J | --parser P) [--arch A] [--vcpus N]
+ * [--name NAME] FILE`: a log from elsewhere, parsed by the daemon with the
+ * job's (or the named) parser and kept as a finished run of the kernel. */
+int cli_import(struct cli *k, int argc, char **argv);
 
 /* cli_trend.c: `kfleet trend --tree T --job J [--metric M] [--arch A]
  * [--vcpus N] [--json]`: a metric across the tree's commits, with change

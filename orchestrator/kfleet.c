@@ -40,7 +40,8 @@ static void usage(FILE *f)
 	      "  run --job NAME --kernel PATH [--arch A] [--vcpus N] [--memory MB]\n"
 	      "      [--timeout S] [--wait] [--json] queue a run of a job (its defaults\n"
 	      "                                       apply where no option is given)\n"
-	      "      run also takes --topology SOCKETS:CORES:THREADS and --numa NODES\n"
+	      "      run also takes --topology SOCKETS:CORES:THREADS, --numa NODES and\n"
+	      "      --repeat N (N separate runs; with --wait, each one's result)\n"
 	      "  test --base PATH --patched PATH --job NAME [--repeat N] [--arch A] [--vcpus N]\n"
 	      "      [--memory MB] [--wait] [--markdown]\n"
 	      "                                       runs of both kernels interleaved, then\n"
@@ -49,6 +50,8 @@ static void usage(FILE *f)
 	      "  show ID [--json]                     print one run: results, metrics, output\n"
 	      "  jobs [--json]                        list the jobs the daemon knows\n"
 	      "  jobs show NAME [--json]              print one job's definition\n"
+	      "  import --kernel PATH (--job J | --parser P) [--arch A] [--vcpus N] FILE\n"
+	      "                                       a log from elsewhere, parsed, kept as a run\n"
 	      "  compare (--kernels A B --job NAME | --request ID) [--arch A] [--vcpus N]\n"
 	      "      [--columns avg,p99,max,test|all] [--markdown|--json]\n"
 	      "                                       before/after table of the job's metrics\n"
@@ -585,13 +588,14 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		{ "job", required_argument, NULL, 'J' },
 		{ "topology", required_argument, NULL, 'T' },
 		{ "numa", required_argument, NULL, 'N' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *kernel = NULL, *arch = NULL, *job = NULL, *topology = NULL;
-	long long vcpus = 0, memory = 0, timeout = 0, numa = 0, id;
+	long long vcpus = 0, memory = 0, timeout = 0, numa = 0, repeat = 1, id = 0, first = 0;
 	int wait = 0, json = 0, c, rc = EXIT_USAGE;
 	struct buf command = BUF_INIT(0);
 	char *kabs = NULL, *token = NULL;
@@ -619,6 +623,10 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 			break;
 		case 't':
 			if (parse_num(k->cmd, "--timeout", optarg, 1, 1 << 30, &timeout) < 0)
+				goto out;
+			break;
+		case 'r':
+			if (parse_num(k->cmd, "--repeat", optarg, 1, 1000, &repeat) < 0)
 				goto out;
 			break;
 		case 'w': wait = 1; break;
@@ -671,26 +679,38 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 			"UTF-8\n");
 		goto out;
 	}
-	if (cli_api_call(k, "POST", "/api/runs", body, token, &r) < 0) {
-		fprintf(stderr, "kfleet: run: %s\n", r.err);
-		goto out;
-	}
-	id = jget_int(r.j, "id", 0);
-	if (id <= 0) {
-		fprintf(stderr, "kfleet: run: the answer has no run id\n");
-		goto out;
+	/* --repeat: separate runs, queued one after the other */
+	for (long long i = 0; i < repeat; i++) {
+		json_decref(r.j);
+		r.j = NULL;
+		if (cli_api_call(k, "POST", "/api/runs", body, token, &r) < 0) {
+			fprintf(stderr, "kfleet: run: %s\n", r.err);
+			goto out;
+		}
+		id = jget_int(r.j, "id", 0);
+		if (id <= 0) {
+			fprintf(stderr, "kfleet: run: the answer has no run id\n");
+			goto out;
+		}
+		if (!first)
+			first = id;
+		if (!wait && json)
+			print_json(r.j);
+		else if (!wait || !json)
+			fprintf(wait ? stderr : stdout, "run %lld queued\n", id);
 	}
 	if (!wait) {
-		if (json)
-			print_json(r.j);
-		else
-			printf("run %lld queued\n", id);
 		rc = EXIT_OK;
 		goto out;
 	}
-	if (!json)
-		fprintf(stderr, "run %lld queued\n", id);
-	rc = wait_run(k, id, json);
+	/* each run's result in turn; the exit status is the worst */
+	rc = EXIT_OK;
+	for (long long i = first; i <= id; i++) {
+		int one = wait_run(k, i, json);
+
+		if (one > rc)
+			rc = one;
+	}
 out:
 	json_decref(r.j);
 	json_decref(body);
@@ -1529,6 +1549,8 @@ int main(int argc, char **argv)
 		rc = cmd_compare(&k, argc, argv);
 	else if (!strcmp(k.cmd, "test"))
 		rc = cmd_test(&k, argc, argv);
+	else if (!strcmp(k.cmd, "import"))
+		rc = cli_import(&k, argc, argv);
 	else if (!strcmp(k.cmd, "trend"))
 		rc = cli_trend(&k, argc, argv);
 	else if (!strcmp(k.cmd, "submit"))

@@ -458,6 +458,78 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	return 0;
 }
 
+int orch_import(struct orch *o, const struct import_spec *sp, int64_t *id, char **err)
+{
+	static const char *const parsers[] = { "ktap", "test_progs", "bench", "metrics" };
+	struct job_def tmp = { 0 };
+	const struct job_def *def = NULL;
+	struct run_spec spec = { 0 };
+	struct run_request req;
+	struct run run = { 0 };
+	char sha[65], detail[512], rel[64], *dir = NULL, *outp = NULL, *cmd = NULL;
+	enum run_outcome oc;
+	int rc = -1;
+
+	*err = NULL;
+	if (!sp->log || sp->len > JOB_OUTPUT_MAX)
+		return set_errf(err, "log: %s", sp->log ? "larger than 64 MiB" : "missing");
+	if (sp->job && *sp->job) {
+		def = job_set_find(&o->jobs, sp->job);
+		if (!def)
+			return set_errf(err, "job '%s': no such job (kfleet jobs lists them)", sp->job);
+	} else {
+		for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]) && !def; i++)
+			if (sp->parser && !strcmp(sp->parser, parsers[i])) {
+				tmp.name = "imported";
+				tmp.parser = (char *)parsers[i];
+				def = &tmp;
+			}
+		if (!def)
+			return set_errf(err, "parser '%s': not ktap, test_progs, bench or metrics "
+					"(or name a job)", sp->parser ? sp->parser : "");
+	}
+	if (asprintf(&cmd, "imported from %.200s", sp->name && *sp->name ? sp->name : "a log") < 0)
+		return set_errf(err, "out of memory");
+	/* the kernel as for a run; a job's own command is not what ran */
+	spec.kernel = sp->kernel;
+	spec.arch = sp->arch;
+	spec.vcpus = sp->vcpus;
+	spec.command = cmd;
+	if (prepare(o, &spec, &req, sha, err) < 0)
+		goto out;
+	req.job = def == &tmp ? NULL : def->name;
+	pthread_mutex_lock(&o->lock);
+	if (db_run_import(o->db, &req, "passed", NULL, NULL, id) < 0) {
+		set_errf(err, "database: %s", db_errmsg(o->db));
+		pthread_mutex_unlock(&o->lock);
+		rc = -2;
+		goto out;
+	}
+	snprintf(rel, sizeof(rel), "%" PRId64 "/imported", *id);
+	dir = path_join(o->runs_dir, rel);
+	outp = dir ? path_join(dir, RUN_FILE_OUTPUT) : NULL;
+	if (!outp || mkdir_p(dir, 0755) < 0 || write_file(outp, sp->log, sp->len, 0644) < 0) {
+		db_run_set_outcome(o->db, *id, "infra", "import: cannot write the log");
+		set_errf(err, "import: '%s': %s", dir ? dir : "?", strerror(errno));
+		pthread_mutex_unlock(&o->lock);
+		rc = -2;
+		goto out;
+	}
+	db_run_started(o->db, *id, "imported", NULL, NULL, NULL, dir);
+	run.id = *id;
+	oc = sched_parse_output(o->db, def, &run, outp, detail, sizeof(detail));
+	db_run_set_outcome(o->db, *id, run_outcome_name(oc), detail[0] ? detail : NULL);
+	pthread_mutex_unlock(&o->lock);
+	log_info("run %" PRId64 ": imported from '%s' (%s, kernel '%s'): %s", *id,
+		 sp->name ? sp->name : "?", def->parser, sp->kernel, run_outcome_name(oc));
+	rc = 0;
+out:
+	free(outp);
+	free(dir);
+	free(cmd);
+	return rc;
+}
+
 int orch_submit_request(struct orch *o, const struct run_spec *s, const char *patched,
 			int repeat, int64_t *id, char **err)
 {

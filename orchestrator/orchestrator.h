@@ -52,6 +52,22 @@ struct submit_spec {
 	int memory_mb;
 };
 
+/* Results of a run made elsewhere (another CI, by hand): the log is
+ * parsed here with the job's parser (or the parser named) and stored as a
+ * finished run of the kernel, its output the log. Strings borrowed. */
+struct import_spec {
+	const char *kernel;      /* a kernel image on the daemon's machine */
+	const char *arch;
+	int vcpus;
+	const char *job;         /* or NULL with parser */
+	const char *parser;      /* ktap, test_progs, bench, metrics */
+	const char *name;        /* where the log came from, for the record */
+	const char *log;
+	size_t len;
+};
+/* Returns like orch_submit(), *id the new run's. */
+int orch_import(struct orch *o, const struct import_spec *s, int64_t *id, char **err);
+
 /* Registers a kernel tree to clone (the builder clones it soon after). */
 int orch_tree_add(struct orch *o, const char *name, const char *url, const char *branch,
 		  char **err);

@@ -193,6 +193,12 @@ char *orch_selftests_path(const char *kernel_path, const char *target);
 int sched_start(struct orch *o);
 void sched_stop(struct orch *o);
 
+/* Parses what job d printed (the file outp) for run r as a run does, stores
+ * the results and samples, and returns the outcome a command that exited 0
+ * gets from them (passed, or failed: detail says why). kfleet import. */
+enum run_outcome sched_parse_output(struct db *db, const struct job_def *d, const struct run *r,
+				    const char *outp, char *detail, size_t n);
+
 /* builder.c: the thread that clones trees and builds submissions; stop
  * cancels a build in flight (the submission carries on after a restart).
  * kick wakes it when work was queued. */

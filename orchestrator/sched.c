@@ -363,6 +363,16 @@ out:
 	job_samples_release(&smp);
 }
 
+enum run_outcome sched_parse_output(struct db *db, const struct job_def *d, const struct run *r,
+				    const char *outp, char *detail, size_t n)
+{
+	struct outcome out = { .o = RUN_OUT_PASSED, .has_exit = 1, .exit_code = 0 };
+
+	job_outcome(db, d, r, outp, &out);
+	snprintf(detail, n, "%s", out.detail);
+	return out.o;
+}
+
 /* Runs one claimed run to its end. Returns the outcome to store. */
 static void run_one(struct worker *wk, struct db *db, struct run *r, struct outcome *out)
 {

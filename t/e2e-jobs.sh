@@ -63,6 +63,18 @@ check "test: the runs are interleaved in the queue" equals \
 	"$(sqlite3 "$T/var/kfleet.db" "select group_concat(kernel_id, ' ') from (select kernel_id from runs where request_id = 1 order by id)")" \
 	"$(sqlite3 "$T/var/kfleet.db" "select base_kernel_id || ' ' || patched_kernel_id || ' ' || base_kernel_id || ' ' || patched_kernel_id || ' ' || base_kernel_id || ' ' || patched_kernel_id from requests where id = 1")"
 check "test: the before/after table names the metric" sh -c "echo '$out' | grep -E '^ *ops ' | grep -q 'no change'"
+# results from elsewhere: a kselftest log imported as a run of the kernel
+out=$(kf import --kernel "$KERNEL" --parser ktap "$TOP/t/data/jobs/kselftest-run.log" 2>&1)
+imp=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9]*\) imported$/\1/p')
+check "import: a log becomes a finished run" equals "$(kf_field "$imp" "state || ' ' || accel")" "done imported"
+check "import: every result is stored" equals "$(sqlite3 "$T/var/kfleet.db" "select count(*) from results where run_id = $imp")" 20
+check "import: the failures fail it, named" contains "$(kf_field "$imp" "outcome || ': ' || detail")" "failed: 5 of 20 results did not pass"
+check "import: the log is its output" contains "$(curl -sf "$KF_URL/runs/$imp/output")" "selftests: timers: posix_timers"
+out=$(kf import --kernel "$KERNEL" --parser yaml "$TOP/t/data/jobs/kselftest-run.log" 2>&1)
+check "import: an unknown parser is refused" contains "$out" "parser 'yaml': not ktap"
+# --repeat: separate runs
+out=$(kf run --repeat 2 --kernel "$KERNEL" --wait -- 'echo one' 2>&1); rc=$?
+check "run --repeat 2: two runs, both passed" equals "$rc $(printf '%s\n' "$out" | grep -c 'queued$') $(printf '%s\n' "$out" | grep -c 'passed')" "0 2 2"
 out=$(kf test --base "$KERNEL" --patched "$T/nope" --job metrics-demo 2>&1)
 check "test: a missing patched kernel is refused" contains "$out" "kernel '$T/nope': No such file or directory"
 kf_done

@@ -711,7 +711,7 @@ enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *m
 		return url[5] == 'q' ? api_queue(w, c) : api_hosts(w, c);
 	}
 	if (!strncmp(url, "/api/trees", 10) || !strncmp(url, "/api/submissions", 16) ||
-	    !strncmp(url, "/api/builds", 11))
+	    !strncmp(url, "/api/builds", 11) || !strcmp(url, "/api/import"))
 		return api_builds_route(w, c, method, url, req);
 	if (!strcmp(url, "/api/trend")) {
 		if (!is_get(method))

@@ -1,5 +1,6 @@
 /* builds.c: kernel trees, submissions and builds in the JSON API
- * (/api/trees, /api/submissions, /api/builds) and as pages (/trees,
+ * (/api/trees, /api/submissions, /api/builds; and /api/import, results
+ * from elsewhere) and as pages (/trees,
  * /submissions, /submissions/ID, /builds/ID, /builds/ID/log). A submission
  * page is where a developer sees the series as kfleet read it, the base
  * and why, each build with its errors, and the requests it queued. */
@@ -281,6 +282,58 @@ out:
 	return rc;
 }
 
+/* POST /api/import: a log from elsewhere, parsed and stored as a run */
+static enum MHD_Result import_post(struct web *w, struct MHD_Connection *c, struct web_req *req)
+{
+	static const char *const known[] = {
+		"kernel", "arch", "vcpus", "job", "parser", "name", "log_base64", NULL,
+	};
+	struct import_spec sp;
+	struct buf log = BUF_INIT(0);
+	const char *b64 = NULL, *why;
+	char msg[256], *err = NULL;
+	json_t *body = NULL;
+	enum MHD_Result rc;
+	int64_t id = 0;
+	int r;
+
+	if (web_check_token(w, c, &why) < 0)
+		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (!w->orch)
+		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "imports cannot be made here");
+	rc = parse_body(c, req, &body);
+	if (!body)
+		return rc;
+	memset(&sp, 0, sizeof(sp));
+	if (only_known(body, known, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "kernel", 1, &sp.kernel, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "arch", 0, &sp.arch, msg, sizeof(msg)) < 0 ||
+	    web_field_int(body, "vcpus", &sp.vcpus, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "job", 0, &sp.job, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "parser", 0, &sp.parser, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "name", 0, &sp.name, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "log_base64", 1, &b64, msg, sizeof(msg)) < 0) {
+		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
+		goto out;
+	}
+	if (unbase64(b64, strlen(b64), &log) < 0) {
+		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST,
+				     "request body: field 'log_base64': not base64");
+		goto out;
+	}
+	sp.log = buf_str(&log);
+	sp.len = log.len;
+	pthread_mutex_lock(&w->submit_lock);
+	r = orch_import(w->orch, &sp, &id, &err);
+	pthread_mutex_unlock(&w->submit_lock);
+	rc = reply_submit(c, r, err, "id", id);
+out:
+	buf_release(&log);
+	free(err);
+	json_decref(body);
+	return rc;
+}
+
 /* ---- GET handlers ---- */
 
 static enum MHD_Result trees_get(struct web *w, struct MHD_Connection *c)
@@ -371,7 +424,7 @@ static enum MHD_Result builds_get(struct web *w, struct MHD_Connection *c, int64
 
 int web_big_upload(const char *url)
 {
-	return !strcmp(url, "/api/submissions");
+	return !strcmp(url, "/api/submissions") || !strcmp(url, "/api/import");
 }
 
 enum MHD_Result api_builds_route(struct web *w, struct MHD_Connection *c, const char *method,
@@ -381,6 +434,11 @@ enum MHD_Result api_builds_route(struct web *w, struct MHD_Connection *c, const 
 	const char *rest;
 	int64_t id;
 
+	if (!strcmp(url, "/api/import")) {
+		if (!post)
+			return web_reply_method(c, "POST", 1);
+		return import_post(w, c, req);
+	}
 	if (!strcmp(url, "/api/trees")) {
 		if (post)
 			return trees_post(w, c, req, NULL);
