@@ -200,68 +200,86 @@ static uint64_t xs_next(uint64_t *s)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
-/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect with
- * a middle pivot and Hoare partitioning. */
-static double select_k(double *v, size_t n, size_t k)
+
+/* One side, ready for resampling: its values sorted, and for each value
+ * the place it has among them. A resample is then n draws of places,
+ * counted; its median is read off the counts in O(n), without sorting or
+ * selecting: the same draws and the same median as picking values. */
+struct side {
+	double *sorted;
+	size_t *rank;
+	unsigned *count;
+	size_t n;
+};
+
+static int cmp_idx(const void *a, const void *b, void *ctx)
 {
-	size_t lo = 0, hi = n - 1;
+	const double *v = ctx;
+	double x = v[*(const size_t *)a], y = v[*(const size_t *)b];
 
-	while (lo < hi) {
-		double pivot = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
+	return x < y ? -1 : x > y;
+}
 
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				double tmp = v[i];
+static int side_init(struct side *sd, const double *v, size_t n)
+{
+	size_t *order = malloc(n * sizeof(*order));
 
-				v[i] = v[j];
-				v[j] = tmp;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
+	sd->n = n;
+	sd->sorted = malloc(n * sizeof(*sd->sorted));
+	sd->rank = malloc(n * sizeof(*sd->rank));
+	sd->count = malloc(n * sizeof(*sd->count));
+	if (!order || !sd->sorted || !sd->rank || !sd->count) {
+		free(order);
+		return -1;
 	}
-	return v[k];
-}
-
-/* Median of v[0..n), reordering v */
-static double median_inplace(double *v, size_t n)
-{
-	double hi = select_k(v, n, n / 2), lo;
-
-	if (n % 2)
-		return hi;
-	/* after selecting n/2, v[0..n/2) holds the smaller half */
-	lo = v[0];
-	for (size_t i = 1; i < n / 2; i++)
-		if (v[i] > lo)
-			lo = v[i];
-	return (lo + hi) / 2;
-}
-
-static double resample_median(const double *v, size_t n, double *scratch, uint64_t *s)
-{
 	for (size_t i = 0; i < n; i++)
-		scratch[i] = v[xs_next(s) % n];
-	return median_inplace(scratch, n);
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_idx, (void *)v);
+	for (size_t i = 0; i < n; i++) {
+		sd->sorted[i] = v[order[i]];
+		sd->rank[order[i]] = i;
+	}
+	free(order);
+	return 0;
+}
+
+static void side_release(struct side *sd)
+{
+	free(sd->sorted);
+	free(sd->rank);
+	free(sd->count);
+}
+
+/* The value at order k (0-based) of the counted draws */
+static double counted_at(const struct side *sd, size_t k)
+{
+	size_t seen = 0;
+
+	for (size_t i = 0; i < sd->n; i++) {
+		seen += sd->count[i];
+		if (seen > k)
+			return sd->sorted[i];
+	}
+	return sd->sorted[sd->n - 1];
+}
+
+static double resample_median(struct side *sd, uint64_t *s)
+{
+	size_t n = sd->n;
+
+	memset(sd->count, 0, n * sizeof(*sd->count));
+	for (size_t i = 0; i < n; i++)
+		sd->count[sd->rank[xs_next(s) % n]]++;
+	if (n % 2)
+		return counted_at(sd, n / 2);
+	return (counted_at(sd, n / 2 - 1) + counted_at(sd, n / 2)) / 2;
 }
 
 int stats_bootstrap_ratio(const double *base, size_t nb, const double *patched, size_t np,
 			  unsigned resamples, uint64_t seed, double *lo, double *hi)
 {
-	double *ratios = NULL, *scratch = NULL;
+	struct side sb = { 0 }, sp = { 0 };
+	double *ratios = NULL;
 	uint64_t s = seed ? seed : STATS_SEED;   /* xorshift must not start at 0 */
 	int rc = -1;
 
@@ -269,12 +287,11 @@ int stats_bootstrap_ratio(const double *base, size_t nb, const double *patched, 
 	if (!side_ok(base, nb) || !side_ok(patched, np) || !resamples)
 		return -1;
 	ratios = malloc(resamples * sizeof(*ratios));
-	scratch = malloc((nb > np ? nb : np) * sizeof(*scratch));
-	if (!ratios || !scratch)
+	if (!ratios || side_init(&sb, base, nb) < 0 || side_init(&sp, patched, np) < 0)
 		goto out;
 	for (unsigned i = 0; i < resamples; i++) {
-		double mb = resample_median(base, nb, scratch, &s);
-		double mp = resample_median(patched, np, scratch, &s);
+		double mb = resample_median(&sb, &s);
+		double mp = resample_median(&sp, &s);
 
 		if (mb == 0)
 			goto out;
@@ -295,6 +312,7 @@ int stats_bootstrap_ratio(const double *base, size_t nb, const double *patched, 
 	rc = 0;
 out:
 	free(ratios);
-	free(scratch);
+	side_release(&sb);
+	side_release(&sp);
 	return rc;
 }
