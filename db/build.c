@@ -414,10 +414,9 @@ int db_submission_builds(struct db *db, int64_t id, struct build_row **rows, siz
 	return rows_collect(st, db_build_fields, sizeof(**rows), 1000, (void **)rows, n);
 }
 
-int db_submission_requests(struct db *db, int64_t id, int64_t **ids, size_t *n)
+/* The ids the statement returns (one column, bound to id), at most max */
+static int ids_collect(sqlite3_stmt *st, int64_t id, size_t max, int64_t **ids, size_t *n)
 {
-	sqlite3_stmt *st = dbi_prep(db, "SELECT id FROM requests WHERE submission_id = ?"
-				    " ORDER BY id");
 	size_t alloc = 0;
 	int rc;
 
@@ -426,26 +425,40 @@ int db_submission_requests(struct db *db, int64_t id, int64_t **ids, size_t *n)
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (*n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == alloc) {
 			size_t na = alloc ? alloc * 2 : 8;
 			int64_t *nv = realloc(*ids, na * sizeof(**ids));
 
-			if (!nv)
+			if (!nv) {
+				rc = SQLITE_NOMEM;
 				break;
+			}
 			*ids = nv;
 			alloc = na;
 		}
 		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (*n < max && rc != SQLITE_DONE) {
 		free(*ids);
 		*ids = NULL;
 		*n = 0;
 		return -1;
 	}
 	return 0;
+}
+
+int db_submission_runs(struct db *db, int64_t id, size_t max, int64_t **ids, size_t *n)
+{
+	return ids_collect(dbi_prep(db, "SELECT id FROM runs WHERE submission_id = ? ORDER BY id"),
+			   id, max, ids, n);
+}
+
+int db_submission_requests(struct db *db, int64_t id, int64_t **ids, size_t *n)
+{
+	return ids_collect(dbi_prep(db, "SELECT id FROM requests WHERE submission_id = ?"
+				    " ORDER BY id"), id, 10000, ids, n);
 }
 
 /* --- applies ------------------------------------------------------------ */

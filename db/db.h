@@ -318,6 +318,8 @@ int db_submission_progress(struct db *db, int64_t id, int *runs, int *done);
 /* The submission's builds (side and reused set), and its requests' ids */
 int db_submission_builds(struct db *db, int64_t id, struct build_row **rows, size_t *n);
 int db_submission_requests(struct db *db, int64_t id, int64_t **ids, size_t *n);
+/* The plain runs of a submission without a series, at most max (free *ids) */
+int db_submission_runs(struct db *db, int64_t id, size_t max, int64_t **ids, size_t *n);
 
 /* The commit a series (by content hash) made on base before: 1 / 0 / -1 */
 int db_apply_find(struct db *db, const char *tree, const char *base, const char *series_hash,

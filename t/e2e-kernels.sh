@@ -112,6 +112,7 @@ s8=$(printf '%s\n' "$out" | sub_id)
 check "a commit with jobs queues plain runs of its kernel" equals "$(db "select count(*) from runs where submission_id = $s8 and request_id is null")" 2
 for id in $(db "select id from runs where submission_id = $s8"); do kf_wait_state "$id" done 120 || break; done
 check "...which pass, and the submission is done" equals "$(db "select group_concat(distinct outcome) from runs where submission_id = $s8") $(curl -sf "$KF_URL/api/submissions/$s8" | grep -o '"state":"[a-z]*"' | head -1)" 'passed "state":"done"'
+check "...listed on the submission's page" contains "$(curl -sf "$KF_URL/submissions/$s8")" "Runs of the commit"
 check "...the kernel knows its place in history" equals "$(db "select k.commit_order from runs r join kernels k on k.id = r.kernel_id where r.submission_id = $s8 limit 1")" "$(git -C "$T/tree" rev-list --count v6.1)"
 
 # a kselftest job: the target is built with the kernel and runs in the guest

@@ -102,6 +102,14 @@ static json_t *submission_json(struct db *db, const struct submission *s, int fu
 				json_array_append_new(a, json_integer(ids[i]));
 		free(ids);
 		json_object_set_new(o, "requests", a);
+		a = json_array();
+		ids = NULL;
+		n = 0;
+		if (db_submission_runs(db, s->id, WEB_LIST_MAX, &ids, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				json_array_append_new(a, json_integer(ids[i]));
+		free(ids);
+		json_object_set_new(o, "plain_runs", a);
 	}
 	return o;
 }
@@ -650,6 +658,29 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	}
 	if (runs)
 		buf_printf(&b, "<p>%d of %d runs done</p>\n", done, runs);
+	n = 0;
+	if (db_submission_runs(db, id, WEB_LIST_MAX, &ids, &n) == 0 && n) {
+		buf_puts(&b, "<h2>Runs of the commit</h2>\n<table>\n<tr><th>run</th><th>arch</th>"
+			 "<th>vCPUs</th><th>job</th><th>outcome</th></tr>\n");
+		for (size_t i = 0; i < n; i++) {
+			struct run r;
+
+			if (db_run_get(db, ids[i], &r) != 1)
+				continue;
+			buf_printf(&b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td>",
+				   (long long)r.id, (long long)r.id);
+			web_html_str(&b, r.arch);
+			buf_printf(&b, "</td><td>%d</td><td>", r.vcpus);
+			web_html_str(&b, r.job);
+			buf_printf(&b, "</td><td class=\"%s\">%s</td></tr>\n",
+				   r.state == RUN_DONE ? run_outcome_name(r.outcome) : run_state_name(r.state),
+				   r.state == RUN_DONE ? run_outcome_name(r.outcome) : run_state_name(r.state));
+			run_release(&r);
+		}
+		buf_puts(&b, "</table>\n");
+	}
+	free(ids);
+	ids = NULL;
 	n = 0;
 	if (db_submission_requests(db, id, &ids, &n) == 0 && n) {
 		buf_puts(&b, "<h2>Requests</h2>\n<ul>\n");
