@@ -115,9 +115,13 @@ SERIES_FUZZ_SRCS := kernels/series.c common/cmd.c common/buf.c common/util.c
 build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsint.h kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) $(shell pkg-config --libs jansson libcrypto)
+KBUILD_FUZZ_SRCS := kernels/build.c common/cmd.c common/buf.c common/util.c common/log.c
+build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h common/cmd.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)
 fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
 		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz \
-		build/fuzz/series_fuzz
+		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz
 	@for f in $^; do d=fuzz/$$(basename $$f _fuzz).dict; [ -f $$d ] && o=-dict=$$d || o=; \
 		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
 		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$o 2>&1 | tail -n 2 || exit 1; done

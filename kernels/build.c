@@ -295,8 +295,11 @@ void kbuild_am_failure(const char *out, size_t len, int count, char *why, size_t
 		const char *m;
 
 		if (l > 16 && !strncmp(p, "Patch failed at ", 16) && !idx[0]) {
-			int k = atoi(p + 16);
+			int k = 0;
 
+			/* "0002 subject": the digits within the line only */
+			for (size_t i = 16; i < l && p[i] >= '0' && p[i] <= '9' && k < 100000; i++)
+				k = k * 10 + (p[i] - '0');
 			if (k > 0)
 				snprintf(idx, sizeof(idx), "patch %d/%d", k, count);
 		}
@@ -618,8 +621,8 @@ static int config_line(const char *line, size_t len, char *name, size_t nn, char
 
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		len--;
-	if (len > 9 + 13 && !strncmp(line, "# CONFIG_", 9) &&
-	    !strncmp(line + len - 13, " is not set", 11)) {
+	if (len > 9 + 11 && !strncmp(line, "# CONFIG_", 9) &&
+	    !memcmp(line + len - 11, " is not set", 11)) {
 		l = len - 2 - 11;
 		if (l >= nn)
 			return -1;
@@ -663,10 +666,19 @@ static void config_get(const char *cfg, size_t len, const char *name, char *val,
 	}
 }
 
-/* Appends to dropped every option the fragment text asks for that the
- * final config does not have. */
-static void config_check(const char *frag, size_t flen, const char *cfg, size_t clen,
-			 struct buf *dropped)
+/* Whether dropped's ", "-separated list already names option n */
+static int names(const struct buf *dropped, const char *n)
+{
+	size_t l = strlen(n);
+
+	for (const char *p = buf_str(dropped); (p = strstr(p, n)); p += l)
+		if ((p == buf_str(dropped) || p[-1] == ' ') && p[l] == '=')
+			return 1;
+	return 0;
+}
+
+void kbuild_config_dropped(const char *frag, size_t flen, const char *cfg, size_t clen,
+			   struct buf *dropped)
 {
 	const char *p = frag, *end = frag + flen;
 	char n[128], want[256], have[256];
@@ -677,7 +689,7 @@ static void config_check(const char *frag, size_t flen, const char *cfg, size_t 
 
 		if (config_line(p, l, n, sizeof(n), want, sizeof(want)) == 0) {
 			config_get(cfg, clen, n, have, sizeof(have));
-			if (strcmp(want, have) && !(strstr(dropped->data ? dropped->data : "", n)))
+			if (strcmp(want, have) && !names(dropped, n))
 				buf_printf(dropped, "%s%s=%s (%s)", dropped->len ? ", " : "", n,
 					   want, strcmp(have, "n") ? have : "is not set");
 		}
@@ -944,10 +956,10 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 			rc = -1;
 			goto out;
 		}
-		config_check(buf_str(&frag), frag.len, buf_str(&dotcfg), dotcfg.len, &dropped);
+		kbuild_config_dropped(buf_str(&frag), frag.len, buf_str(&dotcfg), dotcfg.len, &dropped);
 	}
 	for (size_t i = 0; i < s->noptions; i++)
-		config_check(s->options[i], strlen(s->options[i]), buf_str(&dotcfg), dotcfg.len,
+		kbuild_config_dropped(s->options[i], strlen(s->options[i]), buf_str(&dotcfg), dotcfg.len,
 			     &dropped);
 	if (dropped.len) {
 		r->dropped = buf_detach(&dropped);

@@ -219,6 +219,11 @@ void kbuild_result_release(struct kbuild_result *r);
 int kbuild_selftests(const struct kbuild_env *e, const struct kbuild_spec *s, const char *art,
 		     const char *target, char **dir, char **errors, char **err);
 
+/* Appends to dropped ("CONFIG_X=y (is not set), CONFIG_Y=n (m)") every
+ * option the fragment text asks for ("CONFIG_X=y", "# CONFIG_Y is not
+ * set") that the .config text cfg does not have, once each. */
+void kbuild_config_dropped(const char *frag, size_t flen, const char *cfg, size_t clen,
+			   struct buf *dropped);
 /* The first compiler or make error lines of a build log (at most
  * KBUILD_ERRORS_MAX bytes), or NULL when none is found. Caller frees. */
 char *kbuild_log_errors(const char *log, size_t len);

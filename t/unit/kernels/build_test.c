@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/util.h"
 #include "kernels/kernels.h"
 #include "t/unit/testutil.h"
@@ -98,6 +99,25 @@ static void test_log_errors(void **state)
 	assert_null(strstr(e, "kernel/fork.o"));      /* nothing before the first error */
 	free(e);
 	assert_null(kbuild_log_errors("  CC x.o\n  LD vmlinux\n", 21));
+}
+
+static void test_config_dropped(void **state)
+{
+	const char *frag = "# a comment\nCONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=\"x y\"\n"
+			   "CONFIG_D=m\nCONFIG_AB=y\nCONFIG_A=y\n# CONFIG_E is not set\r\n";
+	const char *cfg = "CONFIG_AB=y\nCONFIG_B=y\nCONFIG_C=\"x y\"\nCONFIG_D=y\n"
+			  "# CONFIG_E is not set\n";
+	struct buf b = BUF_INIT(4096);
+
+	(void)state;
+	kbuild_config_dropped(frag, strlen(frag), cfg, strlen(cfg), &b);
+	/* A lost, B set where not wanted, D built in instead of a module; C, AB
+	 * and E kept; A named once although asked for twice */
+	assert_string_equal(buf_str(&b), "CONFIG_A=y (is not set), CONFIG_B=n (y), CONFIG_D=m (y)");
+	buf_reset(&b);
+	kbuild_config_dropped(frag, strlen(frag), frag, strlen(frag), &b);
+	assert_int_equal(b.len, 0);
+	buf_release(&b);
 }
 
 static void test_names(void **state)
@@ -191,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_am_missing_file),
 		cmocka_unit_test(test_am_unknown),
 		cmocka_unit_test(test_log_errors),
+		cmocka_unit_test(test_config_dropped),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_config_hash),
