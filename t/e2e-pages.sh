@@ -82,7 +82,9 @@ check "/hosts: max vCPUs from libvirt" contains "$page" "<td class=\"num\">$(db 
 
 page=$(dom "/requests/$rq")
 check "/requests: done, with the job" has "$page" "<h1>request $rq: done</h1>" 'href="/jobs/pages-demo"'
-check "/requests: both kernels" has "$page" "<td>$KERNEL <span" "<td>$T/patched-vmlinuz <span"
+check "/requests: both kernels, named and with their files" has "$page" \
+	"<td>kernel 1 ($(basename "$KERNEL"))<br><span class=\"note\">$KERNEL</span>" \
+	"<td>kernel 2 (patched-vmlinuz)<br><span class=\"note\">$T/patched-vmlinuz</span>"
 check "/requests: the grid has two repeats" contains "$page" "<th>repeat 2</th>"
 check "/requests: every run links to its page with its outcome" equals \
 	"$(printf '%s' "$page" | grep -o 'href="/runs/[0-9]*">run [0-9]*</a> <span class="passed">passed' | wc -l)" 4
