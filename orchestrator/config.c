@@ -73,6 +73,7 @@ int config_defaults(struct config *c)
 	c->max_attempts = 2;
 	c->console_max = 16ULL << 20;
 	c->output_max = 4ULL << 20;
+	c->min_free_disk = 1ULL << 30;
 	c->busybox = strdup("/bin/busybox");
 	c->busybox_arm64 = strdup("/opt/kfleet/arm64/busybox");
 	c->modules_path = strdup("/lib/modules:/opt/kfleet/arm64/lib/modules");
@@ -367,6 +368,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_listen(p, v);
 		} else if (!strcmp(key, "job_dirs")) {
 			set_str(&c->job_dirs, v);
+		} else if (!strcmp(key, "min_free_disk")) {
+			set_size(p, key, v, 0, &c->min_free_disk);
 		} else if (!strcmp(key, "log_level")) {
 			if (log_level_parse(v, &c->log_level) < 0)
 				perr(p, "log_level: '%s' is not debug, info, warn or error", v);
@@ -506,6 +509,7 @@ void config_print(const struct config *c, FILE *out)
 		c->listen_port);
 	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
 	fprintf(out, "job_dirs = %s\n", c->job_dirs);
+	print_size(out, "min_free_disk", c->min_free_disk);
 	for (size_t i = 0; i < c->nhosts; i++)
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\n", c->hosts[i].name,
 			c->hosts[i].uri, c->hosts[i].slots, c->hosts[i].accel);

@@ -22,6 +22,7 @@ struct config {
 	char *listen_addr;       /* IPv4 or IPv6 literal */
 	int listen_port;
 	enum log_level log_level;
+	unsigned long long min_free_disk; /* under state_dir; less: hosts out of placement */
 	struct config_host *hosts;
 	size_t nhosts;
 	/* [run] defaults and limits */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -163,8 +164,10 @@ struct orch *orch_new(const struct config *c, char **err)
 			 h->accel, h->why_accel, h->max_vcpus,
 			 h->accel_arm64[0] ? h->accel_arm64 : "none", h->max_vcpus_arm64,
 			 h->memory_kb / 1024, h->qemu_version, h->libvirt_version);
+		/* connected: in placement, whatever an earlier daemon left said */
 		if (db_host_upsert(o->db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
-				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0) {
+				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0 ||
+		    db_host_health(o->db, h->conf->name, 1, NULL) < 0) {
 			set_errf(err, "database: %s", db_errmsg(o->db));
 			goto fail;
 		}
@@ -185,12 +188,49 @@ fail:
 
 #define RECONNECT_MS 5000
 
+/* Room for run files, initrds and builds under the state directory: 1, or
+ * 0 with why. A full disk fails every run as infra, so runs wait instead. */
+static int disk_ok(struct orch *o, char *why, size_t n)
+{
+	unsigned long long min = o->conf->min_free_disk, avail;
+	struct statvfs st;
+
+	if (!min || statvfs(o->state_dir, &st) < 0)
+		return 1;
+	avail = (unsigned long long)st.f_bavail * st.f_frsize;
+	if (avail >= min)
+		return 1;
+	snprintf(why, n, "disk: %llu MiB free under '%s', less than min_free_disk (%llu MiB)",
+		 avail >> 20, o->state_dir, min >> 20);
+	return 0;
+}
+
 int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 {
-	int ready;
+	char why[512];
+	int ready, disk;
 
 	pthread_mutex_lock(&h->lock);
 	ready = h->conn && virConnectIsAlive(h->conn) == 1;
+	/* the state directory's room, looked at every few seconds */
+	if (ready && mono_ms() >= h->disk_at) {
+		disk = disk_ok(o, why, sizeof(why));
+		h->disk_at = mono_ms() + RECONNECT_MS;
+		if ((!disk) != h->disk_full) {
+			h->disk_full = !disk;
+			if (!disk)
+				log_warn("host '%s': out of placement: %s", h->conf->name, why);
+			else
+				log_info("host '%s': back in placement: the disk has room again",
+					 h->conf->name);
+			db_host_health(db, h->conf->name, disk, disk ? NULL : why);
+			h->healthy = disk;
+		}
+	}
+	if (ready && h->disk_full) {
+		pthread_mutex_unlock(&h->lock);
+		return 0;
+	}
 	if (!ready && mono_ms() >= h->retry_at) {
 		char *e = NULL;
 
@@ -215,9 +255,9 @@ int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 				log_warn("host '%s': out of placement: %s", h->conf->name,
 					 e ? e : "?");
 		}
-		if (ready != h->healthy)
+		if ((ready && !h->disk_full) != h->healthy && !(ready && h->disk_full))
 			db_host_health(db, h->conf->name, ready, ready ? NULL : e);
-		h->healthy = ready;
+		h->healthy = ready && !h->disk_full;
 		free(e);
 	}
 	pthread_mutex_unlock(&h->lock);

@@ -57,6 +57,8 @@ struct host {
 	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
 	int64_t retry_at;        /* mono_ms() of the next reconnect try */
 	int healthy;
+	int disk_full;           /* the state directory lacks min_free_disk */
+	int64_t disk_at;         /* mono_ms() of the next look at it */
 	char **orphans;          /* domains left when the connection died: */
 	size_t norphans;         /* destroyed once it is back */
 };
