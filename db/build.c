@@ -418,7 +418,7 @@ int db_submission_builds(struct db *db, int64_t id, struct build_row **rows, siz
 static int ids_collect(sqlite3_stmt *st, int64_t id, size_t max, int64_t **ids, size_t *n)
 {
 	size_t alloc = 0;
-	int rc;
+	int rc = SQLITE_DONE;
 
 	*ids = NULL;
 	*n = 0;
