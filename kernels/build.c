@@ -560,7 +560,9 @@ int kbuild_config_hash(const struct kbuild_env *e, const struct kbuild_spec *s,
 		buf_reset(&b);
 		if (fragment_read(e, s, f, &b, err) < 0)
 			goto out;
-		bad |= buf_printf(&all, "fragment %s %zu\n", f, b.len);
+		/* a file by its content only: the same file copied elsewhere is the
+		 * same config */
+		bad |= buf_printf(&all, "fragment %s %zu\n", f[0] == '/' ? "file" : f, b.len);
 		bad |= buf_append(&all, buf_str(&b), b.len);
 	}
 	for (size_t i = 0; i < s->noptions; i++)

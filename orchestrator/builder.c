@@ -217,6 +217,91 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 	return rc;
 }
 
+#define SNAPSHOT_FRAGMENT_MAX (1u << 20)
+
+/* Copies file from into dir/name unless it is there already. 0 / -1 */
+static int snap_copy(const char *from, const char *dir, const char *name, char **out)
+{
+	struct buf b = BUF_INIT(SNAPSHOT_FRAGMENT_MAX);
+	char *to = path_join(dir, name);
+	int rc = -1;
+
+	if (!to)
+		return -1;
+	if (access(to, R_OK) == 0 ||
+	    (read_file(from, &b, SNAPSHOT_FRAGMENT_MAX) == 0 && !b.truncated &&
+	     write_file(to, buf_str(&b), b.len, 0644) == 0))
+		rc = 0;
+	buf_release(&b);
+	if (rc == 0 && out)
+		*out = to;
+	else
+		free(to);
+	return rc;
+}
+
+/* The config inputs of a submission as they were when it started (kfleet's
+ * fragments, the user's files), under state/subs/ID/configs, so that base
+ * and patched are built from the same ones even if those files change
+ * meanwhile, also across a restart. Absolute paths in frags and config are
+ * replaced by their copies (caller frees what *owned holds). 0 / -1 */
+static int snapshot_configs(struct builder *b, const struct submission *s, char **frags,
+			    size_t nfrags, char **config, char **owned, size_t *nowned,
+			    char **dir, char **err)
+{
+	static const char *const own[] = { "kfleet-guest", "kfleet-guest-x86_64",
+					   "kfleet-guest-arm64" };
+	char rel[64], name[64];
+
+	snprintf(rel, sizeof(rel), "subs/%" PRId64 "/configs", s->id);
+	*dir = path_join(b->env.state_dir, rel);
+	if (!*dir || mkdir_p(*dir, 0755) < 0)
+		return set_errf(err, "config snapshot '%s': %s", *dir ? *dir : "?",
+				strerror(errno));
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		char *from = NULL;
+
+		snprintf(name, sizeof(name), "%s.config", own[i]);
+		from = path_join(b->o->conf->configs_dir, name);
+		if (from && access(from, R_OK) == 0 && snap_copy(from, *dir, name, NULL) < 0) {
+			free(from);
+			return set_errf(err, "config snapshot: '%s': %s", name, strerror(errno));
+		}
+		free(from);
+	}
+	for (size_t i = 0; i < nfrags; i++) {
+		char *from = NULL, *to = NULL;
+
+		if (frags[i][0] == '/') {
+			snprintf(name, sizeof(name), "file-%zu.config", i);
+			from = frags[i];
+		} else if (!strchr(frags[i], '/')) {
+			snprintf(name, sizeof(name), "%.50s.config", frags[i]);
+			from = path_join(b->o->conf->configs_dir, name);
+			if (!from || snap_copy(from, *dir, name, NULL) < 0) {
+				set_errf(err, "config fragment '%s': %s", frags[i], strerror(errno));
+				free(from);
+				return -1;
+			}
+			free(from);
+			continue;
+		} else {
+			continue;   /* in the tree: fixed by the commit */
+		}
+		if (snap_copy(from, *dir, name, &to) < 0)
+			return set_errf(err, "config fragment '%s': %s", from, strerror(errno));
+		frags[i] = owned[(*nowned)++] = to;
+	}
+	if ((*config)[0] == '/') {
+		char *to = NULL;
+
+		if (snap_copy(*config, *dir, "base.config", &to) < 0)
+			return set_errf(err, "config '%s': %s", *config, strerror(errno));
+		*config = owned[(*nowned)++] = to;
+	}
+	return 0;
+}
+
 /* The kselftest targets the jobs need, each once */
 static size_t job_selftests(struct builder *b, char **jobs, size_t njobs, const char **t,
 			    size_t max)
@@ -363,6 +448,9 @@ static void process(struct builder *b, struct submission *s)
 	struct tree_row t;
 	struct buf log = BUF_INIT(1u << 20), failed = BUF_INIT(8192), notes = BUF_INIT(8192);
 	char base[41], patched[41] = "", why[512], hash[65], *err = NULL, *patches = NULL;
+	char *owned[LIST_MAX + 1], *snapdir = NULL, *config_given = s->config;
+	const char *saved_configs = NULL;
+	size_t nowned = 0;
 	int found = db_tree_get(b->db, s->tree, &t), rc;
 
 	memset(&t, 0, found == 1 ? 0 : sizeof(t));
@@ -414,6 +502,12 @@ static void process(struct builder *b, struct submission *s)
 		}
 		db_submission_set_patched(b->db, s->id, patched);
 	}
+	if (snapshot_configs(b, s, frags, nfrag, &s->config, owned, &nowned, &snapdir, &err) < 0) {
+		db_submission_end(b->db, s->id, "failed", "error", err, NULL);
+		goto out;
+	}
+	saved_configs = b->env.configs_dir;
+	b->env.configs_dir = snapdir;
 	nopts = job_options(b, jobs, njobs, opts, sizeof(opts) / sizeof(opts[0]));
 	for (size_t a = 0; a < narch; a++)
 		for (int side = 0; side < (ser ? 2 : 1); side++) {
@@ -461,6 +555,12 @@ static void process(struct builder *b, struct submission *s)
 			  notes.len ? buf_str(&notes) : NULL, log.len ? buf_str(&log) : NULL);
 	log_info("submission %" PRId64 ": built%s", s->id, njobs ? ", runs queued" : "");
 out:
+	if (saved_configs)
+		b->env.configs_dir = saved_configs;
+	s->config = config_given;   /* the row's own string, which its release frees */
+	for (size_t i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(snapdir);
 	for (size_t i = 0; i < 2 * LIST_MAX; i++)
 		free(kernels[i]);
 	series_free(ser);

@@ -104,6 +104,7 @@ out=$(kf submit --tree fake --fragment "$T/extra.config" --wait 2>&1)
 s7=$(printf '%s\n' "$out" | sub_id)
 check "a commit alone (no series) builds the base only" equals "$(db "select state || ' ' || count(*) from submissions s join submission_builds sb on sb.submission_id = s.id where s.id = $s7")" "done 1"
 check "...a new config is a new build" equals "$(db "select reused from submission_builds where submission_id = $s7")" 0
+check "...the config inputs are kept as they were for the submission" sh -c "cmp -s '$T/extra.config' '$T/var/subs/$s7/configs/file-0.config' && cmp -s '$TOP/kernels/configs/kfleet-guest.config' '$T/var/subs/$s7/configs/kfleet-guest.config'"
 check "...the option olddefconfig dropped is named" contains "$(db "select dropped from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s7")" "CONFIG_KFLEET_NO_SUCH_OPTION=y (is not set)"
 
 # a commit's kernel tested on its own (what trends across commits are made of)

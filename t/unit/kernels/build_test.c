@@ -183,6 +183,17 @@ static void test_config_hash(void **state)
 	assert_int_equal(write_file(frag, "CONFIG_BPF=n\n", 13, 0644), 0);
 	assert_int_equal(kbuild_config_hash(&e, &s, h3, &err), 0);
 	assert_string_not_equal(h2, h3);
+	/* ... and not its path: the same content elsewhere is the same config */
+	{
+		char *copy = path_join(dir, "copy.config"), h4[65];
+
+		assert_int_equal(write_file(copy, "CONFIG_BPF=n\n", 13, 0644), 0);
+		frags[0] = copy;
+		assert_int_equal(kbuild_config_hash(&e, &s, h4, &err), 0);
+		assert_string_equal(h3, h4);
+		unlink(copy);
+		free(copy);
+	}
 	/* a fragment that is not there is an error naming it */
 	frags[0] = "no-such-fragment";
 	assert_int_equal(kbuild_config_hash(&e, &s, h3, &err), -1);
