@@ -80,8 +80,7 @@ void web_page_tail(struct buf *b)
 	page_tail(b);
 }
 
-/* A run's job as a link to its definition, or "command" for a plain one */
-static void job_cell(struct buf *b, const char *job)
+void web_job_link(struct buf *b, const char *job)
 {
 	if (!job) {
 		buf_puts(b, "<span class=\"note\">command</span>");
@@ -111,7 +110,7 @@ static void run_row(struct buf *b, const struct run *r, int64_t now)
 		   "<td class=\"%s\">%s</td><td>", (long long)r->id, (long long)r->id,
 		   run_state_name(r->state), run_state_name(r->state),
 		   outcome_str(r->outcome), outcome_str(r->outcome));
-	job_cell(b, r->job);
+	web_job_link(b, r->job);
 	buf_puts(b, "</td><td title=\"");
 	web_html_str(b, r->kernel_path);
 	buf_puts(b, "\">");
@@ -492,7 +491,7 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 	kv_str(&b, "state", run_state_name(r.state));
 	kv_str(&b, "outcome", r.outcome == RUN_OUT_NONE ? NULL : run_outcome_name(r.outcome));
 	buf_puts(&b, "<tr><th>job</th><td>");
-	job_cell(&b, r.job);
+	web_job_link(&b, r.job);
 	buf_puts(&b, "</td></tr>\n");
 	buf_puts(&b, "<tr><th>kernel</th><td>");
 	web_html_str(&b, r.kernel_path);
@@ -635,7 +634,7 @@ static enum MHD_Result jobs_page(struct web *w, struct MHD_Connection *c)
 			const struct job_def *d = set->v[i];
 
 			buf_puts(&b, "<tr><td>");
-			job_cell(&b, d->name);
+			web_job_link(&b, d->name);
 			buf_puts(&b, "</td><td>");
 			web_html_str(&b, d->kind);
 			buf_puts(&b, "</td><td>");

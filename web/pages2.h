@@ -19,6 +19,8 @@ struct web;
  * and the tail of every HTML page; refresh reloads it every 5 s. */
 void web_page_head(struct buf *b, const char *title, int refresh);
 void web_page_tail(struct buf *b);
+/* A run's job as a link to its definition, or "command" for a plain one */
+void web_job_link(struct buf *b, const char *job);
 
 /* queue.c */
 /* A JSON string of s made valid UTF-8 (json_null() for NULL); new

@@ -182,19 +182,6 @@ static int queue_load(struct db *db, struct queue *m)
 
 /* ---- HTML helpers ---- */
 
-static void job_link(struct buf *b, const char *job)
-{
-	if (!job) {
-		buf_puts(b, "<span class=\"note\">command</span>");
-		return;
-	}
-	buf_puts(b, "<a href=\"/jobs/");
-	web_html_str(b, job);
-	buf_puts(b, "\">");
-	web_html_str(b, job);
-	buf_puts(b, "</a>");
-}
-
 /* A kernel's file name, its full path as the tooltip */
 static void kernel_cell(struct buf *b, const char *path)
 {
@@ -251,7 +238,7 @@ static void queue_run_row(struct buf *b, const struct queue *m, const struct qru
 		buf_printf(b, "<a href=\"/requests/%lld\">%lld</a>", (long long)r->request_id,
 			   (long long)r->request_id);
 	buf_puts(b, "</td><td>");
-	job_link(b, r->job);
+	web_job_link(b, r->job);
 	buf_puts(b, "</td>");
 	kernel_cell(b, r->kernel_path);
 	buf_puts(b, "<td>");
