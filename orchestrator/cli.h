@@ -36,6 +36,10 @@ int cli_api_call(struct cli *k, const char *method, const char *path, json_t *bo
 /* The daemon's token (the state directory's token file, or --token-file);
  * caller frees; NULL after printing why. */
 char *cli_read_token(struct cli *k);
+/* An option's number from min to max into *out: 0, or -1 after saying
+ * "kfleet: CMD: --OPT 'S': not a number from MIN to MAX" */
+int cli_parse_num(const char *cmd, const char *opt, const char *s, long long min,
+		  long long max, long long *out);
 /* Waits for a request's runs, prints their outcomes and the before/after
  * table of job; returns the exit status. */
 int cli_request_report(struct cli *k, long long id, const char *job, int markdown);

@@ -305,18 +305,12 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 		case 'J': jobs = optarg; break;
 		case 'v': vcpus = optarg; break;
 		case 'r':
-			if (parse_int(optarg, 1, 100, &repeat) < 0) {
-				fprintf(stderr, "kfleet: %s: --repeat '%s': not from 1 to 100\n", k->cmd,
-					optarg);
+			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
 				goto out;
-			}
 			break;
 		case 'm':
-			if (parse_int(optarg, 64, 1 << 24, &memory) < 0) {
-				fprintf(stderr, "kfleet: %s: --memory '%s': not a size in MiB\n", k->cmd,
-					optarg);
+			if (cli_parse_num(k->cmd, "--memory", optarg, 64, 1 << 24, &memory) < 0)
 				goto out;
-			}
 			break;
 		case 'w': wait = 1; break;
 		case 'M': markdown = 1; break;
@@ -547,11 +541,8 @@ int cli_import(struct cli *k, int argc, char **argv)
 		case 'a': arch = optarg; break;
 		case 'n': name = optarg; break;
 		case 'v':
-			if (parse_int(optarg, 1, 4096, &vcpus) < 0) {
-				fprintf(stderr, "kfleet: import: --vcpus '%s': not from 1 to 4096\n",
-					optarg);
+			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
 				goto out;
-			}
 			break;
 		case 'h':
 			rc = CLI_OK;

@@ -566,8 +566,8 @@ static int wait_run(struct cli *k, long long id, int json)
 	return rc;
 }
 
-static int parse_num(const char *cmd, const char *opt, const char *s, long long min,
-		     long long max, long long *out)
+int cli_parse_num(const char *cmd, const char *opt, const char *s, long long min,
+		  long long max, long long *out)
 {
 	if (parse_int(s, min, max, out) < 0) {
 		fprintf(stderr, "kfleet: %s: %s '%s': not a number from %lld to %lld\n", cmd, opt,
@@ -610,23 +610,23 @@ static int cmd_run(struct cli *k, int argc, char **argv)
 		case 'J': job = optarg; break;
 		case 'T': topology = optarg; break;
 		case 'N':
-			if (parse_num(k->cmd, "--numa", optarg, 1, 64, &numa) < 0)
+			if (cli_parse_num(k->cmd, "--numa", optarg, 1, 64, &numa) < 0)
 				goto out;
 			break;
 		case 'v':
-			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
 				goto out;
 			break;
 		case 'm':
-			if (parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
+			if (cli_parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
 				goto out;
 			break;
 		case 't':
-			if (parse_num(k->cmd, "--timeout", optarg, 1, 1 << 30, &timeout) < 0)
+			if (cli_parse_num(k->cmd, "--timeout", optarg, 1, 1 << 30, &timeout) < 0)
 				goto out;
 			break;
 		case 'r':
-			if (parse_num(k->cmd, "--repeat", optarg, 1, 1000, &repeat) < 0)
+			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 1000, &repeat) < 0)
 				goto out;
 			break;
 		case 'w': wait = 1; break;
@@ -739,7 +739,7 @@ static int cmd_runs(struct cli *k, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (parse_num(k->cmd, "--limit", optarg, 1, 500, &limit) < 0)
+			if (cli_parse_num(k->cmd, "--limit", optarg, 1, 500, &limit) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'j': json = 1; break;
@@ -820,7 +820,7 @@ static int cmd_show(struct cli *k, int argc, char **argv)
 		fprintf(stderr, "kfleet: show: expected one run id\n");
 		return EXIT_USAGE;
 	}
-	if (parse_num(k->cmd, "run id", argv[optind], 1, INT64_MAX, &id) < 0)
+	if (cli_parse_num(k->cmd, "run id", argv[optind], 1, INT64_MAX, &id) < 0)
 		return EXIT_USAGE;
 	if (get_run(k, id, &r) < 0) {
 		fprintf(stderr, "kfleet: show: %s\n", r.err);
@@ -1044,19 +1044,19 @@ static int cmd_compare(struct cli *k, int argc, char **argv)
 				fprintf(stderr, "kfleet: compare: --kernels needs two kernel ids\n");
 				goto out;
 			}
-			if (parse_num(k->cmd, "--kernels", optarg, 1, INT64_MAX, &ka) < 0 ||
-			    parse_num(k->cmd, "--kernels", argv[optind], 1, INT64_MAX, &kb) < 0)
+			if (cli_parse_num(k->cmd, "--kernels", optarg, 1, INT64_MAX, &ka) < 0 ||
+			    cli_parse_num(k->cmd, "--kernels", argv[optind], 1, INT64_MAX, &kb) < 0)
 				goto out;
 			optind++;
 			break;
 		case 'R':
-			if (parse_num(k->cmd, "--request", optarg, 1, INT64_MAX, &req) < 0)
+			if (cli_parse_num(k->cmd, "--request", optarg, 1, INT64_MAX, &req) < 0)
 				goto out;
 			break;
 		case 'J': job = optarg; break;
 		case 'a': arch = optarg; break;
 		case 'v':
-			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
 				goto out;
 			break;
 		case 'C':
@@ -1319,15 +1319,15 @@ static int cmd_test(struct cli *k, int argc, char **argv)
 		case 'J': job = optarg; break;
 		case 'a': arch = optarg; break;
 		case 'r':
-			if (parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
+			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
 				goto out;
 			break;
 		case 'v':
-			if (parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
 				goto out;
 			break;
 		case 'm':
-			if (parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
+			if (cli_parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
 				goto out;
 			break;
 		case 'w': wait = 1; break;
