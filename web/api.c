@@ -139,7 +139,6 @@ static enum MHD_Result runs_list(struct web *w, struct MHD_Connection *c)
 	json_t *o = NULL, *arr, *cj;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL;
 	int bad = 0;
 
 	if (ls && parse_int(ls, 1, LLONG_MAX, &limit) < 0)
@@ -150,12 +149,9 @@ static enum MHD_Result runs_list(struct web *w, struct MHD_Connection *c)
 	if (bs && parse_int(bs, 0, INT64_MAX, &before) < 0)
 		return web_reply_error(c, MHD_HTTP_BAD_REQUEST,
 				       "before '%.64s': not a run id", bs);
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db)
 		return rc;
-	}
 	if (db_run_list(db, (int)limit, before, &runs, &n) < 0 || db_run_counts(db, counts) < 0) {
 		log_warn("web: run list: %s", db_errmsg(db));
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
@@ -325,16 +321,13 @@ static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t 
 	json_t *o = NULL, *att, *res, *smp;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL, *path = NULL;
+	char *path = NULL;
 	int found, bad = 0, have_output = 0, smp_truncated = 0;
 
 	memset(&r, 0, sizeof(r));
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db)
 		return rc;
-	}
 	found = db_run_get(db, id, &r);
 	if (found < 0) {
 		log_warn("web: run %lld: %s", (long long)id, db_errmsg(db));

@@ -44,18 +44,6 @@ static json_t *row_json(const struct db_field *fields, const void *row)
 	return o;
 }
 
-static struct db *db_or_reply(struct web *w, struct MHD_Connection *c, enum MHD_Result *rc)
-{
-	char *err = NULL;
-	struct db *db = web_db(w, &err);
-
-	if (!db)
-		*rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
-				      err ? err : "?");
-	free(err);
-	return db;
-}
-
 /* The state a reader sees: a testing submission whose runs all ended is done */
 static const char *submission_state(struct db *db, const struct submission *s, int *runs,
 				    int *done)
@@ -348,7 +336,7 @@ static enum MHD_Result trees_get(struct web *w, struct MHD_Connection *c)
 {
 	struct tree_row *t = NULL;
 	enum MHD_Result rc = MHD_NO;
-	struct db *db = db_or_reply(w, c, &rc);
+	struct db *db = web_db_or_reply(w, c, 0, &rc);
 	json_t *a;
 	size_t n = 0;
 
@@ -367,7 +355,7 @@ static enum MHD_Result trees_get(struct web *w, struct MHD_Connection *c)
 static enum MHD_Result submissions_get(struct web *w, struct MHD_Connection *c, int64_t id)
 {
 	enum MHD_Result rc = MHD_NO;
-	struct db *db = db_or_reply(w, c, &rc);
+	struct db *db = web_db_or_reply(w, c, 0, &rc);
 	struct submission *v = NULL, s;
 	size_t n = 0;
 	json_t *a;
@@ -400,7 +388,7 @@ static enum MHD_Result submissions_get(struct web *w, struct MHD_Connection *c, 
 static enum MHD_Result builds_get(struct web *w, struct MHD_Connection *c, int64_t id)
 {
 	enum MHD_Result rc = MHD_NO;
-	struct db *db = db_or_reply(w, c, &rc);
+	struct db *db = web_db_or_reply(w, c, 0, &rc);
 	struct build_row *v = NULL, b;
 	size_t n = 0;
 	json_t *a;
@@ -570,7 +558,7 @@ static enum MHD_Result reply_page(struct MHD_Connection *c, struct buf *b)
 static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, int64_t id)
 {
 	enum MHD_Result rc = MHD_NO;
-	struct db *db = db_or_reply(w, c, &rc);
+	struct db *db = web_db_or_reply(w, c, 1, &rc);
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct build_row *v = NULL;
 	struct submission s;
@@ -706,7 +694,7 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 static enum MHD_Result submissions_page(struct web *w, struct MHD_Connection *c)
 {
 	enum MHD_Result rc = MHD_NO;
-	struct db *db = db_or_reply(w, c, &rc);
+	struct db *db = web_db_or_reply(w, c, 1, &rc);
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct submission *v = NULL;
 	size_t n = 0;
@@ -748,7 +736,7 @@ static enum MHD_Result submissions_page(struct web *w, struct MHD_Connection *c)
 static enum MHD_Result trees_page(struct web *w, struct MHD_Connection *c)
 {
 	enum MHD_Result rc = MHD_NO;
-	struct db *db = db_or_reply(w, c, &rc);
+	struct db *db = web_db_or_reply(w, c, 1, &rc);
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct tree_row *v = NULL;
 	size_t n = 0;
@@ -788,7 +776,7 @@ static enum MHD_Result trees_page(struct web *w, struct MHD_Connection *c)
 static enum MHD_Result build_page(struct web *w, struct MHD_Connection *c, int64_t id, int raw)
 {
 	enum MHD_Result rc = MHD_NO;
-	struct db *db = db_or_reply(w, c, &rc);
+	struct db *db = web_db_or_reply(w, c, 1, &rc);
 	struct buf b = BUF_INIT(WEB_PAGE_MAX), log = BUF_INIT(LOG_TAIL);
 	struct build_row r;
 	char title[64], *path = NULL;

@@ -560,7 +560,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 	unsigned cols;
 	int aa, r, as_text, jbad = 0;
 	struct db *db;
-	char *err = NULL, *key = NULL;
+	char *key = NULL;
 
 	memset(&q, 0, sizeof(q));
 	q.job = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
@@ -583,12 +583,9 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 	q.b = b;
 	aa = a == b;
 
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db)
 		return rc;
-	}
 	key = cache_key(db, &q, as_text ? fmt : "json", cols);
 	{
 		struct buf hit = BUF_INIT(0);

@@ -137,6 +137,21 @@ enum MHD_Result web_reply_json(struct MHD_Connection *c, unsigned status, json_t
 	return web_reply(c, status, "application/json", &b);
 }
 
+struct db *web_db_or_reply(struct web *w, struct MHD_Connection *c, int html,
+			   enum MHD_Result *rc)
+{
+	char *err = NULL;
+	struct db *db = web_db(w, &err);
+
+	if (!db)
+		*rc = html ? web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+						  err ? err : "?")
+			   : web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+					     err ? err : "?");
+	free(err);
+	return db;
+}
+
 enum MHD_Result web_reply_error(struct MHD_Connection *c, unsigned status, const char *fmt, ...)
 {
 	struct buf msg = BUF_INIT(4096);

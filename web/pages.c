@@ -135,19 +135,15 @@ static enum MHD_Result status_page(struct web *w, struct MHD_Connection *c)
 	size_t n = 0;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL;
 	int refresh = 0;
 	int64_t now = now_ms();
 
 	if (bs && parse_int(bs, 0, INT64_MAX, &before) < 0)
 		return web_reply_html_error(c, MHD_HTTP_BAD_REQUEST, "before '%.64s': not a run id",
 					    bs);
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 1, &rc);
+	if (!db)
 		return rc;
-	}
 	if (db_run_list(db, PAGE_RUNS, before, &runs, &n) < 0 || db_run_counts(db, counts) < 0) {
 		log_warn("web: status page: %s", db_errmsg(db));
 		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
@@ -447,18 +443,14 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 	struct run r;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL;
 	char title[64], s[128], dur[32];
 	int64_t request_id;
 	int found;
 
 	memset(&r, 0, sizeof(r));
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 1, &rc);
+	if (!db)
 		return rc;
-	}
 	found = db_run_get(db, id, &r);
 	if (found < 0) {
 		log_warn("web: run %lld: %s", (long long)id, db_errmsg(db));
@@ -569,16 +561,13 @@ static enum MHD_Result run_file(struct web *w, struct MHD_Connection *c, int64_t
 	struct run r;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL, *path = NULL;
+	char *path = NULL;
 	int found;
 
 	memset(&r, 0, sizeof(r));
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 1, &rc);
+	if (!db)
 		return rc;
-	}
 	found = db_run_get(db, id, &r);
 	if (found < 0) {
 		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",

@@ -733,16 +733,13 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 	struct req r;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL, title[64], s[128];
+	char title[64], s[128];
 	int found;
 	int64_t now = now_ms();
 
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 1, &rc);
+	if (!db)
 		return rc;
-	}
 	found = req_load(db, id, &r);
 	if (found < 0) {
 		log_warn("web: request %lld: %s", (long long)id,
@@ -828,12 +825,9 @@ enum MHD_Result api_request(struct web *w, struct MHD_Connection *c, int64_t id)
 	int found, bad = 0, cr;
 
 	memset(&x, 0, sizeof(x));
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db)
 		return rc;
-	}
 	found = req_load(db, id, &r);
 	if (found < 0) {
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "request %lld: %s",

@@ -287,17 +287,14 @@ enum MHD_Result api_trend(struct web *w, struct MHD_Connection *c)
 	struct tview v;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL, msg[512];
+	char msg[512];
 	unsigned status;
 	json_t *o;
 	int r;
 
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db)
 		return rc;
-	}
 	r = tview_load(w, c, db, &v, msg, sizeof(msg), &status);
 	if (r == 1)
 		rc = web_reply_error(c, status, "%s", msg);
@@ -556,14 +553,10 @@ static enum MHD_Result trends_list(struct web *w, struct MHD_Connection *c)
 	int trunc[2] = { 0, 0 };
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL;
 
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 1, &rc);
+	if (!db)
 		return rc;
-	}
 	if (dbq_trend_series(db, NULL, NULL, NULL, 0, DBQ_TREND_SERIES, &s[0], &n[0],
 			     &trunc[0]) < 0 ||
 	    dbq_trend_series(db, NULL, NULL, NULL, 1, DBQ_TREND_SERIES, &s[1], &n[1],
@@ -784,16 +777,13 @@ static enum MHD_Result trend_view(struct web *w, struct MHD_Connection *c)
 	struct tview v;
 	enum MHD_Result rc;
 	struct db *db;
-	char *err = NULL, msg[512], s[64];
+	char msg[512], s[64];
 	unsigned status;
 	int r;
 
-	db = web_db(w, &err);
-	if (!db) {
-		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
+	db = web_db_or_reply(w, c, 1, &rc);
+	if (!db)
 		return rc;
-	}
 	r = tview_load(w, c, db, &v, msg, sizeof(msg), &status);
 	if (r) {
 		rc = r == 1 ? web_reply_html_error(c, status, "%s", msg)

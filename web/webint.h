@@ -56,6 +56,11 @@ struct web_req {
  * (caller frees). Borrowed: closed by web_stop(). */
 struct db *web_db(struct web *w, char **err);
 
+/* web_db(), or NULL after replying 500 with why (an HTML page when html is
+ * set, else JSON) into *rc. Borrowed, like web_db()'s. */
+struct db *web_db_or_reply(struct web *w, struct MHD_Connection *c, int html,
+			   enum MHD_Result *rc);
+
 /* The daemon's jobs, sorted by name; an empty set when the server has no
  * orchestrator. Borrowed; read-only after start, so no lock is needed. */
 const struct job_set *web_jobs(const struct web *w);
