@@ -35,6 +35,8 @@ int set_errf(char **err, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (!err)
+		return -1;
 	va_start(ap, fmt);
 	if (vasprintf(err, fmt, ap) < 0)
 		*err = NULL;
@@ -347,4 +349,31 @@ int parse_size(const char *s, unsigned long long *out)
 		return -1;
 	*out = v * mul;
 	return 0;
+}
+
+int kvm_usable_here(char *why, size_t n)
+{
+	FILE *f;
+	char line[4096];
+	int flags = 0;
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (why)
+			snprintf(why, n, "/dev/kvm cannot be opened");
+		return 0;
+	}
+	close(fd);
+	f = fopen("/proc/cpuinfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		flags = strstr(line, " vmx") || strstr(line, " svm");
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (!flags && why)
+		snprintf(why, n, "/dev/kvm exists but the CPU shows no vmx/svm flag");
+	return flags;
 }

@@ -33,6 +33,11 @@ char *path_abs(const char *path);
 char *exe_dir(void);
 
 /* SHA-256 of a file or a memory block as 64 hex chars + NUL into out. 0 / -1 */
+/* This machine's KVM is usable: /dev/kvm opens and the CPU shows VMX or
+ * SVM (nested setups expose a /dev/kvm whose guests never run). 1, or 0
+ * with why (when why is not NULL). */
+int kvm_usable_here(char *why, size_t n);
+
 int sha256_file(const char *path, char out[65]);
 void sha256_mem(const void *p, size_t n, char out[65]);
 

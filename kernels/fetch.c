@@ -14,23 +14,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/util.h"
+
 #define FETCH_API_MAX (4u << 20)   /* a patchwork API answer */
-
-static int fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -1;
-	free(*err);
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
 
 /* "64 MiB", "512 KiB", "100 bytes" */
 static void fmt_size(char *out, size_t n, size_t v)
@@ -86,14 +72,14 @@ static int get(const char *url, const struct fetch_opts *o, size_t max, const ch
 
 	fmt_size(size, sizeof(size), max);
 	if (!is_http(url))
-		return fail(err, "'%s': not an http(s) URL", url);
+		return set_errf(err, "'%s': not an http(s) URL", url);
 	h = curl_easy_init();
 	if (!h)
-		return fail(err, "'%s': cannot start libcurl", url);
+		return set_errf(err, "'%s': cannot start libcurl", url);
 	if (accept) {
 		hdrs = curl_slist_append(NULL, accept);
 		if (!hdrs) {
-			fail(err, "'%s': out of memory", url);
+			set_errf(err, "'%s': out of memory", url);
 			goto out;
 		}
 	}
@@ -114,25 +100,25 @@ static int get(const char *url, const struct fetch_opts *o, size_t max, const ch
 	    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_WRITEDATA, &s) != CURLE_OK) {
-		fail(err, "'%s': this libcurl lacks an option kfleet needs", url);
+		set_errf(err, "'%s': this libcurl lacks an option kfleet needs", url);
 		goto out;
 	}
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	if (s.too_big || rc == CURLE_FILESIZE_EXCEEDED) {
-		fail(err, "'%s': larger than %s", url, size);
+		set_errf(err, "'%s': larger than %s", url, size);
 		goto out;
 	}
 	if (rc == CURLE_OPERATION_TIMEDOUT) {
-		fail(err, "'%s': timed out: %s", url, errbuf[0] ? errbuf : "no answer in time");
+		set_errf(err, "'%s': timed out: %s", url, errbuf[0] ? errbuf : "no answer in time");
 		goto out;
 	}
 	if (rc == CURLE_TOO_MANY_REDIRECTS) {
-		fail(err, "'%s': more than %ld redirects", url, FETCH_MAX_REDIRECTS);
+		set_errf(err, "'%s': more than %ld redirects", url, FETCH_MAX_REDIRECTS);
 		goto out;
 	}
 	if (rc != CURLE_OK) {
-		fail(err, "'%s': %s", url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		set_errf(err, "'%s': %s", url, errbuf[0] ? errbuf : curl_easy_strerror(rc));
 		goto out;
 	}
 	if (status < 200 || status > 299) {
@@ -140,9 +126,9 @@ static int get(const char *url, const struct fetch_opts *o, size_t max, const ch
 
 		curl_easy_getinfo(h, CURLINFO_EFFECTIVE_URL, &eff);
 		if (eff && strcmp(eff, url))
-			fail(err, "'%s': HTTP %ld (from '%s')", url, status, eff);
+			set_errf(err, "'%s': HTTP %ld (from '%s')", url, status, eff);
 		else
-			fail(err, "'%s': HTTP %ld", url, status);
+			set_errf(err, "'%s': HTTP %ld", url, status);
 		goto out;
 	}
 	ret = 0;
@@ -171,7 +157,7 @@ static int gunzip(const char *url, struct buf *b, size_t start, size_t max, char
 	memset(&z, 0, sizeof(z));
 	fmt_size(size, sizeof(size), max);
 	if (inflateInit2(&z, 15 + 32) != Z_OK) {
-		fail(err, "'%s': cannot start zlib", url);
+		set_errf(err, "'%s': cannot start zlib", url);
 		goto out;
 	}
 	inited = 1;
@@ -185,20 +171,20 @@ static int gunzip(const char *url, struct buf *b, size_t start, size_t max, char
 		zr = inflate(&z, Z_NO_FLUSH);
 		if (zr == Z_BUF_ERROR) {
 			/* no input left and no end of stream */
-			fail(err, "'%s': the gzip file is cut short", url);
+			set_errf(err, "'%s': the gzip file is cut short", url);
 			goto out;
 		}
 		if (zr != Z_OK && zr != Z_STREAM_END) {
-			fail(err, "'%s': not a valid gzip file (%s)", url, z.msg ? z.msg : "corrupt");
+			set_errf(err, "'%s': not a valid gzip file (%s)", url, z.msg ? z.msg : "corrupt");
 			goto out;
 		}
 		got = sizeof(chunk) - z.avail_out;
 		if (o.len + got > max) {
-			fail(err, "'%s': larger than %s once inflated", url, size);
+			set_errf(err, "'%s': larger than %s once inflated", url, size);
 			goto out;
 		}
 		if (buf_append(&o, chunk, got) < 0) {
-			fail(err, "'%s': out of memory", url);
+			set_errf(err, "'%s': out of memory", url);
 			goto out;
 		}
 		if (zr == Z_STREAM_END) {
@@ -210,14 +196,14 @@ static int gunzip(const char *url, struct buf *b, size_t start, size_t max, char
 			if (!z.avail_in)
 				break;
 			if (inflateReset(&z) != Z_OK) {
-				fail(err, "'%s': not a valid gzip file", url);
+				set_errf(err, "'%s': not a valid gzip file", url);
 				goto out;
 			}
 		}
 	}
 	b->len = start;
 	if (buf_append(b, o.data ? o.data : "", o.len) < 0) {
-		fail(err, "'%s': out of memory", url);
+		set_errf(err, "'%s': out of memory", url);
 		b->len = start;
 		goto out;
 	}
@@ -288,15 +274,15 @@ int fetch_msgid(const char *msgid, const struct fetch_opts *o, struct buf *out,
 	if (!base || !*base)
 		base = FETCH_LORE_BASE;
 	if (!id) {
-		fail(err, "message-id: out of memory");
+		set_errf(err, "message-id: out of memory");
 		goto out;
 	}
 	if (!*id || strlen(id) > 998) {
-		fail(err, "message-id '%s': %s", msgid ? msgid : "", *id ? "too long" : "empty");
+		set_errf(err, "message-id '%s': %s", msgid ? msgid : "", *id ? "too long" : "empty");
 		goto out;
 	}
 	if (!is_http(base)) {
-		fail(err, "lore base '%s': not an http(s) URL", base);
+		set_errf(err, "lore base '%s': not an http(s) URL", base);
 		goto out;
 	}
 	blen = strlen(base);
@@ -313,7 +299,7 @@ int fetch_msgid(const char *msgid, const struct fetch_opts *o, struct buf *out,
 			buf_printf(&url, "%%%02X", ch);
 	}
 	if (buf_puts(&url, "/t.mbox.gz") < 0) {
-		fail(err, "message-id: out of memory");
+		set_errf(err, "message-id: out of memory");
 		goto out;
 	}
 	if (fetch_url(buf_str(&url), o, out, err) < 0)
@@ -392,7 +378,7 @@ int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out
 	if (url_out)
 		*url_out = NULL;
 	if (pw_split(ref ? ref : "", &base, &id) < 0) {
-		fail(err, "patchwork '%s': not BASE/ID, BASE/api/series/ID/ or a URL with "
+		set_errf(err, "patchwork '%s': not BASE/ID, BASE/api/series/ID/ or a URL with "
 		     "?series=ID", ref ? ref : "");
 		goto out;
 	}
@@ -401,25 +387,25 @@ int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out
 		base[--blen] = '\0';
 	if (asprintf(&api, "%s/api/series/%s/", base, id) < 0) {
 		api = NULL;
-		fail(err, "patchwork: out of memory");
+		set_errf(err, "patchwork: out of memory");
 		goto out;
 	}
 	if (get(api, o, FETCH_API_MAX, "Accept: application/json", &body, err) < 0)
 		goto out;
 	j = json_loadb(body.data ? body.data : "", body.len, 0, &jerr);
 	if (!j || !json_is_object(j)) {
-		fail(err, "'%s': not a patchwork series (%s)", api,
+		set_errf(err, "'%s': not a patchwork series (%s)", api,
 		     j ? "not a JSON object" : jerr.text);
 		goto out;
 	}
 	m = json_object_get(j, "mbox");
 	if (!json_is_string(m) || !is_http(json_string_value(m))) {
-		fail(err, "'%s': no \"mbox\" URL in the answer", api);
+		set_errf(err, "'%s': no \"mbox\" URL in the answer", api);
 		goto out;
 	}
 	mbox = strdup(json_string_value(m));
 	if (!mbox) {
-		fail(err, "patchwork: out of memory");
+		set_errf(err, "patchwork: out of memory");
 		goto out;
 	}
 	if (fetch_url(mbox, o, out, err) < 0)

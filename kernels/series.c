@@ -27,22 +27,6 @@
 
 /* ---- small helpers ---- */
 
-static int fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -1;
-	free(*err);
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
-
 /* "name:120" or just "name" when the line is unknown; into out */
 static const char *where(char *out, size_t n, const char *name, unsigned line)
 {
@@ -423,11 +407,11 @@ int series_diffstat(const char *patch, int *files, int *ins, int *del, char **wh
 				new_left--;
 				(*ins)++;
 			} else if (c != '\\') {
-				return fail(why, "the diff of '%s' is cut short (a hunk ends early, "
+				return set_errf(why, "the diff of '%s' is cut short (a hunk ends early, "
 					    "line %u of the diff)", file, dline);
 			}
 			if (old_left < 0 || new_left < 0)
-				return fail(why, "the diff of '%s' is damaged (a hunk is longer "
+				return set_errf(why, "the diff of '%s' is damaged (a hunk is longer "
 					    "than its header says, line %u of the diff)", file, dline);
 		} else if (len >= 11 && !strncmp(p, "diff --git ", 11)) {
 			(*files)++;
@@ -441,14 +425,14 @@ int series_diffstat(const char *patch, int *files, int *ins, int *del, char **wh
 			git_header = 0;
 		} else if (len >= 4 && !strncmp(p, "@@ -", 4) && *files) {
 			if (hunk_header(p, &old_left, &new_left) < 0)
-				return fail(why, "the diff of '%s' has a bad hunk header "
+				return set_errf(why, "the diff of '%s' has a bad hunk header "
 					    "(line %u of the diff)", file, dline);
 			git_header = 0;
 		}
 		p = nl ? nl + 1 : p + strlen(p);
 	}
 	if (old_left > 0 || new_left > 0)
-		return fail(why, "the diff of '%s' is cut short (it ends inside a hunk)", file);
+		return set_errf(why, "the diff of '%s' is cut short (it ends inside a hunk)", file);
 	return 0;
 }
 
@@ -800,23 +784,23 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 			first = (int)i;
 		}
 		if (c[i].tags.count > SERIES_PATCHES_MAX) {
-			fail(err, "%s: %s: more than %d patches", loc, what(w1, sizeof(w1), &c[i]),
+			set_errf(err, "%s: %s: more than %d patches", loc, what(w1, sizeof(w1), &c[i]),
 			     SERIES_PATCHES_MAX);
 			goto out;
 		}
 		if (c[i].tags.count < 1) {
-			fail(err, "%s: %s: a series of no patches", loc, what(w1, sizeof(w1), &c[i]));
+			set_errf(err, "%s: %s: a series of no patches", loc, what(w1, sizeof(w1), &c[i]));
 			goto out;
 		}
 		if (c[i].tags.count != count) {
-			fail(err, "%s: %s says %d patches, %s says %d", loc,
+			set_errf(err, "%s: %s says %d patches, %s says %d", loc,
 			     what(w1, sizeof(w1), &c[i]), c[i].tags.count,
 			     what(w2, sizeof(w2), &c[first]), count);
 			goto out;
 		}
 		if (c[i].kind == MSG_COVER) {
 			if (cover_seen >= 0) {
-				fail(err, "%s: a second cover letter for v%d (the first at line %u)",
+				set_errf(err, "%s: a second cover letter for v%d (the first at line %u)",
 				     loc, c[i].version, msgs[cover_seen].line);
 				goto out;
 			}
@@ -824,26 +808,26 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 			continue;
 		}
 		if (c[i].tags.index > count) {
-			fail(err, "%s: patch %d/%d: its number is larger than the count", loc,
+			set_errf(err, "%s: patch %d/%d: its number is larger than the count", loc,
 			     c[i].tags.index, count);
 			goto out;
 		}
 		if (first_at[c[i].tags.index]) {
-			fail(err, "%s: patch %d/%d appears twice (also at line %u)", loc,
+			set_errf(err, "%s: patch %d/%d appears twice (also at line %u)", loc,
 			     c[i].tags.index, count, first_at[c[i].tags.index]);
 			goto out;
 		}
 		first_at[c[i].tags.index] = msgs[i].line ? msgs[i].line : 1;
 		if (!c[i].diff_ok) {
-			fail(err, "%s: patch %d/%d: %s", loc, c[i].tags.index, count, c[i].diff_why);
+			set_errf(err, "%s: patch %d/%d: %s", loc, c[i].tags.index, count, c[i].diff_why);
 			goto out;
 		}
 		if (!c[i].files) {
-			fail(err, "%s: patch %d/%d has no diff", loc, c[i].tags.index, count);
+			set_errf(err, "%s: patch %d/%d has no diff", loc, c[i].tags.index, count);
 			goto out;
 		}
 		if (!msgs[i].author || !*msgs[i].author) {
-			fail(err, "%s: patch %d/%d has no author (no From: header)", loc,
+			set_errf(err, "%s: patch %d/%d has no author (no From: header)", loc,
 			     c[i].tags.index, count);
 			goto out;
 		}
@@ -855,7 +839,7 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 		nmissing++;
 	}
 	if (nmissing) {
-		fail(err, "%s: %s %s %s missing", name, nmissing > 1 ? "patches" : "patch",
+		set_errf(err, "%s: %s %s %s missing", name, nmissing > 1 ? "patches" : "patch",
 		     buf_str(&missing), nmissing > 1 ? "are" : "is");
 		goto out;
 	}
@@ -909,7 +893,7 @@ static int classify(const char *name, struct series_msg *m, struct classified *c
 	where(loc, sizeof(loc), name, m->line);
 	if ((!m->subject || !*m->subject) && (!m->author || !*m->author) &&
 	    (!m->email || !*m->email))
-		return fail(err, "%s: not a mail (no From: or Subject: header)", loc);
+		return set_errf(err, "%s: not a mail (no From: or Subject: header)", loc);
 	series_subject_parse(m->subject, &c->tags);
 	c->version = c->tags.version > 0 ? c->tags.version : 1;
 	c->numbered = c->tags.index >= 0;
@@ -940,12 +924,12 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 	if (err)
 		*err = NULL;
 	if (!c || !sel || !s || !(s->name = strdup(name))) {
-		fail(err, "%s: out of memory", name);
+		set_errf(err, "%s: out of memory", name);
 		goto out;
 	}
 	s->messages = (int)n;
 	if (n == 0) {
-		fail(err, "%s: no mail in it", name);
+		set_errf(err, "%s: no mail in it", name);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -983,7 +967,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 				if (cand && c[i].version != v && b == n)
 					b = i;
 			}
-			fail(err, "%s: %s is v%d but %s is v%d: patches from two versions",
+			set_errf(err, "%s: %s is v%d but %s is v%d: patches from two versions",
 			     where(loc, sizeof(loc), name, msgs[a].line), what(w1, sizeof(w1), &c[a]),
 			     c[a].version, what(w2, sizeof(w2), &c[b]), c[b].version);
 			goto out;
@@ -1012,22 +996,22 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 			c[i].tags.count = count;
 			where(loc, sizeof(loc), name, msgs[i].line);
 			if (!c[i].diff_ok) {
-				fail(err, "%s: patch %d/%d: %s", loc, c[i].tags.index, count,
+				set_errf(err, "%s: patch %d/%d: %s", loc, c[i].tags.index, count,
 				     c[i].diff_why);
 				goto out;
 			}
 			if (!c[i].files) {
-				fail(err, "%s: patch %d/%d has no diff", loc, c[i].tags.index, count);
+				set_errf(err, "%s: patch %d/%d has no diff", loc, c[i].tags.index, count);
 				goto out;
 			}
 			if (!msgs[i].author || !*msgs[i].author) {
-				fail(err, "%s: patch %d/%d has no author (no From: header)", loc,
+				set_errf(err, "%s: patch %d/%d has no author (no From: header)", loc,
 				     c[i].tags.index, count);
 				goto out;
 			}
 		}
 		if (count > SERIES_PATCHES_MAX) {
-			fail(err, "%s: more than %d patches", name, SERIES_PATCHES_MAX);
+			set_errf(err, "%s: more than %d patches", name, SERIES_PATCHES_MAX);
 			goto out;
 		}
 		for (size_t i = 0; i < n; i++)
@@ -1037,7 +1021,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 				      "mbox order", count) < 0)
 			goto out;
 	} else {
-		fail(err, "%s: no patches in it (%zu %s, none with a diff or a [PATCH] subject)",
+		set_errf(err, "%s: no patches in it (%zu %s, none with a diff or a [PATCH] subject)",
 		     name, n, n == 1 ? "mail" : "mails");
 		goto out;
 	}
@@ -1047,7 +1031,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 	s->patches = calloc((size_t)count, sizeof(*s->patches));
 	order = calloc((size_t)count + 1, sizeof(*order));
 	if (!s->patches || !order) {
-		fail(err, "%s: out of memory", name);
+		set_errf(err, "%s: out of memory", name);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -1059,7 +1043,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 
 		s->rfc = lead->tags.rfc;
 		if (lead->tags.tree[0] && !(s->tree = strdup(lead->tags.tree))) {
-			fail(err, "%s: out of memory", name);
+			set_errf(err, "%s: out of memory", name);
 			goto out;
 		}
 	}
@@ -1067,7 +1051,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 			&s->base_commit_from) < 0 ||
 	    find_marker(s, msgs, order, cover, "change-id:", &s->change_id,
 			&s->change_id_from) < 0) {
-		fail(err, "%s: out of memory", name);
+		set_errf(err, "%s: out of memory", name);
 		goto out;
 	}
 	if (s->base_commit && !is_commit_id(s->base_commit)) {
@@ -1129,7 +1113,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 	rc = 0;
 out:
 	if (rc < 0 && err && !*err)
-		fail(err, "%s: out of memory", name);
+		set_errf(err, "%s: out of memory", name);
 	for (size_t i = 0; c && i < n; i++)
 		free(c[i].diff_why);
 	free(c);
@@ -1204,7 +1188,7 @@ static int read_message(const struct tmpdir *t, const char *path, const char *lo
 	int rc = -1;
 
 	if (!msgf || !patchf || !(m->mail = slurp(path, &m->mail_len))) {
-		fail(err, "%s: cannot read the split message: %s", loc, strerror(errno));
+		set_errf(err, "%s: cannot read the split message: %s", loc, strerror(errno));
 		goto out;
 	}
 	c = git(t, "mailinfo");
@@ -1212,7 +1196,7 @@ static int read_message(const struct tmpdir *t, const char *path, const char *lo
 	cmd_stdin_file(c, path);
 	cmd_stdout_buf(c, &info);
 	if (cmd_run(c, &cerr) < 0) {
-		fail(err, "%s: %s", loc, cerr ? cerr : "git mailinfo failed");
+		set_errf(err, "%s: %s", loc, cerr ? cerr : "git mailinfo failed");
 		goto out;
 	}
 	if (info_field(buf_str(&info), "Subject:", &m->subject) < 0 ||
@@ -1220,14 +1204,14 @@ static int read_message(const struct tmpdir *t, const char *path, const char *lo
 	    info_field(buf_str(&info), "Email:", &m->email) < 0 ||
 	    info_field(buf_str(&info), "Date:", &m->date) < 0 ||
 	    !(m->body = slurp(msgf, NULL)) || !(m->patch = slurp(patchf, NULL))) {
-		fail(err, "%s: out of memory", loc);
+		set_errf(err, "%s: out of memory", loc);
 		goto out;
 	}
 	raw = series_header(m->mail, m->mail_len, "Message-ID");
 	m->msgid = raw ? clean_msgid(raw) : strdup("");
 	free(raw);
 	if (!m->msgid) {
-		fail(err, "%s: out of memory", loc);
+		set_errf(err, "%s: out of memory", loc);
 		goto out;
 	}
 	rc = 0;
@@ -1261,27 +1245,27 @@ int series_parse_mem(const char *name, const char *data, size_t len,
 	if (!data)
 		data = "";
 	if (len > SERIES_MBOX_MAX)
-		return fail(err, "%s: larger than %u MiB", name, SERIES_MBOX_MAX >> 20);
+		return set_errf(err, "%s: larger than %u MiB", name, SERIES_MBOX_MAX >> 20);
 	if ((nul = memchr(data, '\0', len))) {
 		unsigned line = 1;
 
 		for (const char *p = data; p < nul; p++)
 			line += *p == '\n';
-		return fail(err, "%s:%u: a NUL byte: not an mbox", name, line);
+		return set_errf(err, "%s:%u: a NUL byte: not an mbox", name, line);
 	}
 	nlines = series_mbox_lines(data, len, NULL, 0);
 	if (nlines == 0)
-		return fail(err, "%s: empty", name);
+		return set_errf(err, "%s: empty", name);
 	if (nlines > SERIES_MESSAGES_MAX)
-		return fail(err, "%s: more than %d mails", name, SERIES_MESSAGES_MAX);
+		return set_errf(err, "%s: more than %d mails", name, SERIES_MESSAGES_MAX);
 	lines = calloc(nlines, sizeof(*lines));
 	if (!lines)
-		return fail(err, "%s: out of memory", name);
+		return set_errf(err, "%s: out of memory", name);
 	series_mbox_lines(data, len, lines, nlines);
 
 	snprintf(t.path, sizeof(t.path), "%s/kfleet-series-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(t.path)) {
-		fail(err, "%s: scratch directory '%s': %s", name, t.path, strerror(errno));
+		set_errf(err, "%s: scratch directory '%s': %s", name, t.path, strerror(errno));
 		goto out;
 	}
 	have_tmp = 1;
@@ -1290,7 +1274,7 @@ int series_parse_mem(const char *name, const char *data, size_t len,
 		*(slash == t.parent ? slash + 1 : slash) = '\0';
 	splitdir = path_join(t.path, "split");
 	if (!splitdir || mkdir(splitdir, 0700) < 0) {
-		fail(err, "%s: scratch directory: %s", name, strerror(errno));
+		set_errf(err, "%s: scratch directory: %s", name, strerror(errno));
 		goto out;
 	}
 
@@ -1301,22 +1285,22 @@ int series_parse_mem(const char *name, const char *data, size_t len,
 	cmd_stdin_buf(c, data, len);
 	cmd_stdout_buf(c, &count);
 	if (cmd_run(c, &cerr) < 0) {
-		fail(err, "%s: %s", name, cerr ? cerr : "git mailsplit failed");
+		set_errf(err, "%s: %s", name, cerr ? cerr : "git mailsplit failed");
 		goto out;
 	}
 	if (count.data)
 		count.data[strcspn(count.data, "\n")] = '\0';
 	if (parse_int(buf_str(&count), 0, SERIES_MESSAGES_MAX, &n) < 0) {
-		fail(err, "%s: git mailsplit said '%s' mails", name, buf_str(&count));
+		set_errf(err, "%s: git mailsplit said '%s' mails", name, buf_str(&count));
 		goto out;
 	}
 	if (n == 0) {
-		fail(err, "%s: empty", name);
+		set_errf(err, "%s: empty", name);
 		goto out;
 	}
 	msgs = calloc((size_t)n, sizeof(*msgs));
 	if (!msgs) {
-		fail(err, "%s: out of memory", name);
+		set_errf(err, "%s: out of memory", name);
 		goto out;
 	}
 	for (nmsgs = 0; nmsgs < (size_t)n; nmsgs++) {
@@ -1358,11 +1342,11 @@ int series_parse_mbox(const char *path, struct series **out, char **err)
 	if (err)
 		*err = NULL;
 	if (read_file(path, &b, SERIES_MBOX_MAX) < 0) {
-		fail(err, "%s: %s", path, strerror(errno));
+		set_errf(err, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (b.truncated) {
-		fail(err, "%s: larger than %u MiB", path, SERIES_MBOX_MAX >> 20);
+		set_errf(err, "%s: larger than %u MiB", path, SERIES_MBOX_MAX >> 20);
 		goto out;
 	}
 	rc = series_parse_mem(path, b.data ? b.data : "", b.len, out, err);
