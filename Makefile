@@ -7,7 +7,7 @@
 #   make demo          start kfleetd with the embedded defaults and run a command in a guest
 #   WERROR=1           add -Werror (CI does)
 CC      ?= gcc
-PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcrypto zlib
+PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcrypto zlib libguestfs
 CFLAGS  ?= -O2 -g
 override CFLAGS += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -I. \
 	$(shell pkg-config --cflags $(PKGS)) $(if $(WERROR),-Werror)
@@ -119,12 +119,19 @@ KBUILD_FUZZ_SRCS := kernels/build.c common/cmd.c common/buf.c common/util.c comm
 build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)
+COPYOUT_FUZZ_SRCS := images/copyout.c common/util.c common/buf.c common/log.c
+build/fuzz/copyout_fuzz: fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) images/copyout.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) \
+		$(shell pkg-config --libs libguestfs libarchive libcrypto) -lpthread
 fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
 		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz \
-		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz
-	@for f in $^; do d=fuzz/$$(basename $$f _fuzz).dict; [ -f $$d ] && o=-dict=$$d || o=; \
+		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz build/fuzz/copyout_fuzz
+	@for f in $^; do n=$$(basename $$f _fuzz); d=fuzz/$$n.dict; [ -f $$d ] && o=-dict=$$d || o=; \
+		c=; if [ -d fuzz/$$n.corpus ]; then c=$$f.corpus; mkdir -p $$c; \
+			cp fuzz/$$n.corpus/* $$c/; fi; \
 		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$o 2>&1 | tail -n 2 || exit 1; done
+		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$o $$c 2>&1 | tail -n 2 || exit 1; done
 
 demo: $(BINS)
 	@B=$(B) sh orchestrator/demo.sh
