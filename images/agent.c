@@ -56,6 +56,8 @@ struct agent {
 	unsigned long long dropped;/* output bytes past output_max */
 	char exit_payload[AGENT_ERR_MAX];
 	int virtio;                /* channel=virtio in run.conf, else ttyS1 */
+	char root_dev[64];         /* root= in run.conf: the disk to switch to, or "" */
+	char results[256];         /* results= in run.conf: made for the command, or "" */
 };
 
 #define AGENT_PORT_WAIT_MS 10000 /* for the virtio port to appear after modprobe */
@@ -230,6 +232,18 @@ static void read_conf(struct agent *a, const char *path)
 				a->virtio = 0;
 			else
 				say("run.conf:%d: channel '%s' is not virtio or ttyS1", lineno, eq);
+		} else if (strcmp(line, "root") == 0) {
+			/* a device node, never a path that leaves /dev */
+			if (strncmp(eq, "/dev/", 5) || strchr(eq + 5, '/') || strstr(eq, "..") ||
+			    strlen(eq) >= sizeof(a->root_dev))
+				say("run.conf:%d: root '%s' is not a /dev node", lineno, eq);
+			else
+				snprintf(a->root_dev, sizeof(a->root_dev), "%s", eq);
+		} else if (strcmp(line, "results") == 0) {
+			if (eq[0] != '/' || strlen(eq) >= sizeof(a->results))
+				say("run.conf:%d: results '%s' is not an absolute path", lineno, eq);
+			else
+				snprintf(a->results, sizeof(a->results), "%s", eq);
 		} else if (strcmp(line, "output_max") == 0) {
 			if (parse_ull(eq, ULLONG_MAX, &v) < 0)
 				say("run.conf:%d: output_max '%s' is not a byte count", lineno, eq);
@@ -322,16 +336,19 @@ static void output(struct agent *a, const char *p, size_t n)
 }
 
 /* The child: its own session, clean environment, output into the pipe */
-static void exec_child(const char *cmd, int out_fd)
+static void exec_child(const char *cmd, const char *results, int out_fd)
 {
-	static char *const envp[] = {
-		"PATH=/kfleet/bin:/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/root", "TERM=linux", NULL,
+	char res_env[sizeof(((struct agent *)0)->results) + 16];
+	char *envp[] = {
+		"PATH=/kfleet/bin:/bin:/sbin:/usr/bin:/usr/sbin", "HOME=/root", "TERM=linux",
+		*results ? res_env : NULL, NULL,
 	};
 	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
 	struct sigaction sa;
 	sigset_t none;
 	int fd, sig;
 
+	snprintf(res_env, sizeof(res_env), "KFLEET_RESULTS=%s", results);
 	setsid();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
@@ -418,7 +435,7 @@ static void run_command(struct agent *a, const char *cmd)
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		exec_child(cmd, pfd[1]);
+		exec_child(cmd, a->results, pfd[1]);
 	}
 	close(pfd[1]);
 	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
@@ -622,6 +639,101 @@ static void wait_ack(int fd)
 	}
 }
 
+/* mkdir -p for the guest's own paths; 0 / -1 with errno */
+static int make_dirs(const char *path, mode_t mode)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(p))
+		return errno = ENAMETOOLONG, -1;
+	memcpy(p, path, n + 1);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, mode) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Makes the job's root disk the root, as switch_root does: mount it, bring
+ * the run's files (/kfleet, /kselftest) and fresh proc, sys, dev and tmp
+ * mounts into it, move it over '/' and chroot. The initramfs stays in memory
+ * underneath, which a test guest can afford. The block driver probes
+ * asynchronously, so the device is waited for. 0, or -1 with the exit
+ * payload set. */
+static int switch_to_disk(struct agent *a)
+{
+	static const char *const binds[] = { "/kfleet", "/kselftest" };
+	static const struct {
+		const char *src, *dir, *type;
+		mode_t mode;
+	} m[] = {
+		{ "proc", "/newroot/proc", "proc", 0555 },
+		{ "sysfs", "/newroot/sys", "sysfs", 0555 },
+		{ "devtmpfs", "/newroot/dev", "devtmpfs", 0755 },
+		{ "tmpfs", "/newroot/tmp", "tmpfs", 01777 },
+	};
+	int64_t until = mono_now_ms() + AGENT_PORT_WAIT_MS;
+	struct stat st;
+	char dst[PATH_MAX];
+
+	while (stat(a->root_dev, &st) < 0 && mono_now_ms() < until)
+		usleep(50000);
+	if (mkdir("/newroot", 0755) < 0 && errno != EEXIST) {
+		set_exit(a, "error=root disk: mkdir /newroot: %s", strerror(errno));
+		return -1;
+	}
+	if (mount(a->root_dev, "/newroot", "ext4", 0, NULL) < 0) {
+		set_exit(a, "error=root disk '%s': mount ext4: %s%s", a->root_dev, strerror(errno),
+			 errno == ENOENT || errno == ENXIO ? " (no virtio-blk device: is "
+			 "virtio_blk built in or loaded?)" : errno == ENODEV ?
+			 " (no ext4 in this kernel)" : "");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(binds) / sizeof(binds[0]); i++) {
+		if (stat(binds[i], &st) < 0)
+			continue;
+		snprintf(dst, sizeof(dst), "/newroot%s", binds[i]);
+		if (make_dirs(dst, 0755) < 0 || mount(binds[i], dst, NULL, MS_BIND | MS_REC, NULL) < 0) {
+			set_exit(a, "error=root disk: bind %s: %s", binds[i], strerror(errno));
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		if (make_dirs(m[i].dir, m[i].mode) < 0 ||
+		    (mount(m[i].src, m[i].dir, m[i].type, 0, NULL) < 0 && errno != EBUSY)) {
+			set_exit(a, "error=root disk: mount %s: %s", m[i].dir, strerror(errno));
+			return -1;
+		}
+	}
+	if (chdir("/newroot") < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
+	    chroot(".") < 0 || chdir("/") < 0) {
+		set_exit(a, "error=root disk: switching root: %s", strerror(errno));
+		return -1;
+	}
+	if (access("/bin/sh", X_OK) < 0) {
+		set_exit(a, "error=root disk '%s' has no /bin/sh: %s", a->root_dev, strerror(errno));
+		return -1;
+	}
+	say("root is now '%s'", a->root_dev);
+	return 0;
+}
+
+/* Leaves the root disk clean for whoever reads it after the guest stops:
+ * a read-only remount writes back everything and checkpoints the journal.
+ * Something still holding a file open for writing keeps it busy; then sync
+ * is all there is. */
+static void settle_disk(void)
+{
+	sync();
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY, NULL) < 0)
+		say("remounting the root disk read-only: %s", strerror(errno));
+}
+
 /* The guest's root is the initramfs: a ramfs or tmpfs holding run.conf */
 static int in_initramfs(void)
 {
@@ -705,6 +817,25 @@ int main(int argc, char **argv)
 	}
 	send_hello(&a);
 
+	if (*a.results && a.test_mode) {
+		/* the command runs on the host: its results go under --root */
+		char r[sizeof(a.results)];
+
+		if (snprintf(r, sizeof(r), "%s%s", a.root, a.results) >= (int)sizeof(r)) {
+			set_exit(&a, "error=results directory '%s%s': path too long", a.root,
+				 a.results);
+			goto done;
+		}
+		memcpy(a.results, r, sizeof(r));
+	}
+	if (*a.root_dev && a.test_mode)
+		say("root disk '%s' left alone in test mode", a.root_dev);
+	else if (*a.root_dev && switch_to_disk(&a) < 0)
+		goto done;
+	if (*a.results && make_dirs(a.results, 0755) < 0) {
+		set_exit(&a, "error=results directory '%s': %s", a.results, strerror(errno));
+		goto done;
+	}
 	cmd = slurp(cmd_path, AGENT_CMD_MAX, NULL);
 	if (!cmd) {
 		if (errno == EFBIG)
@@ -716,7 +847,7 @@ int main(int argc, char **argv)
 		run_command(&a, cmd);
 	}
 	free(cmd);
-
+done:
 	if (a.dropped) {
 		char n[32];
 
@@ -732,6 +863,8 @@ int main(int argc, char **argv)
 			tcdrain(a.chan_fd);
 		close(a.chan_fd);
 	}
+	if (*a.root_dev && !a.test_mode)
+		settle_disk();
 	sync();
 	say("run %lld: %s", a.run_id, a.exit_payload);
 	if (a.test_mode)

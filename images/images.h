@@ -17,6 +17,7 @@
 #define IMG_AGENT_TTY    "/dev/ttyS1"        /* the agent channel on x86_64 ... */
 #define IMG_VIRTIO_PORT  "org.kfleet.agent.0" /* ... or this virtio-serial port */
 #define IMG_MODULES_PATH "/kfleet/modules"   /* modules to load, in order, one a line */
+#define IMG_ROOT_DEV     "/dev/vda"          /* a job's root disk (virtio-blk) */
 
 struct img_run {
 	int64_t run_id;
@@ -24,6 +25,10 @@ struct img_run {
 	int timeout_s;              /* the agent kills the command after this */
 	unsigned long long output_max; /* bytes of output the agent sends at most */
 	int virtio;                 /* the channel is the virtio port, not ttyS1 */
+	const char *root_dev;       /* "/dev/vda": the agent mounts this ext4 disk and makes it
+				       the root before the command, or NULL */
+	const char *results;        /* guest directory made for the command's files
+				       (KFLEET_RESULTS), or NULL */
 	const char *extra[4];       /* cached archives to add (modules, programs) */
 	size_t nextra;
 };

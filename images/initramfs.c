@@ -42,20 +42,6 @@ static const char init_script[] =
 	"/bin/busybox poweroff -f\n"
 	"while :; do /bin/busybox sleep 60; done\n";
 
-static void set_err(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void set_err(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-}
-
 /* One archive being written, with a counter for inode numbers */
 struct cpio {
 	struct archive *a;
@@ -71,7 +57,7 @@ static int cpio_open(struct cpio *c, int fd, int gzip, const char *path, char **
 	c->a = archive_write_new();
 	c->e = archive_entry_new();
 	if (!c->a || !c->e) {
-		set_err(err, "archive '%s': out of memory", path);
+		set_errf(err, "archive '%s': out of memory", path);
 		return -1;
 	}
 	if (archive_write_set_format_cpio_newc(c->a) != ARCHIVE_OK ||
@@ -79,7 +65,7 @@ static int cpio_open(struct cpio *c, int fd, int gzip, const char *path, char **
 	    (gzip && archive_write_set_filter_option(c->a, "gzip", "timestamp", NULL) != ARCHIVE_OK) ||
 	    archive_write_set_bytes_in_last_block(c->a, 1) != ARCHIVE_OK ||
 	    archive_write_open_fd(c->a, fd) != ARCHIVE_OK) {
-		set_err(err, "archive '%s': %s", path, archive_error_string(c->a));
+		set_errf(err, "archive '%s': %s", path, archive_error_string(c->a));
 		return -1;
 	}
 	return 0;
@@ -91,7 +77,7 @@ static int cpio_finish(struct cpio *c, int finish, char **err)
 	int rc = 0;
 
 	if (finish && c->a && archive_write_close(c->a) != ARCHIVE_OK) {
-		set_err(err, "archive '%s': %s", c->path, archive_error_string(c->a));
+		set_errf(err, "archive '%s': %s", c->path, archive_error_string(c->a));
 		rc = -1;
 	}
 	if (c->a)
@@ -122,7 +108,7 @@ static int cpio_header(struct cpio *c, const char *name, unsigned mode, int64_t 
 		archive_entry_set_rdevminor(e, rminor);
 	}
 	if (archive_write_header(c->a, e) != ARCHIVE_OK) {
-		set_err(err, "archive '%s': entry '%s': %s", c->path, name,
+		set_errf(err, "archive '%s': entry '%s': %s", c->path, name,
 			archive_error_string(c->a));
 		return -1;
 	}
@@ -132,7 +118,7 @@ static int cpio_header(struct cpio *c, const char *name, unsigned mode, int64_t 
 static int cpio_data(struct cpio *c, const char *name, const void *p, size_t n, char **err)
 {
 	if (n && archive_write_data(c->a, p, n) != (la_ssize_t)n) {
-		set_err(err, "archive '%s': entry '%s': %s", c->path, name,
+		set_errf(err, "archive '%s': entry '%s': %s", c->path, name,
 			archive_error_string(c->a));
 		return -1;
 	}
@@ -164,15 +150,15 @@ static int cpio_file(struct cpio *c, const char *name, unsigned perm,
 
 	fd = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		set_err(err, "%s '%s': %s", what, src, strerror(errno));
+		set_errf(err, "%s '%s': %s", what, src, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) < 0) {
-		set_err(err, "%s '%s': %s", what, src, strerror(errno));
+		set_errf(err, "%s '%s': %s", what, src, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		set_err(err, "%s '%s': not a regular file", what, src);
+		set_errf(err, "%s '%s': not a regular file", what, src);
 		goto out;
 	}
 	if (cpio_header(c, name, AE_IFREG | perm, (int64_t)st.st_size, 0, 0, err) < 0)
@@ -185,7 +171,7 @@ static int cpio_file(struct cpio *c, const char *name, unsigned perm,
 			continue;
 		}
 		if (r <= 0) {
-			set_err(err, "%s '%s': %s", what, src,
+			set_errf(err, "%s '%s': %s", what, src,
 				r < 0 ? strerror(errno) : "file shrank while reading");
 			goto out;
 		}
@@ -240,7 +226,7 @@ static char *cache_build(const char *cache_dir, const char *kind, const char *ha
 	if (asprintf(&path, "%s/%s-%s.cpio.gz", cache_dir, kind, hash) < 0 ||
 	    asprintf(&tmp, "%s/.%s-%s.XXXXXX", cache_dir, kind, hash) < 0) {
 		path = tmp = NULL;
-		set_err(err, "%s cache path: out of memory", kind);
+		set_errf(err, "%s cache path: out of memory", kind);
 		goto out;
 	}
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -249,12 +235,12 @@ static char *cache_build(const char *cache_dir, const char *kind, const char *ha
 		goto out;
 	}
 	if (mkdir_p(cache_dir, 0755) < 0) {
-		set_err(err, "cache directory '%s': %s", cache_dir, strerror(errno));
+		set_errf(err, "cache directory '%s': %s", cache_dir, strerror(errno));
 		goto out;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		set_err(err, "%s '%s': %s", kind, tmp, strerror(errno));
+		set_errf(err, "%s '%s': %s", kind, tmp, strerror(errno));
 		goto out;
 	}
 	made = 1;
@@ -262,17 +248,17 @@ static char *cache_build(const char *cache_dir, const char *kind, const char *ha
 	    cpio_finish(&c, 1, err) < 0)
 		goto out;
 	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-		set_err(err, "%s '%s': %s", kind, tmp, strerror(errno));
+		set_errf(err, "%s '%s': %s", kind, tmp, strerror(errno));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		set_err(err, "%s '%s': %s", kind, tmp, strerror(errno));
+		set_errf(err, "%s '%s': %s", kind, tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
 	if (rename(tmp, path) < 0) {
-		set_err(err, "%s '%s': %s", kind, path, strerror(errno));
+		set_errf(err, "%s '%s': %s", kind, path, strerror(errno));
 		goto out;
 	}
 	made = 0;
@@ -311,16 +297,16 @@ char *img_base_initramfs(const char *busybox, const char *agent,
 	if (err)
 		*err = NULL;
 	if (sha256_file(busybox, bb_hash) < 0) {
-		set_err(err, "busybox '%s': %s", busybox, strerror(errno));
+		set_errf(err, "busybox '%s': %s", busybox, strerror(errno));
 		goto out;
 	}
 	if (sha256_file(agent, agent_hash) < 0) {
-		set_err(err, "agent '%s': %s", agent, strerror(errno));
+		set_errf(err, "agent '%s': %s", agent, strerror(errno));
 		goto out;
 	}
 	if (buf_printf(&key, "%s\nbusybox %s\nagent %s\ninit\n%s",
 		       IMG_FORMAT_VERSION, bb_hash, agent_hash, init_script) < 0) {
-		set_err(err, "initramfs cache key: out of memory");
+		set_errf(err, "initramfs cache key: out of memory");
 		goto out;
 	}
 	sha256_mem(key.data, key.len, hash);
@@ -367,17 +353,17 @@ static int mods_add(struct mods *m, const char *path, size_t len, char **err)
 		if (strlen(m->paths[i]) == len && !memcmp(m->paths[i], path, len))
 			return 0;
 	if (m->n == MODULES_MAX) {
-		set_err(err, "modules: more than %d needed", MODULES_MAX);
+		set_errf(err, "modules: more than %d needed", MODULES_MAX);
 		return -1;
 	}
 	if (len < 3 || memcmp(path + len - 3, ".ko", 3)) {
-		set_err(err, "module '%.*s': only uncompressed .ko modules are supported",
+		set_errf(err, "module '%.*s': only uncompressed .ko modules are supported",
 			(int)len, path);
 		return -1;
 	}
 	m->paths[m->n] = strndup(path, len);
 	if (!m->paths[m->n]) {
-		set_err(err, "modules: out of memory");
+		set_errf(err, "modules: out of memory");
 		return -1;
 	}
 	m->n++;
@@ -415,7 +401,7 @@ static int mods_resolve(struct mods *m, const char *dep, size_t dep_len,
 					if (d >= le)
 						break;
 					if (nd == MODULES_MAX) {
-						set_err(err, "module '%s': too many dependencies", name);
+						set_errf(err, "module '%s': too many dependencies", name);
 						return -1;
 					}
 					deps[nd] = d;
@@ -444,7 +430,7 @@ static int mods_resolve(struct mods *m, const char *dep, size_t dep_len,
 	}
 	if (optional)
 		return 0;
-	set_err(err, "module '%s': not in '%s/modules.dep' nor built in", name, m->moddir);
+	set_errf(err, "module '%s': not in '%s/modules.dep' nor built in", name, m->moddir);
 	return -1;
 }
 
@@ -503,11 +489,11 @@ char *img_modules_initramfs(const char *moddir, const char *const *names, size_t
 	m.release = slash && slash[1] ? slash + 1 : moddir;
 	dep_path = path_join(moddir, "modules.dep");
 	if (!dep_path || read_file(dep_path, &dep, MODDEP_MAX) < 0) {
-		set_err(err, "modules '%s': %s", dep_path ? dep_path : moddir, strerror(errno));
+		set_errf(err, "modules '%s': %s", dep_path ? dep_path : moddir, strerror(errno));
 		goto out;
 	}
 	if (dep.truncated) {
-		set_err(err, "modules '%s': larger than %u bytes", dep_path, MODDEP_MAX);
+		set_errf(err, "modules '%s': larger than %u bytes", dep_path, MODDEP_MAX);
 		goto out;
 	}
 	/* optional: a kernel without it has everything as modules or nothing */
@@ -523,7 +509,7 @@ char *img_modules_initramfs(const char *moddir, const char *const *names, size_t
 		char h[65];
 
 		if (!src || !dst || sha256_file(src, h) < 0) {
-			set_err(err, "module '%s': %s", src ? src : m.paths[i], strerror(errno));
+			set_errf(err, "module '%s': %s", src ? src : m.paths[i], strerror(errno));
 			free(src);
 			free(dst);
 			goto out;
@@ -534,7 +520,7 @@ char *img_modules_initramfs(const char *moddir, const char *const *names, size_t
 
 			free(other);
 			if (same) {
-				set_err(err, "modules '%s' and '%s' have the same file name",
+				set_errf(err, "modules '%s' and '%s' have the same file name",
 					m.paths[j], m.paths[i]);
 				free(src);
 				free(dst);
@@ -597,11 +583,11 @@ char *img_programs_initramfs(const char *const *src, const char *const *names, s
 		char h[65];
 
 		if (strchr(names[i], '/') || !*names[i]) {
-			set_err(err, "program '%s': not a file name", names[i]);
+			set_errf(err, "program '%s': not a file name", names[i]);
 			goto out;
 		}
 		if (sha256_file(src[i], h) < 0) {
-			set_err(err, "program '%s': %s", src[i], strerror(errno));
+			set_errf(err, "program '%s': %s", src[i], strerror(errno));
 			goto out;
 		}
 		buf_printf(&key, "%s %s\n", names[i], h);
@@ -623,7 +609,7 @@ static int append_file(int fd, const char *src, const char *out, char **err)
 
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		set_err(err, "base '%s': %s", src, strerror(errno));
+		set_errf(err, "base '%s': %s", src, strerror(errno));
 		return -1;
 	}
 	for (;;) {
@@ -631,7 +617,7 @@ static int append_file(int fd, const char *src, const char *out, char **err)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			set_err(err, "base '%s': %s", src, strerror(errno));
+			set_errf(err, "base '%s': %s", src, strerror(errno));
 			goto out;
 		}
 		if (r == 0)
@@ -643,7 +629,7 @@ static int append_file(int fd, const char *src, const char *out, char **err)
 				continue;
 			}
 			if (w < 0) {
-				set_err(err, "initrd '%s': %s", out, strerror(errno));
+				set_errf(err, "initrd '%s': %s", out, strerror(errno));
 				goto out;
 			}
 		}
@@ -652,6 +638,12 @@ static int append_file(int fd, const char *src, const char *out, char **err)
 out:
 	close(in);
 	return rc;
+}
+
+/* A run.conf path value: absent, or absolute and on one line */
+static int conf_value_ok(const char *v)
+{
+	return !v || (v[0] == '/' && strlen(v) < 256 && !strpbrk(v, "\n\r"));
 }
 
 int img_run_initrd(const char *base, const struct img_run *r, const char *out, char **err)
@@ -666,38 +658,46 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 	if (err)
 		*err = NULL;
 	if (!r || !r->command) {
-		set_err(err, "initrd '%s': no command", out);
+		set_errf(err, "initrd '%s': no command", out);
 		goto out;
 	}
 	cmd_len = strlen(r->command);
 	if (cmd_len > IMG_CMD_MAX) {
-		set_err(err, "run %lld: command is %zu bytes, more than %d",
+		set_errf(err, "run %lld: command is %zu bytes, more than %d",
 			(long long)r->run_id, cmd_len, IMG_CMD_MAX);
 		goto out;
 	}
 	if (r->timeout_s < 1) {
-		set_err(err, "run %lld: timeout %d s is not positive", (long long)r->run_id, r->timeout_s);
+		set_errf(err, "run %lld: timeout %d s is not positive", (long long)r->run_id, r->timeout_s);
 		goto out;
 	}
 	if (stat(base, &st) < 0) {
-		set_err(err, "base '%s': %s", base, strerror(errno));
+		set_errf(err, "base '%s': %s", base, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		set_err(err, "base '%s': not a regular file", base);
+		set_errf(err, "base '%s': not a regular file", base);
+		goto out;
+	}
+	if (!conf_value_ok(r->root_dev) || !conf_value_ok(r->results)) {
+		set_errf(err, "run %lld: root disk '%s' or results '%s' is not an absolute path "
+			"on one line", (long long)r->run_id, r->root_dev ? r->root_dev : "",
+			r->results ? r->results : "");
 		goto out;
 	}
 	if (buf_printf(&conf, "run=%lld\ntimeout=%d\noutput_max=%llu\nchannel=%s\n",
 		       (long long)r->run_id, r->timeout_s, r->output_max,
 		       r->virtio ? "virtio" : "ttyS1") < 0 ||
+	    (r->root_dev && buf_printf(&conf, "root=%s\n", r->root_dev) < 0) ||
+	    (r->results && buf_printf(&conf, "results=%s\n", r->results) < 0) ||
 	    asprintf(&tmp, "%s.tmp", out) < 0) {
 		tmp = NULL;
-		set_err(err, "initrd '%s': out of memory", out);
+		set_errf(err, "initrd '%s': out of memory", out);
 		goto out;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
+		set_errf(err, "initrd '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	made = 1;
@@ -712,17 +712,17 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 		if (r->extra[i] && append_file(fd, r->extra[i], tmp, err) < 0)
 			goto out;
 	if (fchmod(fd, 0644) < 0) {
-		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
+		set_errf(err, "initrd '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (close(fd) < 0) {
 		fd = -1;
-		set_err(err, "initrd '%s': %s", tmp, strerror(errno));
+		set_errf(err, "initrd '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
 	if (rename(tmp, out) < 0) {
-		set_err(err, "initrd '%s': %s", out, strerror(errno));
+		set_errf(err, "initrd '%s': %s", out, strerror(errno));
 		goto out;
 	}
 	made = 0;
@@ -758,19 +758,19 @@ int img_tree_archive(const char *dir, const char *prefix, const char *out, char 
 	if (err)
 		*err = NULL;
 	if (asprintf(&tmp, "%s.tmp", out) < 0) {
-		set_err(err, "archive '%s': out of memory", out);
+		set_errf(err, "archive '%s': out of memory", out);
 		return -1;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		set_err(err, "archive '%s': %s", tmp, strerror(errno));
+		set_errf(err, "archive '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (cpio_open(&c, fd, 1, out, err) < 0 || cpio_dir(&c, prefix, 0755, err) < 0)
 		goto out;
 	fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, fts_by_name);
 	if (!fts) {
-		set_err(err, "'%s': %s", dir, strerror(errno));
+		set_errf(err, "'%s': %s", dir, strerror(errno));
 		goto out;
 	}
 	while ((e = fts_read(fts))) {
@@ -781,15 +781,15 @@ int img_tree_archive(const char *dir, const char *prefix, const char *out, char 
 		if (e->fts_info == FTS_DP || e->fts_level == 0)
 			continue;
 		if (e->fts_info == FTS_ERR || e->fts_info == FTS_DNR || e->fts_info == FTS_NS) {
-			set_err(err, "'%s': %s", e->fts_path, strerror(e->fts_errno));
+			set_errf(err, "'%s': %s", e->fts_path, strerror(e->fts_errno));
 			goto out;
 		}
 		if (++files > IMG_TREE_FILES_MAX) {
-			set_err(err, "'%s': more than %d files", dir, IMG_TREE_FILES_MAX);
+			set_errf(err, "'%s': more than %d files", dir, IMG_TREE_FILES_MAX);
 			goto out;
 		}
 		if (asprintf(&name, "%s%s", prefix, e->fts_path + dlen) < 0) {
-			set_err(err, "archive '%s': out of memory", out);
+			set_errf(err, "archive '%s': out of memory", out);
 			goto out;
 		}
 		if (e->fts_info == FTS_D)
@@ -805,7 +805,7 @@ int img_tree_archive(const char *dir, const char *prefix, const char *out, char 
 		goto out;
 	if (close(fd) < 0 || rename(tmp, out) < 0) {
 		fd = -1;
-		set_err(err, "archive '%s': %s", out, strerror(errno));
+		set_errf(err, "archive '%s': %s", out, strerror(errno));
 		goto out;
 	}
 	fd = -1;

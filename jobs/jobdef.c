@@ -29,6 +29,9 @@ void job_def_free(struct job_def *d)
 	free(d->command);
 	free(d->parser);
 	free(d->selftests);
+	free(d->results);
+	for (size_t i = 0; i < d->nrootfs; i++)
+		free(d->rootfs[i]);
 	for (size_t i = 0; i < d->nprograms; i++)
 		free(d->programs[i]);
 	for (size_t i = 0; i < d->nconfig; i++)
@@ -126,17 +129,18 @@ static void set_int(struct jparse *p, const char *key, const char *v, long long 
 		*dst = (int)n;
 }
 
-/* "a b, c": names of programs or modules, at most JOBDEF_PROGRAMS_MAX */
-static void set_list(struct jparse *p, const char *key, const char *v, char **list, size_t *n)
+/* "a b, c": names of programs, modules or packages, at most max */
+static void set_list(struct jparse *p, const char *key, const char *v, char **list, size_t *n,
+		     size_t max, const char *extra)
 {
 	char *copy = strdup(v), *save = NULL;
 
 	for (char *w = copy ? strtok_r(copy, " \t,", &save) : NULL; w;
 	     w = strtok_r(NULL, " \t,", &save)) {
-		if (!valid_name(w, 64, "A_.-"))
+		if (!valid_name(w, 64, extra) || strchr("-+.", w[0]))
 			jerr(p, "%s: '%s' is not a name", key, w);
-		else if (*n == JOBDEF_PROGRAMS_MAX)
-			jerr(p, "%s: more than %d", key, JOBDEF_PROGRAMS_MAX);
+		else if (*n == max)
+			jerr(p, "%s: more than %zu", key, max);
 		else
 			list[(*n)++] = strdup(w);
 	}
@@ -184,16 +188,43 @@ static int jhandler(void *user, const char *section, const char *key, const char
 			else
 				set_str(p, &d->kind, v);
 		} else if (!strcmp(key, "command")) {
-			set_str(p, &d->command, v);
+			/* an indented line continues the command (inih hands it over
+			 * under the same key): a script of several lines */
+			if (d->command && p->linebuf && (p->linebuf[0] == ' ' || p->linebuf[0] == '\t')) {
+				char *joined = NULL;
+
+				if (asprintf(&joined, "%s\n%s", d->command, v) < 0)
+					jerr(p, "out of memory");
+				else {
+					free(d->command);
+					d->command = joined;
+				}
+			} else if (d->command) {
+				jerr(p, "command: given twice (continue a long command on indented "
+				     "lines)");
+			} else {
+				set_str(p, &d->command, v);
+			}
 		} else if (!strcmp(key, "parser")) {
 			if (!one_of(v, parsers, sizeof(parsers) / sizeof(parsers[0])))
 				jerr(p, "parser: '%s' is not ktap, test_progs, bench, metrics or none", v);
 			else
 				set_str(p, &d->parser, v);
 		} else if (!strcmp(key, "programs")) {
-			set_list(p, key, v, d->programs, &d->nprograms);
+			set_list(p, key, v, d->programs, &d->nprograms, JOBDEF_PROGRAMS_MAX, "A_.-");
 		} else if (!strcmp(key, "modules")) {
-			set_list(p, key, v, d->modules, &d->nmodules);
+			set_list(p, key, v, d->modules, &d->nmodules, JOBDEF_PROGRAMS_MAX, "A_.-");
+		} else if (!strcmp(key, "rootfs")) {
+			/* Debian package names: lower case, digits, '+', '.', '-' */
+			set_list(p, key, v, d->rootfs, &d->nrootfs, JOBDEF_ROOTFS_MAX, "+.-");
+		} else if (!strcmp(key, "results")) {
+			if (v[0] != '/' || strlen(v) > 200 || strstr(v, "/..") ||
+			    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789/_.-") != strlen(v))
+				jerr(p, "results: '%s' is not an absolute guest path of letters, "
+				     "digits and /_.-", v);
+			else
+				set_str(p, &d->results, v);
 		} else if (!strcmp(key, "config")) {
 			if (strncmp(v, "CONFIG_", 7) || !strchr(v, '='))
 				jerr(p, "config: '%s' is not CONFIG_NAME=value", v);
@@ -268,6 +299,9 @@ struct job_def *job_def_load(const char *path, struct buf *err)
 			jerr(&p, "[job]: no name");
 		if (!p.d->command)
 			jerr(&p, "[job]: no command");
+		if (p.d->results && !p.d->nrootfs)
+			jerr(&p, "[job]: results needs rootfs: only a root disk keeps files "
+			     "after the guest stops");
 		for (size_t i = 0; i < p.d->nmetrics; i++)
 			if (p.d->metrics[i].higher_better < 0)
 				jerr(&p, "[metric %s]: no 'better = higher|lower'", p.d->metrics[i].name);

@@ -192,12 +192,15 @@ int metrics_parse(const char *data, size_t len, struct job_samples *s);
  *     programs = sock-filter-churn      ; built per arch, put in /kfleet/bin
  *     modules = veth                    ; kernel modules to load first, when the
  *                                       ; kernel's modules are at hand
- *     command = sock-filter-churn -t 20 ; run with /bin/sh -c, PATH has /kfleet/bin
+ *     command = sock-filter-churn -t 20 ; run with /bin/sh -c, PATH has /kfleet/bin;
+ *         echo more                     ; indented lines continue it (one line each)
  *     parser = metrics                  ; ktap, test_progs, bench, metrics or none
  *     timeout = 120                     ; seconds
  *     memory_mb = 1024
  *     vcpus = 2
  *     config = CONFIG_BPF_SYSCALL=y     ; kernel config the job needs (repeatable)
+ *     rootfs = rt-tests coreutils       ; boot on a root disk of these Debian packages
+ *     results = /var/tmp/out            ; copied out after the run (KFLEET_RESULTS)
  *     selftests = timers                ; a kselftest target kfleet builds with the
  *                                       ; kernel (static), in the guest at /kselftest
  *
@@ -208,6 +211,7 @@ int metrics_parse(const char *data, size_t len, struct job_samples *s);
 #define JOBDEF_PROGRAMS_MAX 16
 #define JOBDEF_METRICS_MAX  64
 #define JOBDEF_CONFIG_MAX   64
+#define JOBDEF_ROOTFS_MAX   64
 
 struct job_metric_def {
 	char *name;
@@ -230,6 +234,10 @@ struct job_def {
 	size_t nmodules;
 	char *selftests;     /* a kselftest target built with the kernel, installed in
 				the guest under /kselftest (run_kselftest.sh), or NULL */
+	char *rootfs[JOBDEF_ROOTFS_MAX];   /* Debian packages: the guest's root is then a disk
+					      with them, not the initramfs */
+	size_t nrootfs;
+	char *results;       /* guest directory copied out after the run (needs rootfs) */
 	int timeout_s, memory_mb, vcpus;   /* 0: the daemon's defaults */
 	struct job_metric_def metrics[JOBDEF_METRICS_MAX];
 	size_t nmetrics;

@@ -22,6 +22,9 @@ static void host_release(struct config_host *h)
 	free(h->name);
 	free(h->uri);
 	free(h->accel);
+	free(h->transfer);
+	free(h->pool);
+	free(h->pool_path);
 }
 
 void config_release(struct config *c)
@@ -35,6 +38,8 @@ void config_release(struct config *c)
 	free(c->busybox);
 	free(c->busybox_arm64);
 	free(c->modules_path);
+	free(c->debian_suite);
+	free(c->debian_mirror);
 	free(c->programs_dir);
 	free(c->job_dirs);
 	free(c->agent_dir);
@@ -56,6 +61,9 @@ static struct config_host *host_add(struct config *c, const char *name)
 	v->name = strdup(name);
 	v->uri = strdup("qemu:///system");
 	v->accel = strdup("auto");
+	v->transfer = strdup("auto");
+	v->pool = strdup("kfleet");
+	v->pool_path = strdup("/var/lib/kfleet/pool");
 	v->slots = 2;
 	return v;
 }
@@ -77,6 +85,8 @@ int config_defaults(struct config *c)
 	c->busybox = strdup("/bin/busybox");
 	c->busybox_arm64 = strdup("/opt/kfleet/arm64/busybox");
 	c->modules_path = strdup("/lib/modules:/opt/kfleet/arm64/lib/modules");
+	c->debian_suite = strdup("bookworm");
+	c->debian_mirror = strdup("http://deb.debian.org/debian");
 	c->agent_dir = exe_dir();
 	if (!c->agent_dir)
 		c->agent_dir = strdup(".");
@@ -97,6 +107,7 @@ int config_defaults(struct config *c)
 		c->configs_dir = NULL;
 	if (!c->build_config || !c->configs_dir || !c->build_arches || !host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
 	    !c->agent_dir || !c->busybox_arm64 || !c->modules_path || !c->programs_dir ||
+	    !c->debian_suite || !c->debian_mirror ||
 	    !c->job_dirs)
 		return -1;
 	return 0;
@@ -393,6 +404,22 @@ static int handler(void *user, const char *section, const char *key, const char 
 				perr(p, "accel: '%s' is not auto, kvm or tcg", v);
 			else
 				set_str(&h->accel, v);
+		} else if (!strcmp(key, "transfer")) {
+			if (strcmp(v, "auto") && strcmp(v, "files") && strcmp(v, "upload"))
+				perr(p, "transfer: '%s' is not auto, files or upload", v);
+			else
+				set_str(&h->transfer, v);
+		} else if (!strcmp(key, "pool")) {
+			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					  "0123456789_.-") != strlen(v) || v[0] == '.' || v[0] == '-')
+				perr(p, "pool: '%s' is not a pool name (letters, digits, _.-)", v);
+			else
+				set_str(&h->pool, v);
+		} else if (!strcmp(key, "pool_path")) {
+			if (v[0] != '/')
+				perr(p, "pool_path: '%s' is not an absolute path", v);
+			else
+				set_str(&h->pool_path, v);
 		} else {
 			perr(p, "[%s]: unknown key '%s'", section, key);
 		}
@@ -424,6 +451,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_str(&c->programs_dir, v);
 		else if (!strcmp(key, "agent_dir"))
 			set_str(&c->agent_dir, v);
+		else if (!strcmp(key, "debian_suite"))
+			set_str(&c->debian_suite, v);
+		else if (!strcmp(key, "debian_mirror"))
+			set_str(&c->debian_mirror, v);
 		else
 			perr(p, "[image]: unknown key '%s'", key);
 	} else if (!strcmp(section, "build")) {
@@ -511,16 +542,19 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "job_dirs = %s\n", c->job_dirs);
 	print_size(out, "min_free_disk", c->min_free_disk);
 	for (size_t i = 0; i < c->nhosts; i++)
-		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\n", c->hosts[i].name,
-			c->hosts[i].uri, c->hosts[i].slots, c->hosts[i].accel);
+		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\ntransfer = %s\n"
+			"pool = %s\npool_path = %s\n", c->hosts[i].name, c->hosts[i].uri,
+			c->hosts[i].slots, c->hosts[i].accel, c->hosts[i].transfer, c->hosts[i].pool,
+			c->hosts[i].pool_path);
 	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\n"
 		"silence_timeout = %d\nmax_attempts = %d\n", c->run_memory_mb, c->run_timeout_s,
 		c->boot_timeout_s, c->silence_timeout_s, c->max_attempts);
 	print_size(out, "console_max", c->console_max);
 	print_size(out, "output_max", c->output_max);
 	fprintf(out, "\n[image]\nbusybox = %s\nbusybox_arm64 = %s\nagent_dir = %s\nmodules_path = %s\n"
-		"programs_dir = %s\n", c->busybox, c->busybox_arm64, c->agent_dir, c->modules_path,
-		c->programs_dir);
+		"programs_dir = %s\ndebian_suite = %s\ndebian_mirror = %s\n", c->busybox,
+		c->busybox_arm64, c->agent_dir, c->modules_path, c->programs_dir, c->debian_suite,
+		c->debian_mirror);
 	fprintf(out, "\n[build]\njobs = %d\ntimeout = %d\nsandbox = %s\nccache = %s\nconfig = %s\n"
 		"configs_dir = %s\narches = %s\n", c->build_jobs, c->build_timeout_s,
 		c->build_sandbox ? "yes" : "no", c->build_ccache ? "yes" : "no", c->build_config,

@@ -14,6 +14,11 @@ struct config_host {
 	char *uri;      /* libvirt URI */
 	int slots;      /* guests at once on this host */
 	char *accel;    /* "auto", "kvm" or "tcg" */
+	char *transfer; /* "auto", "files" or "upload": how kernels, initrds and disks reach
+			   the host (paths, or storage volumes), and whether console and
+			   channel come back as files or libvirt streams */
+	char *pool;       /* upload: the host's storage pool for them ("kfleet") ... */
+	char *pool_path;  /* ... and its directory there, made when the pool is new */
 };
 
 struct config {
@@ -40,6 +45,8 @@ struct config {
 	char *programs_dir;      /* a job's programs: programs_dir/ARCH/NAME */
 	char *job_dirs;          /* ':'-separated dirs of *.job files */
 	char *agent_dir;         /* where kfleet-agent-<arch> lives; default: next to kfleetd */
+	char *debian_suite;      /* root disks of jobs with rootfs: Debian release ... */
+	char *debian_mirror;     /* ... and the archive their packages come from */
 	/* [build] kernels built from trees and series */
 	int build_jobs;          /* make -jN; default: the host's CPUs */
 	int build_timeout_s;     /* a whole build */

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "images/images.h"
+#include "orchestrator/volumes.h"
 
 static void xml_text(struct buf *b, const char *s)
 {
@@ -38,8 +39,15 @@ static const char *domain_type(const char *accel)
 	return "qemu";
 }
 
+/* A serial port written to a file on the host, or (path NULL) a pty that
+ * kfleetd reads through virDomainOpenConsole() */
 static void xml_serial(struct buf *b, const char *path, int port)
 {
+	if (!path) {
+		buf_printf(b, "    <serial type='pty'>\n      <target port='%d'/>\n    </serial>\n",
+			   port);
+		return;
+	}
 	buf_puts(b, "    <serial type='file'>\n      <source path='");
 	xml_text(b, path);
 	buf_printf(b, "'/>\n      <target port='%d'/>\n    </serial>\n", port);
@@ -132,14 +140,26 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 		xml_text(b, s->emulator);
 		buf_puts(b, "</emulator>\n");
 	}
-	xml_serial(b, s->console, 0);
-	if (s->virtio) {
+	if (s->disk) {
+		buf_puts(b, "    <disk type='file' device='disk'>\n"
+			 "      <driver name='qemu' type='qcow2'/>\n      <source file='");
+		xml_text(b, s->disk);
+		buf_puts(b, "'/>\n      <target dev='vda' bus='virtio'/>\n    </disk>\n");
+	}
+	xml_serial(b, s->streams ? NULL : s->console, 0);
+	if (s->virtio && s->streams) {
+		/* libvirt picks the socket's path on the host; kfleetd reads the
+		 * port through virDomainOpenChannel() */
+		buf_puts(b, "    <channel type='unix'>\n      <source mode='bind'/>\n"
+			 "      <target type='virtio' name='" IMG_VIRTIO_PORT "'/>\n"
+			 "    </channel>\n");
+	} else if (s->virtio) {
 		buf_puts(b, "    <channel type='unix'>\n      <source mode='bind' path='");
 		xml_text(b, s->socket);
 		buf_puts(b, "'/>\n      <target type='virtio' name='" IMG_VIRTIO_PORT "'/>\n"
 			 "    </channel>\n");
 	} else {
-		xml_serial(b, s->channel, 1);
+		xml_serial(b, s->streams ? NULL : s->channel, 1);
 	}
 	if (!arm)
 		buf_puts(b, "    <controller type='usb' model='none'/>\n");
@@ -229,37 +249,18 @@ static void version_str(unsigned long v, char *out, size_t n)
 	snprintf(out, n, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
 }
 
-/* A local /dev/kvm that opens is not enough: nested setups expose one whose
- * guests never run. The host CPU must also advertise VMX or SVM. */
-static int local_kvm_usable(char *why, size_t n)
-{
-	FILE *f;
-	char line[4096];
-	int flags = 0;
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		snprintf(why, n, "/dev/kvm cannot be opened");
-		return 0;
-	}
-	close(fd);
-	f = fopen("/proc/cpuinfo", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5))
-			continue;
-		flags = strstr(line, " vmx") || strstr(line, " svm");
-		break;
-	}
-	if (f)
-		fclose(f);
-	if (!flags)
-		snprintf(why, n, "/dev/kvm exists but the CPU shows no vmx/svm flag");
-	return flags;
-}
-
 static int is_local_uri(const char *uri)
 {
 	return !strncmp(uri, "qemu:///", 8);
+}
+
+/* "qemu+ssh://h/system" names a host; "qemu:///system" and "test:///default"
+ * are this machine */
+static int uri_has_host(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	return p && p[3] && p[3] != '/';
 }
 
 static int caps_max_vcpus(const char *caps)
@@ -267,6 +268,50 @@ static int caps_max_vcpus(const char *caps)
 	const char *p = caps ? strstr(caps, "<vcpu max='") : NULL;
 
 	return p ? atoi(p + 11) : 0;
+}
+
+/* libvirt saying it has KVM is not enough: on some machines /dev/kvm is
+ * there and QEMU dies as it sets up the vCPU ("failed to set MSR"). So a
+ * paused, disk-less guest with the CPU runs get (host-passthrough) is
+ * started under KVM and destroyed at once (a second at most); 1 when it
+ * started, else 0 with why. This is also the only look at KVM a remote
+ * host gets: its /proc/cpuinfo is out of reach. */
+static int kvm_probe(struct host *h, char *why, size_t n)
+{
+	static int seq;
+	char xml[512];
+	virDomainPtr d;
+	char *e;
+
+	snprintf(xml, sizeof(xml),
+		 "<domain type='kvm'><name>kfleet-kvm-probe-%d-%d</name>"
+		 "<memory unit='MiB'>64</memory><vcpu>1</vcpu>"
+		 "<os><type arch='x86_64' machine='q35'>hvm</type></os><cpu mode='host-passthrough'/>"
+		 "<devices><controller type='usb' model='none'/><memballoon model='none'/>"
+		 "</devices></domain>", (int)getpid(), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	d = virDomainCreateXML(h->conn, xml, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+	if (d) {
+		virDomainDestroy(d);
+		virDomainFree(d);
+		return 1;
+	}
+	e = guest_last_error();
+	/* QEMU's complaint is the part that says why; keep the line short */
+	/* QEMU's own "error: ..." on the first line says why, after libvirt's
+	 * "internal error:" and a time stamp */
+	if (e) {
+		char *p = e, *q;
+
+		e[strcspn(e, "\n")] = '\0';
+		while ((q = strstr(p, "error: ")))
+			p = q + 7;
+		snprintf(why, n, "libvirt has kvm, but a KVM guest does not start: %.100s", p);
+	} else {
+		snprintf(why, n, "libvirt has kvm, but a KVM guest does not start");
+	}
+	free(e);
+	virResetLastError();
+	return 0;
 }
 
 static int choose_accel(struct host *h)
@@ -290,7 +335,8 @@ static int choose_accel(struct host *h)
 	free(caps);
 	if (!strcmp(want, "tcg") ||
 	    (!strcmp(want, "auto") && (!kvm_caps || (is_local_uri(h->conf->uri) &&
-				       !local_kvm_usable(h->why_accel, sizeof(h->why_accel)))))) {
+				       !kvm_usable_here(h->why_accel, sizeof(h->why_accel))) ||
+				       !kvm_probe(h, h->why_accel, sizeof(h->why_accel))))) {
 		snprintf(h->accel, sizeof(h->accel), "tcg");
 		if (!strcmp(want, "tcg"))
 			snprintf(h->why_accel, sizeof(h->why_accel), "accel = tcg in the config");
@@ -307,7 +353,8 @@ static int choose_accel(struct host *h)
 	if (!kvm_caps)
 		return -1;   /* accel = kvm but libvirt has none */
 	snprintf(h->accel, sizeof(h->accel), "kvm");
-	snprintf(h->why_accel, sizeof(h->why_accel), "libvirt and the CPU support kvm");
+	snprintf(h->why_accel, sizeof(h->why_accel), "libvirt and the CPU support kvm%s",
+		 strcmp(want, "auto") ? "" : ", and a KVM guest starts");
 	return 0;
 }
 
@@ -342,6 +389,18 @@ int guest_host_connect(struct orch *o, struct host *h, char **err)
 	if (!h->conn)
 		goto fail;
 	virConnectSetKeepAlive(h->conn, 5, 3);
+	h->upload = !strcmp(h->conf->transfer, "upload") ||
+		    (!strcmp(h->conf->transfer, "auto") && uri_has_host(h->conf->uri));
+	if (h->upload && vol_pool_ensure(h->conn, h->conf->pool, h->conf->pool_path, err) < 0) {
+		char *e = *err;
+
+		if (asprintf(err, "host '%s' (%s): %s", h->conf->name, h->conf->uri,
+			     e ? e : "?") < 0)
+			*err = NULL;
+		free(e);
+		guest_host_disconnect(h);
+		return -1;
+	}
 	choose_arm64(h);
 	if (choose_accel(h) < 0) {
 		char *e = guest_last_error();

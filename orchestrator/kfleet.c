@@ -928,6 +928,12 @@ static void print_job(json_t *j)
 	buf_reset(&b);
 	join_strs(&b, json_object_get(j, "config"), " ");
 	printf("  config:     %s\n", or_dash(buf_str(&b)));
+	buf_reset(&b);
+	join_strs(&b, json_object_get(j, "rootfs"), " ");
+	if (b.len)
+		printf("  root disk:  Debian packages %s\n", buf_str(&b));
+	if (jget_str(j, "results"))
+		printf("  results:    %s (copied out after the run)\n", jget_str(j, "results"));
 	buf_release(&b);
 	print_default("timeout:", j, "timeout_s", " s");
 	print_default("memory:", j, "memory_mb", " MiB");

@@ -36,6 +36,10 @@ struct guest_spec {
 	int pvpanic;             /* x86_64: an ISA pvpanic device, panics end as CRASHED */
 	int virtio;              /* the agent channel is a virtio-serial port instead ... */
 	const char *socket;      /* ... on this unix socket, which QEMU listens on */
+	const char *disk;        /* a qcow2 root disk (virtio-blk, vda), or NULL */
+	int streams;             /* console and channel reach kfleetd as libvirt streams (a
+				    remote host): serial ports are ptys, and the virtio
+				    channel's socket is libvirt's own, not socket */
 };
 
 /* Appends the domain XML for spec to out. 0 / -1 */
@@ -54,6 +58,8 @@ struct host {
 	char qemu_version[32];
 	char libvirt_version[32];
 	char why_accel[160];     /* why accel was chosen, for the log */
+	int upload;              /* files reach it as storage volumes in conf->pool,
+				    console and channel come back as streams */
 	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
 	int64_t retry_at;        /* mono_ms() of the next reconnect try */
 	int healthy;

@@ -18,7 +18,11 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "common/cmd.h"
+#include "images/copyout.h"
 #include "images/images.h"
+#include "images/rootfs.h"
+#include "orchestrator/volumes.h"
 #include "kernels/kernels.h"
 
 #define POLL_MS 250
@@ -187,6 +191,11 @@ static void decide(struct channel *ch, const char *console, int timed_out_boot,
  * CRASHED, whatever the console managed to say); the ones a kernel has
  * built in are skipped. */
 static const char *const channel_modules[] = { "virtio_pci", "virtio_console", "?pvpanic_mmio" };
+/* A root disk: ext4 asks for crc32c through the crypto API, so nothing
+ * depends on crc32c_generic by symbol and it must be named */
+static const char *const disk_modules[] = { "virtio_blk", "ext4", "?crc32c_generic" };
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define UPLOAD_TIMEOUT_S 600   /* one volume to or from a host */
 
 /* Finds RELEASE/modules.dep under the ':'-separated module roots; the
  * directory, caller frees, or NULL. */
@@ -219,10 +228,32 @@ static char *find_moddir(const char *roots, const char *release)
 struct pump {
 	const char *path;
 	int sock;
-	int out;                 /* agent.log, append */
+	virStreamPtr st;         /* or a libvirt stream (a host reached by upload) */
+	int out;                 /* agent.log (or console.log), append */
 	int eof;
 	long long copied, max;
 };
+
+/* What a non-blocking stream has now; it ends with the guest */
+static void pump_stream(struct pump *p, char *chunk, size_t size)
+{
+	for (;;) {
+		int r = virStreamRecv(p->st, chunk, size);
+
+		if (r == -2)
+			break;
+		if (r <= 0) {
+			p->eof = 1;
+			break;
+		}
+		if (p->copied + r > p->max)
+			r = (int)(p->max - p->copied);
+		if (r > 0 && write(p->out, chunk, (size_t)r) == r)
+			p->copied += r;
+		if (p->copied >= p->max)
+			break;
+	}
+}
 
 static void pump_poll(struct pump *p)
 {
@@ -230,6 +261,10 @@ static void pump_poll(struct pump *p)
 
 	if (p->eof || p->out < 0)
 		return;
+	if (p->st) {
+		pump_stream(p, chunk, sizeof(chunk));
+		return;
+	}
 	if (p->sock < 0) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -265,6 +300,11 @@ static void pump_poll(struct pump *p)
 
 static void pump_close(struct pump *p)
 {
+	if (p->st) {
+		virStreamAbort(p->st);
+		virStreamFree(p->st);
+		p->st = NULL;
+	}
 	if (p->sock >= 0)
 		close(p->sock);
 	if (p->out >= 0)
@@ -291,6 +331,182 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	return archive;
+}
+
+/* The job's root disk: the cached image of its Debian packages for arch,
+ * and this run's qcow2 overlay on it, so that no run changes what the
+ * next one boots. 0 / -1 with *err (caller frees). */
+static char *job_root_image(struct orch *o, const struct job_def *d, const char *arch,
+			    char **err)
+{
+	const struct config *c = o->conf;
+	struct img_rootfs_spec spec = {
+		.arch = arch, .suite = c->debian_suite, .mirror = c->debian_mirror,
+		.packages = (const char *const *)d->rootfs, .npackages = d->nrootfs,
+	};
+
+	return img_rootfs(&spec, o->cache_dir, err);
+}
+
+/* qemu-img on a local overlay: "create" a new one on image, or "rebase" it
+ * (unsafe: only the pointer changes) onto image after it came back from a
+ * host where its backing file had another path. 0 / -1 with *err. */
+static int local_overlay(const char *verb, const char *image, const char *overlay, char **err)
+{
+	struct cmd *cmd = cmd_new("qemu-img");
+	int rc;
+
+	if (!strcmp(verb, "create"))
+		cmd_args(cmd, "create", "-q", "-f", "qcow2", "-F", "raw", "-b", image, overlay,
+			 NULL);
+	else
+		cmd_args(cmd, "rebase", "-u", "-f", "qcow2", "-F", "raw", "-b", image, overlay,
+			 NULL);
+	cmd_timeout(cmd, 60 * 1000);
+	rc = cmd_run(cmd, err);
+	cmd_free(cmd);
+	return rc;
+}
+
+/* A host reached by upload: what the guest boots goes there as storage
+ * volumes. The kernel and the root image are named by their content and
+ * stay, so the next run on that host sends nothing; the initrd and the
+ * overlay are the run's own, named after its domain, and deleted by
+ * drop_run_volumes(). Paths on the host into the spec's fields (caller
+ * frees them). 0 / -1 with *err. */
+struct remote_files {
+	char *kernel, *initrd, *disk;
+};
+
+static char *vol_name(const char *domain, const char *what)
+{
+	char *n = NULL;
+
+	return asprintf(&n, "%s-%s", domain, what) < 0 ? NULL : n;
+}
+
+static int upload_run_files(struct host *h, const struct run *r, const char *initrd,
+			    const char *image, struct remote_files *rf, char **err)
+{
+	char sum[65], *name = NULL, *base = NULL;
+	int rc = -1;
+
+	if (sha256_file(r->kernel_path, sum) < 0) {
+		set_errf(err, "kernel '%s': %s", r->kernel_path, strerror(errno));
+		return -1;
+	}
+	if (asprintf(&name, "kernel-%s", sum) < 0)
+		return -1;
+	rf->kernel = vol_upload(h->conn, h->conf->pool, name, r->kernel_path, UPLOAD_TIMEOUT_S, err);
+	free(name);
+	if (!rf->kernel)
+		return -1;
+	name = vol_name(r->domain, "initrd");
+	/* an earlier attempt's initrd may have the same size, not the content */
+	if (!name || vol_delete(h->conn, h->conf->pool, name, err) < 0)
+		goto out;
+	rf->initrd = vol_upload(h->conn, h->conf->pool, name, initrd, UPLOAD_TIMEOUT_S, err);
+	free(name);
+	name = NULL;
+	if (!rf->initrd)
+		goto out;
+	if (image) {
+		/* rootfs-HASH.ext4: its name is its content already */
+		base = vol_upload(h->conn, h->conf->pool, strrchr(image, '/') + 1, image,
+				  UPLOAD_TIMEOUT_S, err);
+		name = vol_name(r->domain, RUN_FILE_DISK);
+		if (!base || !name)
+			goto out;
+		rf->disk = vol_overlay(h->conn, h->conf->pool, name, base, "raw", err);
+		if (!rf->disk)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(name);
+	free(base);
+	return rc;
+}
+
+/* The run's overlay back from the host, pointing at the local image, so
+ * its results can be copied out here. 0 / -1 with *err. */
+static int fetch_overlay(struct host *h, const struct run *r, const char *image,
+			 const char *disk, char **err)
+{
+	char *name = vol_name(r->domain, RUN_FILE_DISK);
+	int rc = -1;
+
+	if (name && vol_download(h->conn, h->conf->pool, name, disk, UPLOAD_TIMEOUT_S, err) == 0)
+		rc = local_overlay("rebase", image, disk, err);
+	free(name);
+	return rc;
+}
+
+static void drop_run_volumes(struct host *h, const struct run *r)
+{
+	static const char *const what[] = { "initrd", RUN_FILE_DISK };
+
+	for (size_t i = 0; i < NELEM(what); i++) {
+		char *name = vol_name(r->domain, what[i]), *err = NULL;
+
+		if (name && vol_delete(h->conn, h->conf->pool, name, &err) < 0)
+			log_warn("run %" PRId64 ": host '%s': %s", r->id, h->conf->name,
+				 err ? err : "?");
+		free(err);
+		free(name);
+	}
+}
+
+/* Console and agent channel of a guest on a host reached by upload, as
+ * streams: the guest starts paused, both are opened, then it runs, so not
+ * a byte of the boot is missed. dev NULL is the first console. */
+static int open_stream(virDomainPtr d, const char *dev, int channel, struct pump *p,
+		       const char *file, long long max, char **err)
+{
+	p->out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	p->max = max;
+	p->st = virStreamNew(virDomainGetConnect(d), VIR_STREAM_NONBLOCK);
+	if (p->out < 0 || !p->st ||
+	    (channel ? virDomainOpenChannel(d, dev, p->st, VIR_DOMAIN_CHANNEL_FORCE)
+		     : virDomainOpenConsole(d, dev, p->st, VIR_DOMAIN_CONSOLE_FORCE)) < 0) {
+		char *e = p->out < 0 ? strdup(strerror(errno)) : guest_last_error();
+
+		set_errf(err, "%s '%s': %s", channel ? "channel" : "console",
+			 dev ? dev : "serial0", e ? e : "?");
+		free(e);
+		return -1;
+	}
+	return 0;
+}
+
+/* Copies the job's results directory out of the stopped guest's overlay
+ * (libguestfs reads it; the host never mounts it) into the run's directory,
+ * then drops the overlay. A failure to copy does not change the outcome:
+ * it is added to the outcome's detail. */
+static void job_copy_results(const struct job_def *d, int64_t run_id, const char *overlay,
+			     const char *dir, struct outcome *out)
+{
+	struct img_copy_limits lim = { 0 };
+	struct img_copy_report rep = { 0 };
+	char *host = path_join(dir, RUN_DIR_RESULTS), *err = NULL;
+	int64_t t0 = mono_ms();
+
+	if (!host) {
+		err = strdup("out of memory");
+	} else if (img_copy_out(overlay, "qcow2", d->results, host, &lim, &rep, &err) == 0) {
+		log_info("run %" PRId64 ": results '%s': %s%u files, %llu bytes copied out in "
+			 "%.1f s%s", run_id, d->results, rep.missing ? "missing; " : "", rep.files,
+			 rep.bytes, (double)(mono_ms() - t0) / 1000,
+			 rep.skipped ? " (links and special files skipped)" : "");
+	}
+	if (err) {
+		size_t l = strlen(out->detail);
+
+		log_warn("run %" PRId64 ": results '%s' not copied out: %s", run_id, d->results, err);
+		snprintf(out->detail + l, sizeof(out->detail) - l, " (results not copied: %s)", err);
+	}
+	free(err);
+	free(host);
 }
 
 /* Parses what a job printed with the job's parser (and METRIC lines, which
@@ -390,7 +606,10 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	long long chan_max = (long long)(2 * c->output_max + (4u << 20));
 	struct img_run ir = { 0 };
 	const struct job_def *job = r->job ? job_set_find(&o->jobs, r->job) : NULL;
-	char *progs = NULL, *kselftests = NULL;
+	char *progs = NULL, *kselftests = NULL, *disk = NULL, *image = NULL;
+	struct remote_files rf = { 0 };
+	struct pump con = { .sock = -1, .out = -1 };   /* the console, as a stream */
+	int up = h->upload;
 	struct guest_spec gs;
 	struct buf xml = BUF_INIT(1 << 20);
 	struct channel ch = { .out_fd = -1 };
@@ -444,11 +663,13 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			moddir = find_moddir(c->modules_path, release);
 	}
 	if (moddir) {
-		const char *names[2 + JOBDEF_PROGRAMS_MAX];
+		const char *names[NELEM(channel_modules) + NELEM(disk_modules) + JOBDEF_PROGRAMS_MAX];
 		size_t nn = 0;
 
-		for (size_t i = 0; i < sizeof(channel_modules) / sizeof(channel_modules[0]); i++)
+		for (size_t i = 0; i < NELEM(channel_modules); i++)
 			names[nn++] = channel_modules[i];
+		for (size_t i = 0; job && job->nrootfs && i < NELEM(disk_modules); i++)
+			names[nn++] = disk_modules[i];
 		for (size_t i = 0; job && i < job->nmodules; i++)
 			names[nn++] = job->modules[i];
 		mods = img_modules_initramfs(moddir, names, nn, o->cache_dir, &err);
@@ -463,6 +684,19 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	if (r->job && !job) {
 		set_outcome(out, RUN_OUT_INFRA, "job '%s' is not known to this kfleetd", r->job);
 		goto out;
+	}
+	if (job && job->nrootfs) {
+		image = job_root_image(o, job, r->arch, &err);
+		disk = path_join(dir, RUN_FILE_DISK);
+		if (disk)
+			unlink(disk);
+		if (!image || !disk || (!up && local_overlay("create", image, disk, &err) < 0)) {
+			set_outcome(out, RUN_OUT_INFRA, "job '%s': root disk: %s", job->name,
+				    err ? err : "out of memory");
+			goto out;
+		}
+		ir.root_dev = IMG_ROOT_DEV;
+		ir.results = job->results;
 	}
 	if (job && job->nprograms) {
 		progs = job_programs(o, job, r->arch, &err);
@@ -483,7 +717,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		}
 		ir.extra[ir.nextra++] = kselftests;
 	}
-	if (ir.virtio) {
+	if (ir.virtio && !up) {
 		/* sun_path holds 107 bytes */
 		sock = path_join(dir, "agent.sock");
 		if (sock && strlen(sock) > 100) {
@@ -512,6 +746,11 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		set_outcome(out, RUN_OUT_INFRA, "initrd: %s", err ? err : "?");
 		goto out;
 	}
+	if (up && upload_run_files(h, r, initrd, image, &rf, &err) < 0) {
+		set_outcome(out, RUN_OUT_INFRA, "host '%s': upload: %s", h->conf->name,
+			    err ? err : "out of memory");
+		goto out;
+	}
 
 	memset(&gs, 0, sizeof(gs));
 	gs.name = r->domain;
@@ -521,8 +760,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	gs.accel = arm ? h->accel_arm64 : h->accel;
 	gs.vcpus = r->vcpus;
 	gs.memory_mb = r->memory_mb;
-	gs.kernel = r->kernel_path;
-	gs.initrd = initrd;
+	gs.kernel = up ? rf.kernel : r->kernel_path;
+	gs.initrd = up ? rf.initrd : initrd;
+	gs.streams = up;
 	gs.console = console;
 	gs.channel = chan;
 	gs.virtio = ir.virtio;
@@ -534,6 +774,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	emulator = guest_tcg1_emulator(o, h, r->arch, gs.accel, r->vcpus);
 	gs.emulator = emulator;
 	gs.socket = sock;
+	gs.disk = up ? rf.disk : disk;
 	if (guest_domain_xml(&gs, &xml) < 0 ||
 	    write_file(xmlp, xml.data, xml.len, 0644) < 0) {
 		set_outcome(out, RUN_OUT_INFRA, "domain XML '%s': %s", xmlp, strerror(errno));
@@ -552,11 +793,21 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	/* a guest of an earlier attempt that outlived a lost connection */
 	guest_destroy_name(h, r->domain);
 	t0 = mono_ms();
-	d = virDomainCreateXML(h->conn, xml.data, 0);
+	d = virDomainCreateXML(h->conn, xml.data, up ? VIR_DOMAIN_START_PAUSED : 0);
 	if (!d) {
 		char *e = guest_last_error();
 
 		set_outcome(out, RUN_OUT_INFRA, "libvirt on host '%s': %s", h->conf->name, e);
+		free(e);
+		goto out_watch;
+	}
+	if (up && (open_stream(d, NULL, 0, &con, console, (long long)c->console_max + 1, &err) < 0 ||
+		   open_stream(d, gs.virtio ? IMG_VIRTIO_PORT : "serial1", gs.virtio, &pump, chan,
+			       chan_max, &err) < 0 ||
+		   virDomainResume(d) < 0)) {
+		char *e = err ? NULL : guest_last_error();
+
+		set_outcome(out, RUN_OUT_INFRA, "host '%s': %s", h->conf->name, err ? err : e);
 		free(e);
 		goto out_watch;
 	}
@@ -571,8 +822,10 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	for (;;) {
 		int news, stopped;
 
-		if (gs.virtio)
+		if (gs.virtio || up)
 			pump_poll(&pump);
+		if (up)
+			pump_poll(&con);
 		news = channel_poll(&ch);
 		int64_t now = mono_ms();
 
@@ -588,6 +841,9 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 			if (gs.virtio && pump.sock >= 0 && write(pump.sock, "ack\n", 4) != 4)
 				log_warn("run %" PRId64 ": cannot acknowledge the agent's exit: %s",
 					 r->id, strerror(errno));
+			if (gs.virtio && pump.st && virStreamSend(pump.st, "ack\n", 4) != 4)
+				log_warn("run %" PRId64 ": cannot acknowledge the agent's exit "
+					 "through the channel stream", r->id);
 		}
 		if (c->silence_timeout_s) {
 			long long bytes = file_size(console) + file_size(chan);
@@ -632,8 +888,10 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		destroyed = 1;
 		break;
 	}
-	if (gs.virtio)
+	if (gs.virtio || up)
 		pump_poll(&pump);
+	if (up)
+		pump_poll(&con);
 	channel_poll(&ch);
 	cap_console(console, c->console_max);
 	take_qemu_log(h, r->domain, dir);
@@ -647,6 +905,19 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	decide(&ch, console, timed_out_boot, timed_out_run, flooded, crashed, r, c, out);
 	if (job)
 		job_outcome(db, job, r, outp, out);
+	if (job && job->results && disk) {
+		char *e = NULL;
+
+		if (up && fetch_overlay(h, r, image, disk, &e) < 0) {
+			size_t l = strlen(out->detail);
+
+			snprintf(out->detail + l, sizeof(out->detail) - l,
+				 " (results not copied: host '%s': %s)", h->conf->name, e ? e : "?");
+		} else {
+			job_copy_results(job, r->id, disk, dir, out);
+		}
+		free(e);
+	}
 	if (chan_flood)
 		set_outcome(out, RUN_OUT_CONSOLE_FLOOD, "the guest wrote more than %lld bytes to "
 			    "its agent channel", chan_max);
@@ -671,14 +942,24 @@ out:
 	}
 	channel_release(&ch);
 	pump_close(&pump);
+	pump_close(&con);
+	if (up && h->conn && virConnectIsAlive(h->conn) == 1)
+		drop_run_volumes(h, r);
+	free(rf.kernel);
+	free(rf.initrd);
+	free(rf.disk);
+	free(image);
 	if (sock)
 		unlink(sock);
+	if (disk)
+		unlink(disk);   /* up to the image's size; results are out by now */
 	buf_release(&xml);
 	free(sock);
 	free(moddir);
 	free(mods);
 	free(progs);
 	free(kselftests);
+	free(disk);
 	free(emulator);
 	free(err);
 	free(base);

@@ -362,6 +362,7 @@ static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t 
 	put(o, "results", res, &bad);
 	put(o, "samples", smp, &bad);
 	put(o, "samples_truncated", json_boolean(smp_truncated), &bad);
+	put(o, "result_files", web_results_json(r.run_dir, id), &bad);
 	if (r.run_dir) {
 		path = path_join(r.run_dir, RUN_FILE_OUTPUT);
 		if (path && read_file(path, &out, WEB_OUTPUT_MAX) == 0)
@@ -600,6 +601,8 @@ static json_t *job_json(const struct job_def *d)
 	put(o, "parser", jstr(d->parser), &bad);
 	put(o, "programs", strs_json(d->programs, d->nprograms), &bad);
 	put(o, "config", strs_json(d->config, d->nconfig), &bad);
+	put(o, "rootfs", strs_json(d->rootfs, d->nrootfs), &bad);
+	put(o, "results", jstr(d->results), &bad);
 	put(o, "timeout_s", jdefault(d->timeout_s), &bad);
 	put(o, "memory_mb", jdefault(d->memory_mb), &bad);
 	put(o, "vcpus", jdefault(d->vcpus), &bad);

@@ -1,7 +1,7 @@
 /* pages.c: the HTML a person looks at: the status page (/) with the newest
  * runs, one run's page (/runs/ID) with its results, metrics, attempts,
  * output and console tail, the raw run files (/runs/ID/console, output,
- * domain.xml), and the job definitions (/jobs, /jobs/NAME). Plain
+ * domain.xml, results/PATH), and the job definitions (/jobs, /jobs/NAME). Plain
  * server-rendered HTML; everything from the database, a run's files or a
  * job file goes through web_html(). */
 #include "web/pages2.h"
@@ -533,6 +533,7 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 	}
 	results_section(&b, db, id);
 	metrics_section(&b, db, id);
+	web_results_html(&b, r.run_dir, id);
 	buf_puts(&b, "<h2>attempts</h2>\n");
 	attempts_table(&b, db, id);
 	buf_puts(&b, "<h2>command</h2>\n<pre>");
@@ -582,6 +583,10 @@ static enum MHD_Result run_file(struct web *w, struct MHD_Connection *c, int64_t
 	if (!r.run_dir) {
 		rc = web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no %s (yet)",
 					  (long long)id, name);
+		goto out;
+	}
+	if (!strncmp(name, RUN_DIR_RESULTS "/", sizeof(RUN_DIR_RESULTS))) {
+		rc = web_results_file(c, r.run_dir, id, name + sizeof(RUN_DIR_RESULTS));
 		goto out;
 	}
 	path = path_join(r.run_dir, name);
@@ -734,6 +739,11 @@ enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char 
 			if (!is_get(method))
 				return web_reply_method(c, "GET, HEAD", 0);
 			return run_page(w, c, id);
+		}
+		if (!strncmp(rest, "/" RUN_DIR_RESULTS "/", sizeof(RUN_DIR_RESULTS) + 1)) {
+			if (!is_get(method))
+				return web_reply_method(c, "GET, HEAD", 0);
+			return run_file(w, c, id, rest + 1, NULL, 0);
 		}
 		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 			if (strcmp(rest, files[i].suffix))

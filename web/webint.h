@@ -79,6 +79,14 @@ enum MHD_Result web_reply_html_error(struct MHD_Connection *c, unsigned status,
  * 404 when it does not exist. */
 enum MHD_Result web_reply_file(struct MHD_Connection *c, const char *path,
 			       const char *ctype, uint64_t max, int64_t run_id);
+/* The files a job left in its results directory (web/results.c): a table
+ * for the run page (nothing when there are none), a JSON array of
+ * {path, bytes, url} (NULL when memory ran out), and one of them, rel being
+ * its path under the directory. */
+void web_results_html(struct buf *b, const char *run_dir, int64_t run_id);
+json_t *web_results_json(const char *run_dir, int64_t run_id);
+enum MHD_Result web_results_file(struct MHD_Connection *c, const char *run_dir, int64_t run_id,
+				 const char *rel);
 /* 405 with an Allow header */
 enum MHD_Result web_reply_method(struct MHD_Connection *c, const char *allow, int json);
 

@@ -305,6 +305,34 @@ static void test_bad_conf(void **state)
 	assert_string_equal((const char *)last(f)->payload, "code=0");
 }
 
+/* results= makes the directory (under --root in test mode) and names it in
+ * KFLEET_RESULTS; root= is left alone in test mode, and one that is not a
+ * /dev node is refused on the console */
+static void test_results_and_root(void **state)
+{
+	struct fixture *f = *state;
+	struct buf con = BUF_INIT(0);
+	char want[512];
+
+	run(f, "run=9\ntimeout=30\nroot=/dev/vda\nresults=/srv/out/x\n",
+	    "echo \"$KFLEET_RESULTS\"; test -d \"$KFLEET_RESULTS\" && echo made");
+	snprintf(want, sizeof(want), "%s/srv/out/x\nmade\n", f->root);
+	assert_string_equal(f->out.data, want);
+	assert_string_equal((const char *)last(f)->payload, "code=0");
+	assert_int_equal(read_file(f->console, &con, 1 << 20), 0);
+	assert_non_null(strstr(buf_str(&con), "root disk '/dev/vda' left alone in test mode"));
+	buf_reset(&f->out);
+	buf_reset(&con);
+	run(f, "run=10\ntimeout=30\nroot=/etc/passwd\nroot=/dev/../etc\n",
+	    "echo \"${KFLEET_RESULTS-unset}\"");
+	assert_string_equal(f->out.data, "unset\n");
+	assert_int_equal(read_file(f->console, &con, 1 << 20), 0);
+	assert_non_null(strstr(buf_str(&con), "root '/etc/passwd' is not a /dev node"));
+	assert_non_null(strstr(buf_str(&con), "root '/dev/../etc' is not a /dev node"));
+	assert_null(strstr(buf_str(&con), "left alone"));
+	buf_release(&con);
+}
+
 static void test_usage(void **state)
 {
 	struct fixture *f = *state;
@@ -356,6 +384,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_background_child, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_conf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_results_and_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
 	};
 	int rc;

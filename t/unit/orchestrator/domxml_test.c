@@ -275,6 +275,31 @@ static void test_topology_numa(void **state)
 	buf_release(&b);
 }
 
+/* A job's root disk: the run's qcow2 overlay as a virtio disk, vda */
+static void test_root_disk(void **state)
+{
+	struct guest_spec s = x86_virtio;
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	s.disk = "/r/10/root.qcow2";
+	assert_int_equal(guest_domain_xml(&s, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<driver name='qemu' type='qcow2'/>\n"
+			       "      <source file='/r/10/root.qcow2'/>\n"
+			       "      <target dev='vda' bus='virtio'/>"));
+	define_on_test_driver(buf_str(&b));
+	buf_reset(&b);
+	s = arm64_numa;
+	s.disk = "/r/12/root.qcow2";
+	assert_int_equal(guest_domain_xml(&s, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<source file='/r/12/root.qcow2'/>"));
+	define_on_test_driver(buf_str(&b));
+	buf_reset(&b);
+	assert_int_equal(guest_domain_xml(&x86_virtio, &b), 0);
+	assert_null(strstr(buf_str(&b), "<disk"));
+	buf_release(&b);
+}
+
 static void test_other_arch_refused(void **state)
 {
 	struct guest_spec s = tcg_2cpu;
@@ -318,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_arm64_16cpu),
 		cmocka_unit_test(test_x86_virtio),
 		cmocka_unit_test(test_topology_numa),
+		cmocka_unit_test(test_root_disk),
 		cmocka_unit_test(test_other_arch_refused),
 		cmocka_unit_test(test_capped_buffer),
 	};

@@ -349,7 +349,8 @@ static void test_two_hosts(void **state)
 	assert_non_null(f->c.hosts);
 	f->c.hosts[0].slots = 1;
 	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
-					      strdup("auto") };
+					      strdup("auto"), strdup("auto"), strdup("kfleet"),
+					      strdup("/var/lib/kfleet/pool") };
 	f->c.nhosts = 2;
 	f->o = orch_new(&f->c, &e);
 	if (!f->o)

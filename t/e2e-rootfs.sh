@@ -1,0 +1,66 @@
+#!/bin/sh
+# Jobs on a root disk, end to end: kfleetd makes an ext4 image from Debian
+# packages of the guest's arch (mmdebstrap, cached), boots each run on a
+# fresh qcow2 overlay of it, and after the guest stops copies the job's
+# results directory out with libguestfs (regular files only). Runs the
+# shipped hackbench job and a probe job on the Debian x86_64 kernel, and the
+# probe on arm64.
+. "$(dirname "$0")/lib.sh"
+
+kf_config ""
+sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-rootfs|" "$T/kfleetd.ini"
+check "kfleetd starts" kf_start
+show=$(kf jobs show hackbench 2>&1)
+check "jobs show: the root disk's packages" contains "$show" "root disk:  Debian packages rt-tests coreutils"
+check "jobs show: the results directory" contains "$show" "results:    /var/tmp/kfleet-results"
+
+q() { kf run "$@" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p'; }
+p1=$(q --job rootfs-probe --kernel "$KERNEL")
+hb=$(q --job hackbench --kernel "$KERNEL" --vcpus 2)
+bad=$(q --job rootfs-badpkg --kernel "$KERNEL")
+check "three runs queued" test -n "$p1" -a -n "$hb" -a -n "$bad"
+for id in $p1 $hb $bad; do kf_wait_state "$id" done 600 || break; done
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+
+dir=$(kf_field "$p1" run_dir)
+out=$(cat "$dir/output.txt" 2>/dev/null)
+check "probe: passed" equals "$(kf_field "$p1" outcome)" passed
+check "probe: its root is the ext4 disk" contains "$out" "root: /dev/vda ext4"
+check "probe: the disk's userland (GNU coreutils, not busybox)" contains "$out" "userland: ls (GNU coreutils) 9.1"
+check "probe: KFLEET_RESULTS names the job's directory" contains "$out" "KFLEET_RESULTS=/srv/out"
+check "probe: a regular file copied out" equals "$(cat "$dir/results/a.txt" 2>&1)" hello
+check "probe: a file in a subdirectory copied out whole" equals "$(stat -c %s "$dir/results/sub/zeros.bin" 2>&1)" 100000
+check "probe: the symlink is not copied" test ! -e "$dir/results/shadow-link" -a ! -L "$dir/results/shadow-link"
+check "probe: the fifo is not copied" test ! -e "$dir/results/fifo"
+check "probe: the overlay is gone after the copy" test ! -e "$dir/root.qcow2"
+check "probe: the copy is logged" grep -q "run $p1: results '/srv/out': 2 files, 100006 bytes copied out" "$T/kfleetd.log"
+img=$(ls "$T"/var/cache/rootfs-*.ext4 2>/dev/null)
+check "two images cached (probe's and hackbench's)" equals "$(echo "$img" | wc -l)" 2
+check "each image has its manifest" sh -c "for i in $(echo $img); do test -s \"\${i%.ext4}.manifest\" || exit 1; done"
+check "the manifest names the packages' versions" sh -c "grep -q '^rt-tests ' $T/var/cache/rootfs-*.manifest"
+sums=$(sha256sum $img)
+page=$(curl -sf "$KF_URL/runs/$p1")
+check "run page: the result files listed" contains "$page" "sub/zeros.bin"
+check "result file served" equals "$(curl -sf "$KF_URL/runs/$p1/results/a.txt")" hello
+check "result path escaping the directory refused" equals "$(curl -s -o /dev/null -w '%{http_code}' --path-as-is "$KF_URL/runs/$p1/results/../console.log")" 400
+check "API: result files with sizes" contains "$(curl -sf "$KF_URL/api/runs/$p1")" '"path":"sub/zeros.bin","bytes":100000'
+
+hdir=$(kf_field "$hb" run_dir)
+check "hackbench: passed" equals "$(kf_field "$hb" outcome)" passed
+check "hackbench: three time samples" equals "$(db "select count(*) from samples where run_id = $hb and metric = 'hackbench-time' and unit = 's' and value > 0")" 3
+check "hackbench: its output kept as a result file" grep -q "^Time:" "$hdir/results/hackbench.txt"
+
+check "a package Debian lacks: infra, named" contains "$(kf_field "$bad" "outcome || ': ' || detail")" "kfleet-no-such-package"
+
+# a second run on the same image: nothing rebuilt, and the first run's
+# write to / is not there (the probe fails if it finds its marker)
+p2=$(q --job rootfs-probe --kernel "$KERNEL")
+a2=$(q --job rootfs-probe --arch arm64 --kernel /opt/kfleet/arm64/vmlinuz)
+for id in $p2 $a2; do kf_wait_state "$id" done 600 || break; done
+check "second probe: passed on a fresh overlay" equals "$(kf_field "$p2" outcome)" passed
+check "second probe: the cached images unchanged" equals "$(sha256sum $img)" "$sums"
+adir=$(kf_field "$a2" run_dir)
+check "arm64 probe: passed" equals "$(kf_field "$a2" outcome)" passed
+check "arm64 probe: an arm64 userland ran" grep -q aarch64 "$adir/output.txt"
+check "arm64 probe: results copied out" equals "$(cat "$adir/results/a.txt" 2>&1)" hello
+kf_done

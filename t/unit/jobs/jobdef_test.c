@@ -1,0 +1,109 @@
+/* jobdef_test.c: job files (jobs/jobdef.c): a command continued on indented
+ * lines, and the root disk keys (rootfs, results) with the errors a broken
+ * file gets, each naming file:line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/util.h"
+#include "jobs/jobs.h"
+#include "t/unit/testutil.h"
+
+static char dir[64];
+
+/* Loads text as a job file; returns the job or NULL with the errors in err */
+static struct job_def *load(const char *text, struct buf *err)
+{
+	char *path = path_join(dir, "t.job");
+
+	assert_non_null(path);
+	assert_int_equal(write_file(path, text, strlen(text), 0644), 0);
+	buf_reset(err);
+	struct job_def *d = job_def_load(path, err);
+
+	free(path);
+	return d;
+}
+
+static void test_multiline_command(void **state)
+{
+	struct buf err = BUF_INIT(0);
+	struct job_def *d;
+
+	(void)state;
+	d = load("[job]\nname = m\ncommand = set -e\n\techo one\n    echo two\nparser = none\n", &err);
+	assert_non_null(d);
+	assert_string_equal(d->command, "set -e\necho one\necho two");
+	job_def_free(d);
+	d = load("[job]\nname = m\ncommand = a\ncommand = b\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(buf_str(&err), "t.job:4: command: given twice"));
+	buf_release(&err);
+}
+
+static void test_rootfs_keys(void **state)
+{
+	struct buf err = BUF_INIT(0);
+	struct job_def *d;
+
+	(void)state;
+	d = load("[job]\nname = r\ncommand = true\nrootfs = rt-tests, coreutils libstdc++6\n"
+		 "results = /var/tmp/out\n", &err);
+	assert_non_null(d);
+	assert_int_equal(d->nrootfs, 3);
+	assert_string_equal(d->rootfs[0], "rt-tests");
+	assert_string_equal(d->rootfs[2], "libstdc++6");
+	assert_string_equal(d->results, "/var/tmp/out");
+	job_def_free(d);
+
+	/* names that could be options or are not Debian's syntax */
+	d = load("[job]\nname = r\ncommand = true\nrootfs = -o Foo .x\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(buf_str(&err), "t.job:4: rootfs: '-o' is not a name"));
+	assert_non_null(strstr(buf_str(&err), "t.job:4: rootfs: 'Foo' is not a name"));
+	assert_non_null(strstr(buf_str(&err), "t.job:4: rootfs: '.x' is not a name"));
+
+	d = load("[job]\nname = r\ncommand = true\nrootfs = a\nresults = relative\n"
+		 "results = /a/../etc\nresults = /a b\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(buf_str(&err), "t.job:5: results: 'relative' is not an absolute"));
+	assert_non_null(strstr(buf_str(&err), "t.job:6: results: '/a/../etc'"));
+	assert_non_null(strstr(buf_str(&err), "t.job:7: results: '/a b'"));
+
+	/* results only exist on a disk */
+	d = load("[job]\nname = r\ncommand = true\nresults = /out\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(buf_str(&err), "results needs rootfs"));
+	buf_release(&err);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	tu_tmpdir(dir, sizeof(dir), "jobdef");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tu_rmrf(dir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_multiline_command),
+		cmocka_unit_test(test_rootfs_keys),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
