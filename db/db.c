@@ -684,11 +684,13 @@ int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT])
 
 int db_run_claim(struct db *db, const char *host, struct run *r)
 {
-	return db_run_claim_fit(db, host, INT_MAX, INT_MAX, r);
+	struct claim_fit any = { INT_MAX, INT_MAX, INT_MAX, 0, 0 };
+
+	return db_run_claim_fit(db, host, &any, r);
 }
 
-int db_run_claim_fit(struct db *db, const char *host, int max_vcpus_x86_64,
-		     int max_vcpus_arm64, struct run *r)
+int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fit,
+		     struct run *r)
 {
 	sqlite3_stmt *st;
 	int64_t id = 0, host_id = 0, now = now_ms();
@@ -698,12 +700,17 @@ int db_run_claim_fit(struct db *db, const char *host, int max_vcpus_x86_64,
 	if (exec(db, "BEGIN IMMEDIATE") < 0)
 		return -1;
 	st = dbi_prep(db, "SELECT id, attempt FROM runs WHERE state = 'queued'"
-		      " AND ((arch = 'x86_64' AND vcpus <= ?1) OR (arch = 'arm64' AND vcpus <= ?2))"
-		      " ORDER BY id LIMIT 1");
+		      " AND ((arch = 'x86_64' AND vcpus <= ?1 AND"
+		      "       NOT (vcpus <= ?4 AND memory_mb <= ?5))"
+		      "      OR (arch = 'arm64' AND vcpus <= ?2))"
+		      " AND memory_mb <= ?3 ORDER BY id LIMIT 1");
 	if (!st)
 		goto out;
-	sqlite3_bind_int(st, 1, max_vcpus_x86_64);
-	sqlite3_bind_int(st, 2, max_vcpus_arm64);
+	sqlite3_bind_int(st, 1, fit->max_vcpus_x86_64);
+	sqlite3_bind_int(st, 2, fit->max_vcpus_arm64);
+	sqlite3_bind_int(st, 3, fit->max_memory_mb);
+	sqlite3_bind_int(st, 4, fit->leave_vcpus);
+	sqlite3_bind_int(st, 5, fit->leave_memory_mb);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		id = sqlite3_column_int64(st, 0);

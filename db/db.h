@@ -154,10 +154,18 @@ int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT]);
  * running, attempt is incremented, an attempt row is opened, domain is set to
  * "kf-<instance>-<id>". 1 claimed (r filled), 0 queue empty, -1 error. */
 int db_run_claim(struct db *db, const char *host, struct run *r);
-/* The same, for a host that takes at most these vCPUs per arch (0: not
- * that arch at all): runs that do not fit stay queued for another host. */
-int db_run_claim_fit(struct db *db, const char *host, int max_vcpus_x86_64,
-		     int max_vcpus_arm64, struct run *r);
+/* What a host can take now. Runs that do not fit stay queued for another
+ * host or for later. */
+struct claim_fit {
+	int max_vcpus_x86_64;   /* vCPUs per guest; 0: not that arch at all */
+	int max_vcpus_arm64;
+	int max_memory_mb;      /* the host's memory not given to guests yet */
+	int leave_vcpus;        /* x86_64 runs of at most these vCPUs ... */
+	int leave_memory_mb;    /* ... and this memory are left to a KVM host with a
+				   free slot (0: none is) */
+};
+int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fit,
+		     struct run *r);
 
 /* Records what the run's guest runs with, once it is defined. 0 / -1 */
 int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,

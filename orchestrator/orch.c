@@ -84,6 +84,7 @@ struct orch *orch_new(const struct config *c, char **err)
 		return NULL;
 	o->conf = c;
 	pthread_mutex_init(&o->lock, NULL);
+	pthread_mutex_init(&o->claim_lock, NULL);
 	pthread_cond_init(&o->work, NULL);
 	pthread_cond_init(&o->events, NULL);
 	pthread_cond_init(&o->build_work, NULL);
@@ -352,6 +353,7 @@ void orch_free(struct orch *o)
 	pthread_cond_destroy(&o->build_work);
 	pthread_cond_destroy(&o->work);
 	pthread_mutex_destroy(&o->lock);
+	pthread_mutex_destroy(&o->claim_lock);
 	free(o);
 }
 

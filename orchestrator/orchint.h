@@ -58,6 +58,8 @@ struct host {
 	char qemu_version[32];
 	char libvirt_version[32];
 	char why_accel[160];     /* why accel was chosen, for the log */
+	int busy;                /* workers with a run, under orch's lock ... */
+	int mem_used_mb;         /* ... and the memory their guests were given */
 	int upload;              /* files reach it as storage volumes in conf->pool,
 				    console and channel come back as streams */
 	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
@@ -163,6 +165,8 @@ struct orch {
 	struct host *hosts;
 	size_t nhosts;
 
+	pthread_mutex_t claim_lock;  /* one worker claims at a time: placement sees
+					  every other host's slots and memory as they are */
 	pthread_mutex_t lock;
 	pthread_cond_t work;     /* signalled when a run is queued */
 	pthread_cond_t events;   /* signalled when a watched domain changes */

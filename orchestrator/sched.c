@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,7 @@ static const char *const channel_modules[] = { "virtio_pci", "virtio_console", "
 static const char *const disk_modules[] = { "virtio_blk", "ext4", "?crc32c_generic" };
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define UPLOAD_TIMEOUT_S 600   /* one volume to or from a host */
+#define HOST_MEM_RESERVE_MB 512 /* a host's memory kept for itself, not for guests */
 
 /* Finds RELEASE/modules.dep under the ':'-separated module roots; the
  * directory, caller frees, or NULL. */
@@ -971,6 +973,37 @@ out:
 	free(dir);
 }
 
+/* What h may take now (o->lock held). Memory: the host's, less what its
+ * running guests were given and HOST_MEM_RESERVE_MB for itself; guests are
+ * packed until it is used up. KVM first: a host that runs x86_64 under TCG
+ * leaves the runs that an idle KVM host could take to that host, so they
+ * run several times faster; when every KVM slot is busy it takes them, so
+ * the fleet stays busy. */
+static void host_fit(struct orch *o, const struct host *h, struct claim_fit *fit)
+{
+	int64_t mem = h->memory_kb / 1024 - HOST_MEM_RESERVE_MB - h->mem_used_mb;
+
+	memset(fit, 0, sizeof(*fit));
+	fit->max_vcpus_x86_64 = h->max_vcpus;
+	fit->max_vcpus_arm64 = h->max_vcpus_arm64;
+	fit->max_memory_mb = h->memory_kb <= 0 ? INT_MAX : mem < 0 ? 0 :
+			     mem > INT_MAX ? INT_MAX : (int)mem;
+	if (!strcmp(h->accel, "kvm"))
+		return;
+	for (size_t i = 0; i < o->nhosts; i++) {
+		const struct host *k = &o->hosts[i];
+		int64_t kmem = k->memory_kb / 1024 - HOST_MEM_RESERVE_MB - k->mem_used_mb;
+
+		if (k == h || strcmp(k->accel, "kvm") || !k->healthy || !k->conn ||
+		    k->busy >= k->conf->slots)
+			continue;
+		if (k->max_vcpus > fit->leave_vcpus)
+			fit->leave_vcpus = k->max_vcpus;
+		if (kmem > fit->leave_memory_mb)
+			fit->leave_memory_mb = kmem > INT_MAX ? INT_MAX : (int)kmem;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
@@ -996,9 +1029,26 @@ static void *worker_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&o->lock);
-		rc = orch_host_ready(o, wk->h, db) ?
-		     db_run_claim_fit(db, wk->h->conf->name, wk->h->max_vcpus,
-				      wk->h->max_vcpus_arm64, &r) : 0;
+		if (orch_host_ready(o, wk->h, db)) {
+			struct claim_fit fit;
+
+			/* the database waits are not taken under o->lock, which
+			 * the lifecycle events need */
+			pthread_mutex_lock(&o->claim_lock);
+			pthread_mutex_lock(&o->lock);
+			host_fit(o, wk->h, &fit);
+			pthread_mutex_unlock(&o->lock);
+			rc = db_run_claim_fit(db, wk->h->conf->name, &fit, &r);
+			if (rc > 0) {
+				pthread_mutex_lock(&o->lock);
+				wk->h->busy++;
+				wk->h->mem_used_mb += r.memory_mb;
+				pthread_mutex_unlock(&o->lock);
+			}
+			pthread_mutex_unlock(&o->claim_lock);
+		} else {
+			rc = 0;
+		}
 		if (rc <= 0) {
 			struct timespec ts;
 
@@ -1017,6 +1067,10 @@ static void *worker_main(void *arg)
 			 wk->h->conf->name, wk->slot, r.attempt);
 		memset(&out, 0, sizeof(out));
 		run_one(wk, db, &r, &out);
+		pthread_mutex_lock(&o->lock);
+		wk->h->busy--;
+		wk->h->mem_used_mb -= r.memory_mb;
+		pthread_mutex_unlock(&o->lock);
 		if (db_run_finish(db, r.id, out.o, out.detail, out.splat, out.has_exit,
 				  out.exit_code) < 0)
 			log_error("run %" PRId64 ": cannot store outcome '%s': %s", r.id,

@@ -19,6 +19,7 @@
 #include "db/db.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
+#include "orchestrator/orchint.h"
 #include "t/unit/testutil.h"
 
 struct fx {
@@ -375,6 +376,50 @@ static void test_two_hosts(void **state)
 	free(e);
 }
 
+/* Placement: a host that runs x86_64 under TCG leaves runs to an idle KVM
+ * host, and no host takes a run its free memory cannot hold. The first
+ * test-driver host plays the KVM host. */
+static void test_placement(void **state)
+{
+	struct fx *f = *state;
+	struct run_spec big = { .kernel = f->kernel, .arch = "x86_64", .vcpus = 1,
+				.memory_mb = 1024, .command = "true" };
+	char *e = NULL;
+	int64_t id;
+	struct run r;
+
+	orch_free(f->o);
+	f->c.hosts = realloc(f->c.hosts, 2 * sizeof(*f->c.hosts));
+	assert_non_null(f->c.hosts);
+	f->c.hosts[0].slots = 1;
+	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
+					      strdup("auto"), strdup("auto"), strdup("kfleet"),
+					      strdup("/var/lib/kfleet/pool") };
+	f->c.nhosts = 2;
+	f->o = orch_new(&f->c, &e);
+	if (!f->o)
+		fail_msg("orch_new: %s", e);
+	snprintf(f->o->hosts[0].accel, sizeof(f->o->hosts[0].accel), "kvm");
+	assert_int_equal(orch_start(f->o), 0);
+	/* one at a time, so the KVM host is idle each time: it gets them all,
+	 * though the other host's worker is just as free */
+	for (int i = 0; i < 4; i++) {
+		id = submit(f, "true");
+		wait_done(f, id, &r, 20);
+		assert_string_equal(r.host, f->c.hosts[0].name);
+		run_release(&r);
+	}
+	/* 256 MiB left on the KVM host (less its reserve): a 1 GiB guest goes
+	 * to the other host */
+	pthread_mutex_lock(&f->o->lock);
+	f->o->hosts[0].memory_kb = (512 + 256) * 1024;
+	pthread_mutex_unlock(&f->o->lock);
+	assert_int_equal(orch_submit(f->o, &big, &id, &e), 0);
+	wait_done(f, id, &r, 20);
+	assert_string_equal(r.host, "second");
+	run_release(&r);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -387,6 +432,7 @@ int main(void)
 		T(test_stop_requeues),
 		T(test_many_runs_two_slots),
 		T(test_two_hosts),
+		T(test_placement),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
