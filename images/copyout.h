@@ -8,6 +8,8 @@
 #ifndef KF_COPYOUT_H
 #define KF_COPYOUT_H
 
+#include <stddef.h>
+
 #define IMG_COPY_MAX_BYTES (256ull << 20)  /* default max_bytes */
 #define IMG_COPY_MAX_FILES 10000u          /* default max_files */
 #define IMG_COPY_TIMEOUT_S 300             /* default timeout_s */
@@ -60,6 +62,14 @@ int img_copy_out(const char *disk, const char *format, const char *guest_dir,
  * archive at path (as guestfs_tar_out() writes it) into host_dir with the
  * same rules and the same all-or-nothing result (no timeout). 0 with *rep
  * filled, or -1 with *err (caller frees). */
+/* The root filesystem of a disk image the user names (a distro's cloud
+ * image, say), found by libguestfs's inspection in its appliance: the
+ * device it is in a guest that has the disk as vda ("/dev/vda1") and its
+ * type ("ext4"). 0, or -1 with *err (caller frees); also when the root is
+ * not on a partition of the disk itself (LVM, RAID). */
+int img_disk_root(const char *disk, const char *format, char *dev, size_t dev_n, char *fstype,
+		  size_t fstype_n, char **err);
+
 int img_copy_extract(const char *tar, const char *host_dir, const struct img_copy_limits *lim,
 		     struct img_copy_report *rep, char **err);
 

@@ -30,6 +30,7 @@ void job_def_free(struct job_def *d)
 	free(d->parser);
 	free(d->selftests);
 	free(d->results);
+	free(d->image);
 	for (size_t i = 0; i < d->nrootfs; i++)
 		free(d->rootfs[i]);
 	for (size_t i = 0; i < d->nprograms; i++)
@@ -217,6 +218,11 @@ static int jhandler(void *user, const char *section, const char *key, const char
 		} else if (!strcmp(key, "rootfs")) {
 			/* Debian package names: lower case, digits, '+', '.', '-' */
 			set_list(p, key, v, d->rootfs, &d->nrootfs, JOBDEF_ROOTFS_MAX, "+.-");
+		} else if (!strcmp(key, "image")) {
+			if (v[0] != '/' || strlen(v) > 1000 || strpbrk(v, " \t\r\n"))
+				jerr(p, "image: '%s' is not an absolute path to a disk image", v);
+			else
+				set_str(p, &d->image, v);
 		} else if (!strcmp(key, "results")) {
 			if (v[0] != '/' || strlen(v) > 200 || strstr(v, "/..") ||
 			    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -299,9 +305,11 @@ struct job_def *job_def_load(const char *path, struct buf *err)
 			jerr(&p, "[job]: no name");
 		if (!p.d->command)
 			jerr(&p, "[job]: no command");
-		if (p.d->results && !p.d->nrootfs)
-			jerr(&p, "[job]: results needs rootfs: only a root disk keeps files "
-			     "after the guest stops");
+		if (p.d->results && !p.d->nrootfs && !p.d->image)
+			jerr(&p, "[job]: results needs rootfs or image: only a root disk keeps "
+			     "files after the guest stops");
+		if (p.d->image && p.d->nrootfs)
+			jerr(&p, "[job]: rootfs and image: a job boots on one root disk");
 		for (size_t i = 0; i < p.d->nmetrics; i++)
 			if (p.d->metrics[i].higher_better < 0)
 				jerr(&p, "[metric %s]: no 'better = higher|lower'", p.d->metrics[i].name);

@@ -200,6 +200,7 @@ int metrics_parse(const char *data, size_t len, struct job_samples *s);
  *     vcpus = 2
  *     config = CONFIG_BPF_SYSCALL=y     ; kernel config the job needs (repeatable)
  *     rootfs = rt-tests coreutils       ; boot on a root disk of these Debian packages
+ *     image = /srv/images/debian.qcow2  ; or boot on (an overlay of) this disk image
  *     results = /var/tmp/out            ; copied out after the run (KFLEET_RESULTS)
  *     selftests = timers                ; a kselftest target kfleet builds with the
  *                                       ; kernel (static), in the guest at /kselftest
@@ -237,7 +238,9 @@ struct job_def {
 	char *rootfs[JOBDEF_ROOTFS_MAX];   /* Debian packages: the guest's root is then a disk
 					      with them, not the initramfs */
 	size_t nrootfs;
-	char *results;       /* guest directory copied out after the run (needs rootfs) */
+	char *image;         /* or a disk image the user names (a distro's, with an ext4
+				root): runs boot fresh overlays of it */
+	char *results;       /* guest directory copied out after the run (needs a disk) */
 	int timeout_s, memory_mb, vcpus;   /* 0: the daemon's defaults */
 	struct job_metric_def metrics[JOBDEF_METRICS_MAX];
 	size_t nmetrics;

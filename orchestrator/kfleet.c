@@ -932,6 +932,8 @@ static void print_job(json_t *j)
 	join_strs(&b, json_object_get(j, "rootfs"), " ");
 	if (b.len)
 		printf("  root disk:  Debian packages %s\n", buf_str(&b));
+	if (jget_str(j, "image"))
+		printf("  root disk:  %s (an overlay of it per run)\n", jget_str(j, "image"));
 	if (jget_str(j, "results"))
 		printf("  results:    %s (copied out after the run)\n", jget_str(j, "results"));
 	buf_release(&b);

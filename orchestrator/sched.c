@@ -350,19 +350,80 @@ static char *job_root_image(struct orch *o, const struct job_def *d, const char 
 	return img_rootfs(&spec, o->cache_dir, err);
 }
 
+/* A disk image a job names: its format from its first bytes (the operator
+ * named it, so it is trusted that far), a key for it (path, size and
+ * mtime: hashing gigabytes for every run would cost more than the run)
+ * and its root, found once by libguestfs and kept in the cache. */
+struct distro {
+	char fmt[8];
+	char key[65];
+	char dev[32];        /* "/dev/vda1" */
+	char fstype[16];
+};
+
+static int distro_inspect(struct orch *o, const char *image, struct distro *di, char **err)
+{
+	unsigned char magic[4] = { 0 };
+	char id[PATH_MAX + 64], *cache = NULL, *name = NULL;
+	struct buf b = BUF_INIT(256);
+	struct stat st;
+	int fd, rc = -1;
+
+	fd = open(image, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    read(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic)) {
+		set_errf(err, "image '%s': %s", image, fd < 0 ? strerror(errno) :
+			 "not a regular file of a disk image's size");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	snprintf(di->fmt, sizeof(di->fmt), "%s", memcmp(magic, "QFI\xfb", 4) ? "raw" : "qcow2");
+	snprintf(id, sizeof(id), "%s\n%lld\n%lld.%09ld", image, (long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	sha256_mem(id, strlen(id), di->key);
+	if (asprintf(&name, "distro-%s.root", di->key) < 0 || !(cache = path_join(o->cache_dir, name)))
+		goto out;
+	if (read_file(cache, &b, 256) == 0 &&
+	    sscanf(buf_str(&b), "%31s %15s", di->dev, di->fstype) == 2) {
+		rc = 0;
+		goto out;
+	}
+	if (img_disk_root(image, di->fmt, di->dev, sizeof(di->dev), di->fstype,
+			  sizeof(di->fstype), err) < 0)
+		goto out;
+	buf_reset(&b);
+	buf_printf(&b, "%s %s\n", di->dev, di->fstype);
+	if (write_file(cache, b.data, b.len, 0644) < 0)
+		log_warn("image '%s': cannot keep its root in '%s': %s", image, cache,
+			 strerror(errno));
+	log_info("image '%s': root %s (%s), found by inspection", image, di->dev, di->fstype);
+	rc = 0;
+out:
+	if (rc == 0 && strcmp(di->fstype, "ext4"))
+		rc = set_errf(err, "image '%s': its root (%s) is %s; the agent mounts ext4 roots "
+			      "only", image, di->dev, di->fstype);
+	buf_release(&b);
+	free(cache);
+	free(name);
+	return rc;
+}
+
 /* qemu-img on a local overlay: "create" a new one on image, or "rebase" it
  * (unsafe: only the pointer changes) onto image after it came back from a
  * host where its backing file had another path. 0 / -1 with *err. */
-static int local_overlay(const char *verb, const char *image, const char *overlay, char **err)
+static int local_overlay(const char *verb, const char *image, const char *fmt,
+			 const char *overlay, char **err)
 {
 	struct cmd *cmd = cmd_new("qemu-img");
 	int rc;
 
 	if (!strcmp(verb, "create"))
-		cmd_args(cmd, "create", "-q", "-f", "qcow2", "-F", "raw", "-b", image, overlay,
+		cmd_args(cmd, "create", "-q", "-f", "qcow2", "-F", fmt, "-b", image, overlay,
 			 NULL);
 	else
-		cmd_args(cmd, "rebase", "-u", "-f", "qcow2", "-F", "raw", "-b", image, overlay,
+		cmd_args(cmd, "rebase", "-u", "-f", "qcow2", "-F", fmt, "-b", image, overlay,
 			 NULL);
 	cmd_timeout(cmd, 60 * 1000);
 	rc = cmd_run(cmd, err);
@@ -388,7 +449,8 @@ static char *vol_name(const char *domain, const char *what)
 }
 
 static int upload_run_files(struct host *h, const struct run *r, const char *initrd,
-			    const char *image, struct remote_files *rf, char **err)
+			    const char *image, const struct distro *di, struct remote_files *rf,
+			    char **err)
 {
 	char sum[65], *name = NULL, *base = NULL;
 	int rc = -1;
@@ -414,12 +476,15 @@ static int upload_run_files(struct host *h, const struct run *r, const char *ini
 		goto out;
 	if (image) {
 		/* rootfs-HASH.ext4: its name is its content already */
-		base = vol_upload(h->conn, h->conf->pool, strrchr(image, '/') + 1, image,
-				  UPLOAD_TIMEOUT_S, err);
+		char dname[96];
+
+		snprintf(dname, sizeof(dname), "distro-%s.%s", di->key, di->fmt);
+		base = vol_upload(h->conn, h->conf->pool, di->key[0] ? dname :
+				  strrchr(image, '/') + 1, image, UPLOAD_TIMEOUT_S, err);
 		name = vol_name(r->domain, RUN_FILE_DISK);
 		if (!base || !name)
 			goto out;
-		rf->disk = vol_overlay(h->conn, h->conf->pool, name, base, "raw", err);
+		rf->disk = vol_overlay(h->conn, h->conf->pool, name, base, di->fmt, err);
 		if (!rf->disk)
 			goto out;
 	}
@@ -433,13 +498,13 @@ out:
 /* The run's overlay back from the host, pointing at the local image, so
  * its results can be copied out here. 0 / -1 with *err. */
 static int fetch_overlay(struct host *h, const struct run *r, const char *image,
-			 const char *disk, char **err)
+			 const char *fmt, const char *disk, char **err)
 {
 	char *name = vol_name(r->domain, RUN_FILE_DISK);
 	int rc = -1;
 
 	if (name && vol_download(h->conn, h->conf->pool, name, disk, UPLOAD_TIMEOUT_S, err) == 0)
-		rc = local_overlay("rebase", image, disk, err);
+		rc = local_overlay("rebase", image, fmt, disk, err);
 	free(name);
 	return rc;
 }
@@ -610,6 +675,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	const struct job_def *job = r->job ? job_set_find(&o->jobs, r->job) : NULL;
 	char *progs = NULL, *kselftests = NULL, *disk = NULL, *image = NULL;
 	struct remote_files rf = { 0 };
+	struct distro di = { .fmt = "" };
 	struct pump con = { .sock = -1, .out = -1 };   /* the console, as a stream */
 	int up = h->upload;
 	struct guest_spec gs;
@@ -670,7 +736,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 
 		for (size_t i = 0; i < NELEM(channel_modules); i++)
 			names[nn++] = channel_modules[i];
-		for (size_t i = 0; job && job->nrootfs && i < NELEM(disk_modules); i++)
+		for (size_t i = 0; job && (job->nrootfs || job->image) && i < NELEM(disk_modules);
+		     i++)
 			names[nn++] = disk_modules[i];
 		for (size_t i = 0; job && i < job->nmodules; i++)
 			names[nn++] = job->modules[i];
@@ -687,17 +754,25 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		set_outcome(out, RUN_OUT_INFRA, "job '%s' is not known to this kfleetd", r->job);
 		goto out;
 	}
-	if (job && job->nrootfs) {
-		image = job_root_image(o, job, r->arch, &err);
+	if (job && (job->nrootfs || job->image)) {
+		if (job->image) {
+			image = distro_inspect(o, job->image, &di, &err) < 0 ? NULL :
+				strdup(job->image);
+		} else {
+			image = job_root_image(o, job, r->arch, &err);
+			snprintf(di.fmt, sizeof(di.fmt), "raw");
+			snprintf(di.dev, sizeof(di.dev), IMG_ROOT_DEV);
+		}
 		disk = path_join(dir, RUN_FILE_DISK);
 		if (disk)
 			unlink(disk);
-		if (!image || !disk || (!up && local_overlay("create", image, disk, &err) < 0)) {
+		if (!image || !disk ||
+		    (!up && local_overlay("create", image, di.fmt, disk, &err) < 0)) {
 			set_outcome(out, RUN_OUT_INFRA, "job '%s': root disk: %s", job->name,
 				    err ? err : "out of memory");
 			goto out;
 		}
-		ir.root_dev = IMG_ROOT_DEV;
+		ir.root_dev = di.dev;
 		ir.results = job->results;
 	}
 	if (job && job->nprograms) {
@@ -748,7 +823,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 		set_outcome(out, RUN_OUT_INFRA, "initrd: %s", err ? err : "?");
 		goto out;
 	}
-	if (up && upload_run_files(h, r, initrd, image, &rf, &err) < 0) {
+	if (up && upload_run_files(h, r, initrd, image, &di, &rf, &err) < 0) {
 		set_outcome(out, RUN_OUT_INFRA, "host '%s': upload: %s", h->conf->name,
 			    err ? err : "out of memory");
 		goto out;
@@ -910,7 +985,7 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	if (job && job->results && disk) {
 		char *e = NULL;
 
-		if (up && fetch_overlay(h, r, image, disk, &e) < 0) {
+		if (up && fetch_overlay(h, r, image, di.fmt, disk, &e) < 0) {
 			size_t l = strlen(out->detail);
 
 			snprintf(out->detail + l, sizeof(out->detail) - l,

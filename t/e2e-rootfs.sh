@@ -8,7 +8,11 @@
 . "$(dirname "$0")/lib.sh"
 
 kf_config ""
-sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-rootfs|" "$T/kfleetd.ini"
+# a job on a disk image the user names: the probe's, on $T/distro.qcow2
+mkdir -p "$T/jobs"
+sed -e 's/^name = rootfs-probe/name = distro-probe/' -e "s|^rootfs = .*|image = $T/distro.qcow2|" \
+	"$TOP/t/data/jobs-rootfs/rootfs-probe.job" > "$T/jobs/distro-probe.job"
+sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-rootfs:$T/jobs|" "$T/kfleetd.ini"
 check "kfleetd starts" kf_start
 show=$(kf jobs show hackbench 2>&1)
 check "jobs show: the root disk's packages" contains "$show" "root disk:  Debian packages rt-tests coreutils"
@@ -63,4 +67,22 @@ adir=$(kf_field "$a2" run_dir)
 check "arm64 probe: passed" equals "$(kf_field "$a2" outcome)" passed
 check "arm64 probe: an arm64 userland ran" grep -q aarch64 "$adir/output.txt"
 check "arm64 probe: results copied out" equals "$(cat "$adir/results/a.txt" 2>&1)" hello
+# A distro-like image: a partition table, the root in partition 1 (here
+# the probe's own root image, copied in), as qcow2. kfleet finds its root
+# by libguestfs inspection and boots overlays of it.
+src=$(grep -l '^grep .* amd64$' "$T"/var/cache/rootfs-*.manifest | sed 's/\.manifest$/.ext4/')
+truncate -s 1G "$T/distro.raw"
+printf 'start=2048, type=83\n' | sfdisk -q "$T/distro.raw"
+dd if="$src" of="$T/distro.raw" bs=1M seek=1 conv=notrunc,sparse status=none
+qemu-img convert -O qcow2 "$T/distro.raw" "$T/distro.qcow2" && rm -f "$T/distro.raw"
+chmod 644 "$T/distro.qcow2"
+dsum=$(sha256sum < "$T/distro.qcow2")
+d1=$(q --job distro-probe --kernel "$KERNEL")
+kf_wait_state "$d1" done 600
+ddir=$(kf_field "$d1" run_dir)
+check "distro image: passed" equals "$(kf_field "$d1" outcome)" passed
+check "distro image: its root found by inspection" grep -q "image '$T/distro.qcow2': root /dev/vda1 (ext4), found by inspection" "$T/kfleetd.log"
+check "distro image: the guest's root is partition 1" contains "$(cat "$ddir/output.txt")" "root: /dev/vda1 ext4"
+check "distro image: results copied out" equals "$(cat "$ddir/results/a.txt" 2>&1)" hello
+check "distro image: the user's image unchanged" equals "$(sha256sum < "$T/distro.qcow2")" "$dsum"
 kf_done

@@ -602,6 +602,7 @@ static json_t *job_json(const struct job_def *d)
 	put(o, "programs", strs_json(d->programs, d->nprograms), &bad);
 	put(o, "config", strs_json(d->config, d->nconfig), &bad);
 	put(o, "rootfs", strs_json(d->rootfs, d->nrootfs), &bad);
+	put(o, "image", jstr(d->image), &bad);
 	put(o, "results", jstr(d->results), &bad);
 	put(o, "timeout_s", jdefault(d->timeout_s), &bad);
 	put(o, "memory_mb", jdefault(d->memory_mb), &bad);

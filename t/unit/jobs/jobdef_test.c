@@ -80,7 +80,17 @@ static void test_rootfs_keys(void **state)
 	/* results only exist on a disk */
 	d = load("[job]\nname = r\ncommand = true\nresults = /out\n", &err);
 	assert_null(d);
-	assert_non_null(strstr(buf_str(&err), "results needs rootfs"));
+	assert_non_null(strstr(buf_str(&err), "results needs rootfs or image"));
+	d = load("[job]\nname = r\ncommand = true\nrootfs = a\nimage = /srv/d.qcow2\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(buf_str(&err), "rootfs and image: a job boots on one root disk"));
+	d = load("[job]\nname = r\ncommand = true\nimage = d.qcow2\nresults = /out\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(buf_str(&err), "t.job:4: image: 'd.qcow2' is not an absolute"));
+	d = load("[job]\nname = r\ncommand = true\nimage = /srv/d.qcow2\nresults = /out\n", &err);
+	assert_non_null(d);
+	assert_string_equal(d->image, "/srv/d.qcow2");
+	job_def_free(d);
 	buf_release(&err);
 }
 
