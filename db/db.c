@@ -63,6 +63,7 @@ void run_release(struct run *r)
 	free(r->host);
 	free(r->accel);
 	free(r->machine);
+	free(r->cpu_model);
 	free(r->qemu_version);
 	free(r->libvirt_version);
 	free(r->domain);
@@ -390,7 +391,7 @@ int db_kernel_import(struct db *db, const char *path, const char *arch,
 	" r.state, r.outcome, r.detail, r.splat, r.attempt, r.max_attempts, h.name, r.accel," \
 	" r.machine, r.qemu_version, r.libvirt_version, r.domain, r.queued_at, r.started_at," \
 	" r.booted_at, r.ended_at, r.exit_code, r.guest_release, r.guest_nproc," \
-	" r.guest_mem_kb, r.run_dir, r.job, r.topology, r.numa_nodes" \
+	" r.guest_mem_kb, r.run_dir, r.job, r.topology, r.numa_nodes, r.cpu_model" \
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN hosts h ON h.id = r.host_id"
 
 static void run_from_row(sqlite3_stmt *st, struct run *r)
@@ -435,6 +436,7 @@ static void run_from_row(sqlite3_stmt *st, struct run *r)
 	r->job = dbi_col_text(st, 29);
 	r->topology = dbi_col_text(st, 30);
 	r->numa_nodes = sqlite3_column_int(st, 31);
+	r->cpu_model = dbi_col_text(st, 32);
 }
 
 /* Inserts one run inside the caller's transaction. */
@@ -765,6 +767,17 @@ int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fi
 out:
 	exec(db, "ROLLBACK");
 	return rc;
+}
+
+int db_run_cpu_model(struct db *db, int64_t id, const char *model)
+{
+	sqlite3_stmt *st = dbi_prep(db, "UPDATE runs SET cpu_model = ?2 WHERE id = ?1");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	dbi_bind_text(st, 2, model);
+	return dbi_step_done(st);
 }
 
 int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,

@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -74,6 +74,7 @@ struct run {
 	char *host;            /* host name it ran on, or NULL */
 	char *accel;           /* "kvm" / "tcg", or NULL */
 	char *machine;         /* e.g. "pc-q35-7.2" */
+	char *cpu_model;       /* "qemu64", "cortex-a57", "host-passthrough (Skylake-Server)" */
 	char *qemu_version;
 	char *libvirt_version;
 	char *domain;          /* libvirt domain name of the current attempt */
@@ -168,6 +169,8 @@ int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fi
 		     struct run *r);
 
 /* Records what the run's guest runs with, once it is defined. 0 / -1 */
+/* Records the guest's CPU model. 0 / -1 */
+int db_run_cpu_model(struct db *db, int64_t id, const char *model);
 int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,
 		   const char *qemu_version, const char *libvirt_version, const char *run_dir);
 /* Records the agent's hello. 0 / -1 */

@@ -129,6 +129,9 @@ const char *const db_migrations[] = {
 	"  INSERT INTO run_counts VALUES (coalesce(new.host_id, 0), new.state, 1)"
 	"    ON CONFLICT (host_id, state) DO UPDATE SET n = n + 1;"
 	"END;",
+	/* 7: the guest's CPU model, next to accel and machine: results from
+	 * different CPU models are not the same measurement */
+	"ALTER TABLE runs ADD COLUMN cpu_model TEXT;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

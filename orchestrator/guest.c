@@ -379,6 +379,37 @@ static void choose_arm64(struct host *h)
 	free(caps);
 }
 
+/* The host CPU's model from libvirt's capabilities (<host><cpu><model>),
+ * which a KVM guest's host-passthrough CPU is */
+static void host_cpu_model(struct host *h)
+{
+	char *caps = virConnectGetCapabilities(h->conn);
+	const char *p = caps ? strstr(caps, "<host>") : NULL, *end;
+
+	h->cpu_model[0] = '\0';
+	p = p ? strstr(p, "<model>") : NULL;
+	end = p ? strstr(p, "</model>") : NULL;
+	if (p && end && end - p - 7 < (long)sizeof(h->cpu_model))
+		snprintf(h->cpu_model, sizeof(h->cpu_model), "%.*s", (int)(end - p - 7), p + 7);
+	free(caps);
+	virResetLastError();
+}
+
+/* The CPU model a guest of this spec gets: what guest_domain_xml() asks
+ * for, and QEMU's default where it asks nothing */
+void guest_cpu_model(const struct host *h, const struct guest_spec *s, char *out, size_t n)
+{
+	if (!strcmp(s->accel, "kvm"))
+		snprintf(out, n, "host-passthrough%s%s%s", h->cpu_model[0] ? " (" : "",
+			 h->cpu_model, h->cpu_model[0] ? ")" : "");
+	else if (!strcmp(s->arch, "arm64"))
+		snprintf(out, n, "cortex-a57");
+	else if (!strcmp(s->accel, "test"))
+		snprintf(out, n, "test");
+	else
+		snprintf(out, n, "qemu64");
+}
+
 int guest_host_connect(struct orch *o, struct host *h, char **err)
 {
 	unsigned long v = 0;
@@ -422,6 +453,7 @@ int guest_host_connect(struct orch *o, struct host *h, char **err)
 	}
 	if (h->max_vcpus <= 0)
 		h->max_vcpus = 1;
+	host_cpu_model(h);
 	h->callback_id = virConnectDomainEventRegisterAny(h->conn, NULL,
 		VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), o, NULL);
 	if (h->callback_id < 0)

@@ -42,6 +42,11 @@ struct guest_spec {
 				    channel's socket is libvirt's own, not socket */
 };
 
+struct host;
+/* The CPU model the guest of spec gets on h ("qemu64", "cortex-a57",
+ * "host-passthrough (MODEL)") */
+void guest_cpu_model(const struct host *h, const struct guest_spec *s, char *out, size_t n);
+
 /* Appends the domain XML for spec to out. 0 / -1 */
 int guest_domain_xml(const struct guest_spec *spec, struct buf *out);
 
@@ -58,6 +63,7 @@ struct host {
 	char qemu_version[32];
 	char libvirt_version[32];
 	char why_accel[160];     /* why accel was chosen, for the log */
+	char cpu_model[64];      /* the host's CPU model as libvirt names it ("" unknown) */
 	int busy;                /* workers with a run, under orch's lock ... */
 	int mem_used_mb;         /* ... and the memory their guests were given */
 	int upload;              /* files reach it as storage volumes in conf->pool,

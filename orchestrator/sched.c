@@ -890,6 +890,14 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	}
 	read_machine(d, machine, sizeof(machine));
 	db_run_started(db, r->id, gs.accel, machine, h->qemu_version, h->libvirt_version, dir);
+	{
+		char cpu[96];
+
+		guest_cpu_model(h, &gs, cpu, sizeof(cpu));
+		if (db_run_cpu_model(db, r->id, cpu) < 0)
+			log_warn("run %" PRId64 ": cannot record its CPU model: %s", r->id,
+				 db_errmsg(db));
+	}
 	log_info("run %" PRId64 ": guest '%s' started on host '%s' (%s %s, %d vCPUs, %d MiB, "
 		 "channel %s%s)", r->id, r->domain, h->conf->name, r->arch, gs.accel, r->vcpus,
 		 r->memory_mb, gs.virtio ? "virtio" : "ttyS1",

@@ -66,6 +66,8 @@ check "second probe: the cached images unchanged" equals "$(sha256sum $img)" "$s
 adir=$(kf_field "$a2" run_dir)
 check "arm64 probe: passed" equals "$(kf_field "$a2" outcome)" passed
 check "arm64 probe: an arm64 userland ran" grep -q aarch64 "$adir/output.txt"
+check "CPU models recorded: qemu64 on x86_64 TCG, cortex-a57 on arm64" equals \
+	"$(kf_field "$p2" cpu_model) $(kf_field "$a2" cpu_model)" "qemu64 cortex-a57"
 check "arm64 probe: results copied out" equals "$(cat "$adir/results/a.txt" 2>&1)" hello
 # A distro-like image: a partition table, the root in partition 1 (here
 # the probe's own root image, copied in), as qcow2. kfleet finds its root

@@ -90,6 +90,7 @@ static json_t *run_json(const struct run *r)
 	put(o, "host", jstr(r->host), &bad);
 	put(o, "accel", jstr(r->accel), &bad);
 	put(o, "machine", jstr(r->machine), &bad);
+	put(o, "cpu_model", jstr(r->cpu_model), &bad);
 	put(o, "qemu_version", jstr(r->qemu_version), &bad);
 	put(o, "libvirt_version", jstr(r->libvirt_version), &bad);
 	put(o, "domain", jstr(r->domain), &bad);

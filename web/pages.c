@@ -501,6 +501,7 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 	kv_str(&b, "host", r.host);
 	kv_str(&b, "accel", r.accel);
 	kv_str(&b, "machine", r.machine);
+	kv_str(&b, "CPU model", r.cpu_model);
 	kv_str(&b, "QEMU", r.qemu_version);
 	kv_str(&b, "libvirt", r.libvirt_version);
 	kv_str(&b, "domain", r.domain);
