@@ -109,7 +109,7 @@ static int cpio_header(struct cpio *c, const char *name, unsigned mode, int64_t 
 	}
 	if (archive_write_header(c->a, e) != ARCHIVE_OK) {
 		set_errf(err, "archive '%s': entry '%s': %s", c->path, name,
-			archive_error_string(c->a));
+			 archive_error_string(c->a));
 		return -1;
 	}
 	return 0;
@@ -119,7 +119,7 @@ static int cpio_data(struct cpio *c, const char *name, const void *p, size_t n, 
 {
 	if (n && archive_write_data(c->a, p, n) != (la_ssize_t)n) {
 		set_errf(err, "archive '%s': entry '%s': %s", c->path, name,
-			archive_error_string(c->a));
+			 archive_error_string(c->a));
 		return -1;
 	}
 	return 0;
@@ -172,7 +172,7 @@ static int cpio_file(struct cpio *c, const char *name, unsigned perm,
 		}
 		if (r <= 0) {
 			set_errf(err, "%s '%s': %s", what, src,
-				r < 0 ? strerror(errno) : "file shrank while reading");
+				 r < 0 ? strerror(errno) : "file shrank while reading");
 			goto out;
 		}
 		if (cpio_data(c, name, chunk, (size_t)r, err) < 0)
@@ -358,7 +358,7 @@ static int mods_add(struct mods *m, const char *path, size_t len, char **err)
 	}
 	if (len < 3 || memcmp(path + len - 3, ".ko", 3)) {
 		set_errf(err, "module '%.*s': only uncompressed .ko modules are supported",
-			(int)len, path);
+			 (int)len, path);
 		return -1;
 	}
 	m->paths[m->n] = strndup(path, len);
@@ -521,7 +521,7 @@ char *img_modules_initramfs(const char *moddir, const char *const *names, size_t
 			free(other);
 			if (same) {
 				set_errf(err, "modules '%s' and '%s' have the same file name",
-					m.paths[j], m.paths[i]);
+					 m.paths[j], m.paths[i]);
 				free(src);
 				free(dst);
 				goto out;
@@ -664,7 +664,7 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 	cmd_len = strlen(r->command);
 	if (cmd_len > IMG_CMD_MAX) {
 		set_errf(err, "run %lld: command is %zu bytes, more than %d",
-			(long long)r->run_id, cmd_len, IMG_CMD_MAX);
+			 (long long)r->run_id, cmd_len, IMG_CMD_MAX);
 		goto out;
 	}
 	if (r->timeout_s < 1) {
@@ -681,8 +681,8 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 	}
 	if (!conf_value_ok(r->root_dev) || !conf_value_ok(r->results)) {
 		set_errf(err, "run %lld: root disk '%s' or results '%s' is not an absolute path "
-			"on one line", (long long)r->run_id, r->root_dev ? r->root_dev : "",
-			r->results ? r->results : "");
+			 "on one line", (long long)r->run_id, r->root_dev ? r->root_dev : "",
+			 r->results ? r->results : "");
 		goto out;
 	}
 	if (buf_printf(&conf, "run=%lld\ntimeout=%d\noutput_max=%llu\nchannel=%s\n",

@@ -161,17 +161,17 @@ static int check_spec(const struct img_rootfs_spec *spec, const char *cache_dir,
 		return set_errf(err, "rootfs: no %s given", !spec ? "spec" : "cache directory");
 	if (!spec->arch || (strcmp(spec->arch, "x86_64") && strcmp(spec->arch, "arm64")))
 		return set_errf(err, "rootfs arch '%s': not x86_64 or arm64",
-			    spec->arch ? shown(spec->arch, a, sizeof(a)) : "(none)");
+				spec->arch ? shown(spec->arch, a, sizeof(a)) : "(none)");
 	if (!spec->suite || !suite_ok(spec->suite))
 		return set_errf(err, "rootfs suite '%s': not a Debian suite name ([a-z0-9][a-z0-9-]*)",
-			    spec->suite ? shown(spec->suite, a, sizeof(a)) : "(none)");
+				spec->suite ? shown(spec->suite, a, sizeof(a)) : "(none)");
 	if (!spec->mirror || !mirror_ok(spec->mirror))
 		return set_errf(err, "rootfs mirror '%s': not an http://, https:// or file:/ URL "
-			    "without whitespace and commas",
-			    spec->mirror ? shown(spec->mirror, a, sizeof(a)) : "(none)");
+				"without whitespace and commas",
+				spec->mirror ? shown(spec->mirror, a, sizeof(a)) : "(none)");
 	if (spec->npackages > IMG_ROOTFS_PACKAGES_MAX)
 		return set_errf(err, "rootfs: %zu packages, at most %d", spec->npackages,
-			    IMG_ROOTFS_PACKAGES_MAX);
+				IMG_ROOTFS_PACKAGES_MAX);
 	if (spec->npackages && !spec->packages)
 		return set_errf(err, "rootfs: %zu packages but no list", spec->npackages);
 	for (size_t i = 0; i < spec->npackages; i++) {
@@ -179,11 +179,11 @@ static int check_spec(const struct img_rootfs_spec *spec, const char *cache_dir,
 			return set_errf(err, "rootfs package %zu: missing", i + 1);
 		if (!pkg_name_ok(spec->packages[i]))
 			return set_errf(err, "rootfs package '%s': not a Debian package name",
-				    shown(spec->packages[i], a, sizeof(a)));
+					shown(spec->packages[i], a, sizeof(a)));
 	}
 	if (spec->timeout_s < 0 || spec->timeout_s > ROOTFS_TIMEOUT_MAX_S)
 		return set_errf(err, "rootfs timeout %d s: not within 0..%d", spec->timeout_s,
-			    ROOTFS_TIMEOUT_MAX_S);
+				ROOTFS_TIMEOUT_MAX_S);
 	return 0;
 }
 

@@ -379,7 +379,7 @@ int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out
 		*url_out = NULL;
 	if (pw_split(ref ? ref : "", &base, &id) < 0) {
 		set_errf(err, "patchwork '%s': not BASE/ID, BASE/api/series/ID/ or a URL with "
-		     "?series=ID", ref ? ref : "");
+			 "?series=ID", ref ? ref : "");
 		goto out;
 	}
 	blen = strlen(base);
@@ -395,7 +395,7 @@ int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out
 	j = json_loadb(body.data ? body.data : "", body.len, 0, &jerr);
 	if (!j || !json_is_object(j)) {
 		set_errf(err, "'%s': not a patchwork series (%s)", api,
-		     j ? "not a JSON object" : jerr.text);
+			 j ? "not a JSON object" : jerr.text);
 		goto out;
 	}
 	m = json_object_get(j, "mbox");

@@ -408,11 +408,11 @@ int series_diffstat(const char *patch, int *files, int *ins, int *del, char **wh
 				(*ins)++;
 			} else if (c != '\\') {
 				return set_errf(why, "the diff of '%s' is cut short (a hunk ends early, "
-					    "line %u of the diff)", file, dline);
+						"line %u of the diff)", file, dline);
 			}
 			if (old_left < 0 || new_left < 0)
 				return set_errf(why, "the diff of '%s' is damaged (a hunk is longer "
-					    "than its header says, line %u of the diff)", file, dline);
+						"than its header says, line %u of the diff)", file, dline);
 		} else if (len >= 11 && !strncmp(p, "diff --git ", 11)) {
 			(*files)++;
 			git_header = 1;
@@ -426,7 +426,7 @@ int series_diffstat(const char *patch, int *files, int *ins, int *del, char **wh
 		} else if (len >= 4 && !strncmp(p, "@@ -", 4) && *files) {
 			if (hunk_header(p, &old_left, &new_left) < 0)
 				return set_errf(why, "the diff of '%s' has a bad hunk header "
-					    "(line %u of the diff)", file, dline);
+						"(line %u of the diff)", file, dline);
 			git_header = 0;
 		}
 		p = nl ? nl + 1 : p + strlen(p);
@@ -785,7 +785,7 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 		}
 		if (c[i].tags.count > SERIES_PATCHES_MAX) {
 			set_errf(err, "%s: %s: more than %d patches", loc, what(w1, sizeof(w1), &c[i]),
-			     SERIES_PATCHES_MAX);
+				 SERIES_PATCHES_MAX);
 			goto out;
 		}
 		if (c[i].tags.count < 1) {
@@ -794,14 +794,14 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 		}
 		if (c[i].tags.count != count) {
 			set_errf(err, "%s: %s says %d patches, %s says %d", loc,
-			     what(w1, sizeof(w1), &c[i]), c[i].tags.count,
-			     what(w2, sizeof(w2), &c[first]), count);
+				 what(w1, sizeof(w1), &c[i]), c[i].tags.count,
+				 what(w2, sizeof(w2), &c[first]), count);
 			goto out;
 		}
 		if (c[i].kind == MSG_COVER) {
 			if (cover_seen >= 0) {
 				set_errf(err, "%s: a second cover letter for v%d (the first at line %u)",
-				     loc, c[i].version, msgs[cover_seen].line);
+					 loc, c[i].version, msgs[cover_seen].line);
 				goto out;
 			}
 			cover_seen = (int)i;
@@ -809,12 +809,12 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 		}
 		if (c[i].tags.index > count) {
 			set_errf(err, "%s: patch %d/%d: its number is larger than the count", loc,
-			     c[i].tags.index, count);
+				 c[i].tags.index, count);
 			goto out;
 		}
 		if (first_at[c[i].tags.index]) {
 			set_errf(err, "%s: patch %d/%d appears twice (also at line %u)", loc,
-			     c[i].tags.index, count, first_at[c[i].tags.index]);
+				 c[i].tags.index, count, first_at[c[i].tags.index]);
 			goto out;
 		}
 		first_at[c[i].tags.index] = msgs[i].line ? msgs[i].line : 1;
@@ -828,7 +828,7 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 		}
 		if (!msgs[i].author || !*msgs[i].author) {
 			set_errf(err, "%s: patch %d/%d has no author (no From: header)", loc,
-			     c[i].tags.index, count);
+				 c[i].tags.index, count);
 			goto out;
 		}
 	}
@@ -840,7 +840,7 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 	}
 	if (nmissing) {
 		set_errf(err, "%s: %s %s %s missing", name, nmissing > 1 ? "patches" : "patch",
-		     buf_str(&missing), nmissing > 1 ? "are" : "is");
+			 buf_str(&missing), nmissing > 1 ? "are" : "is");
 		goto out;
 	}
 	*count_out = count;
@@ -968,8 +968,8 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 					b = i;
 			}
 			set_errf(err, "%s: %s is v%d but %s is v%d: patches from two versions",
-			     where(loc, sizeof(loc), name, msgs[a].line), what(w1, sizeof(w1), &c[a]),
-			     c[a].version, what(w2, sizeof(w2), &c[b]), c[b].version);
+				 where(loc, sizeof(loc), name, msgs[a].line), what(w1, sizeof(w1), &c[a]),
+				 c[a].version, what(w2, sizeof(w2), &c[b]), c[b].version);
 			goto out;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -997,7 +997,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 			where(loc, sizeof(loc), name, msgs[i].line);
 			if (!c[i].diff_ok) {
 				set_errf(err, "%s: patch %d/%d: %s", loc, c[i].tags.index, count,
-				     c[i].diff_why);
+					 c[i].diff_why);
 				goto out;
 			}
 			if (!c[i].files) {
@@ -1006,7 +1006,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 			}
 			if (!msgs[i].author || !*msgs[i].author) {
 				set_errf(err, "%s: patch %d/%d has no author (no From: header)", loc,
-				     c[i].tags.index, count);
+					 c[i].tags.index, count);
 				goto out;
 			}
 		}
@@ -1022,7 +1022,7 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 			goto out;
 	} else {
 		set_errf(err, "%s: no patches in it (%zu %s, none with a diff or a [PATCH] subject)",
-		     name, n, n == 1 ? "mail" : "mails");
+			 name, n, n == 1 ? "mail" : "mails");
 		goto out;
 	}
 

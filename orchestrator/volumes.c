@@ -32,7 +32,7 @@ static int virt_fail(char **err, const char *pool, const char *vol, const char *
 {
 	if (vol)
 		return set_errf(err, "host pool '%s' volume '%s': %s: %s", pool, vol, what,
-			    virGetLastErrorMessage());
+				virGetLastErrorMessage());
 	return set_errf(err, "host pool '%s': %s: %s", pool, what, virGetLastErrorMessage());
 }
 
@@ -59,13 +59,13 @@ static int check_name(const char *kind, const char *name, char **err)
 		return set_errf(err, "%s name is empty", kind);
 	if (name[strspn(name, VOL_NAME_CHARS)])
 		return set_errf(err, "%s name '%s': only letters, digits, '.', '_' and '-' are allowed",
-			    kind, shown(name, tmp, sizeof(tmp)));
+				kind, shown(name, tmp, sizeof(tmp)));
 	if (name[0] == '.')
 		return set_errf(err, "%s name '%s': must not start with '.'", kind,
-			    shown(name, tmp, sizeof(tmp)));
+				shown(name, tmp, sizeof(tmp)));
 	if (strlen(name) > VOL_NAME_MAX)
 		return set_errf(err, "%s name '%s': longer than %d characters", kind,
-			    shown(name, tmp, sizeof(tmp)), VOL_NAME_MAX);
+				shown(name, tmp, sizeof(tmp)), VOL_NAME_MAX);
 	return 0;
 }
 
@@ -76,11 +76,11 @@ static int check_path(const char *what, const char *path, char **err)
 
 	if (!path || path[0] != '/')
 		return set_errf(err, "%s '%s': not an absolute path", what,
-			    shown(path ? path : "", tmp, sizeof(tmp)));
+				shown(path ? path : "", tmp, sizeof(tmp)));
 	for (const char *s = path; *s; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			return set_errf(err, "%s '%s': has control characters", what,
-				    shown(path, tmp, sizeof(tmp)));
+					shown(path, tmp, sizeof(tmp)));
 	return 0;
 }
 
@@ -150,6 +150,20 @@ static void name_unlock(struct busy *b)
 	pthread_mutex_unlock(&busy_lock);
 }
 
+/* Takes the name's lock (released by name_unlock() whatever follows) and
+ * looks the pool up: the start of every call on a volume */
+static virStoragePoolPtr lock_pool(struct busy *b, virConnectPtr conn, const char *pool,
+				   const char *vol_name, char **err)
+{
+	virStoragePoolPtr p;
+
+	name_lock(b, pool, vol_name);
+	p = virStoragePoolLookupByName(conn, pool);
+	if (!p)
+		virt_fail(err, pool, NULL, "lookup");
+	return p;
+}
+
 /* Looks vol up in p: 1 found (*out, caller frees), 0 no such volume, -1 error */
 static int vol_find(virStoragePoolPtr p, const char *pool, const char *name,
 		    virStorageVolPtr *out, char **err)
@@ -208,7 +222,7 @@ static int pool_check(virStoragePoolPtr p, const char *name, const char *path, c
 	}
 	if (strncmp(desc, "<pool type='dir'", 16)) {
 		set_errf(err, "host pool '%s': exists and is not a dir pool: %.*s", name,
-		     (int)strcspn(desc, ">\n"), desc);
+			 (int)strcspn(desc, ">\n"), desc);
 		goto out;
 	}
 	t = strstr(desc, "<target>");
@@ -225,7 +239,7 @@ static int pool_check(virStoragePoolPtr p, const char *name, const char *path, c
 	}
 	if ((size_t)(e - s) != want.len || memcmp(s, want.data, want.len)) {
 		set_errf(err, "host pool '%s': exists at '%.*s', not at '%s'", name, (int)(e - s), s,
-		     path);
+			 path);
 		goto out;
 	}
 	rc = 0;
@@ -297,7 +311,7 @@ int vol_pool_ensure(virConnectPtr conn, const char *name, const char *path, char
 		/* another process (a second kfleetd, virsh) may have started it */
 		if (virStoragePoolIsActive(p) != 1) {
 			set_errf(err, "host pool '%s': build and start at '%s': %s", name, dir,
-			     msg ? msg : "out of memory");
+				 msg ? msg : "out of memory");
 			goto out;
 		}
 	}
@@ -353,11 +367,11 @@ static void xfer_fail(char **err, const struct xfer *x, int timeout_s, const cha
 {
 	if (x->timed_out)
 		set_errf(err, "host pool '%s' volume '%s': %s: timed out after %d s "
-		     "(%lld bytes of data and %lld of holes done)", pool, vol, what, timeout_s,
-		     x->data, x->holes);
+			 "(%lld bytes of data and %lld of holes done)", pool, vol, what, timeout_s,
+			 x->data, x->holes);
 	else if (x->err)
 		set_errf(err, "host pool '%s' volume '%s': %s: %s '%s': %s", pool, vol, what, x->op,
-		     x->file, strerror(x->err));
+			 x->file, strerror(x->err));
 	else
 		virt_fail(err, pool, vol, what);
 }
@@ -499,23 +513,20 @@ char *vol_upload(virConnectPtr conn, const char *pool, const char *vol_name, con
 	x.fd = open(local, O_RDONLY | O_CLOEXEC);
 	if (x.fd < 0 || fstat(x.fd, &sb) < 0) {
 		set_errf(err, "host pool '%s' volume '%s': upload: cannot read '%s': %s", pool,
-		     vol_name, local, strerror(errno));
+			 vol_name, local, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		set_errf(err, "host pool '%s' volume '%s': upload: '%s' is not a regular file", pool,
-		     vol_name, local);
+			 vol_name, local);
 		goto out;
 	}
 	x.size = (long long)sb.st_size;
 
-	name_lock(&b, pool, vol_name);
 	locked = 1;
-	p = virStoragePoolLookupByName(conn, pool);
-	if (!p) {
-		virt_fail(err, pool, NULL, "lookup");
+	p = lock_pool(&b, conn, pool, vol_name, err);
+	if (!p)
 		goto out;
-	}
 	found = vol_find(p, pool, vol_name, &v, err);
 	if (found < 0)
 		goto out;
@@ -582,7 +593,7 @@ char *vol_upload(virConnectPtr conn, const char *pool, const char *vol_name, con
 			virt_fail(err, pool, vol_name, "upload: get size");
 		else
 			set_errf(err, "host pool '%s' volume '%s': upload: has %lld bytes after the "
-			     "upload of '%s' (%lld bytes)", pool, vol_name, have, local, x.size);
+				 "upload of '%s' (%lld bytes)", pool, vol_name, have, local, x.size);
 		goto out;
 	}
 	log_info("host pool '%s' volume '%s': uploaded '%s', %lld bytes (%lld of data) in "
@@ -626,21 +637,18 @@ char *vol_overlay(virConnectPtr conn, const char *pool, const char *vol_name,
 	if (!backing_fmt || !*backing_fmt || strlen(backing_fmt) > 16 ||
 	    backing_fmt[strspn(backing_fmt, "abcdefghijklmnopqrstuvwxyz0123456789")]) {
 		set_errf(err, "host pool '%s' volume '%s': backing format '%.16s' is not a format name",
-		     pool, vol_name, backing_fmt ? backing_fmt : "");
+			 pool, vol_name, backing_fmt ? backing_fmt : "");
 		return NULL;
 	}
 
-	name_lock(&b, pool, vol_name);
 	locked = 1;
-	p = virStoragePoolLookupByName(conn, pool);
-	if (!p) {
-		virt_fail(err, pool, NULL, "lookup");
+	p = lock_pool(&b, conn, pool, vol_name, err);
+	if (!p)
 		goto out;
-	}
 	bv = virStorageVolLookupByPath(conn, backing_path);
 	if (!bv || virStorageVolGetInfo(bv, &info) < 0) {
 		set_errf(err, "host pool '%s' volume '%s': backing file '%s': %s", pool, vol_name,
-		     backing_path, virGetLastErrorMessage());
+			 backing_path, virGetLastErrorMessage());
 		goto out;
 	}
 	found = vol_find(p, pool, vol_name, &v, err);
@@ -690,12 +698,9 @@ int vol_delete(virConnectPtr conn, const char *pool, const char *vol_name, char 
 
 	if (check_name("pool", pool, err) < 0 || check_name("volume", vol_name, err) < 0)
 		return -1;
-	name_lock(&b, pool, vol_name);
-	p = virStoragePoolLookupByName(conn, pool);
-	if (!p) {
-		virt_fail(err, pool, NULL, "lookup");
+	p = lock_pool(&b, conn, pool, vol_name, err);
+	if (!p)
 		goto out;
-	}
 	found = vol_find(p, pool, vol_name, &v, err);
 	if (found < 0)
 		goto out;
@@ -737,17 +742,14 @@ int vol_download(virConnectPtr conn, const char *pool, const char *vol_name, con
 	made = x.fd >= 0;
 	if (x.fd < 0 || fchmod(x.fd, 0644) < 0) {
 		set_errf(err, "host pool '%s' volume '%s': download: cannot create '%s': %s", pool,
-		     vol_name, tmp, strerror(errno));
+			 vol_name, tmp, strerror(errno));
 		goto out;
 	}
 
-	name_lock(&b, pool, vol_name);
 	locked = 1;
-	p = virStoragePoolLookupByName(conn, pool);
-	if (!p) {
-		virt_fail(err, pool, NULL, "lookup");
+	p = lock_pool(&b, conn, pool, vol_name, err);
+	if (!p)
 		goto out;
-	}
 	v = virStorageVolLookupByName(p, vol_name);
 	if (!v) {
 		virt_fail(err, pool, vol_name, "lookup");
@@ -776,19 +778,19 @@ int vol_download(virConnectPtr conn, const char *pool, const char *vol_name, con
 	end = lseek(x.fd, 0, SEEK_CUR);
 	if (end < 0 || ftruncate(x.fd, end) < 0) {
 		set_errf(err, "host pool '%s' volume '%s': download: cannot size '%s': %s", pool,
-		     vol_name, tmp, strerror(errno));
+			 vol_name, tmp, strerror(errno));
 		goto out;
 	}
 	if (close(x.fd) < 0) {
 		x.fd = -1;
 		set_errf(err, "host pool '%s' volume '%s': download: cannot write '%s': %s", pool,
-		     vol_name, tmp, strerror(errno));
+			 vol_name, tmp, strerror(errno));
 		goto out;
 	}
 	x.fd = -1;
 	if (rename(tmp, local) < 0) {
 		set_errf(err, "host pool '%s' volume '%s': download: cannot rename '%s' to '%s': %s",
-		     pool, vol_name, tmp, local, strerror(errno));
+			 pool, vol_name, tmp, local, strerror(errno));
 		goto out;
 	}
 	rc = 0;

@@ -328,6 +328,25 @@ static void test_many_runs_two_slots(void **state)
 	}
 }
 
+/* The fixture's orchestrator again, with a second test-driver host;
+ * both take one guest at a time */
+static void two_hosts(struct fx *f)
+{
+	char *e = NULL;
+
+	orch_free(f->o);
+	f->c.hosts = realloc(f->c.hosts, 2 * sizeof(*f->c.hosts));
+	assert_non_null(f->c.hosts);
+	f->c.hosts[0].slots = 1;
+	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
+					      strdup("auto"), strdup("auto"), strdup("kfleet"),
+					      strdup("/var/lib/kfleet/pool") };
+	f->c.nhosts = 2;
+	f->o = orch_new(&f->c, &e);
+	if (!f->o)
+		fail_msg("orch_new: %s", e);
+}
+
 /* Two hosts of one slot each: runs are placed on both, and an arch no
  * host runs is refused at submit. */
 static void test_two_hosts(void **state)
@@ -345,17 +364,7 @@ static void test_two_hosts(void **state)
 	snprintf(arm_kernel, sizeof(arm_kernel), "%s/Image", f->dir);
 	memcpy(image + 0x38, "ARM\x64", 4);
 	tu_write(arm_kernel, image, sizeof(image), 0);
-	orch_free(f->o);
-	f->c.hosts = realloc(f->c.hosts, 2 * sizeof(*f->c.hosts));
-	assert_non_null(f->c.hosts);
-	f->c.hosts[0].slots = 1;
-	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
-					      strdup("auto"), strdup("auto"), strdup("kfleet"),
-					      strdup("/var/lib/kfleet/pool") };
-	f->c.nhosts = 2;
-	f->o = orch_new(&f->c, &e);
-	if (!f->o)
-		fail_msg("orch_new: %s", e);
+	two_hosts(f);
 	for (int i = 0; i < 4; i++)
 		ids[i] = submit(f, "true");
 	assert_int_equal(orch_start(f->o), 0);
@@ -388,17 +397,7 @@ static void test_placement(void **state)
 	int64_t id;
 	struct run r;
 
-	orch_free(f->o);
-	f->c.hosts = realloc(f->c.hosts, 2 * sizeof(*f->c.hosts));
-	assert_non_null(f->c.hosts);
-	f->c.hosts[0].slots = 1;
-	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
-					      strdup("auto"), strdup("auto"), strdup("kfleet"),
-					      strdup("/var/lib/kfleet/pool") };
-	f->c.nhosts = 2;
-	f->o = orch_new(&f->c, &e);
-	if (!f->o)
-		fail_msg("orch_new: %s", e);
+	two_hosts(f);
 	snprintf(f->o->hosts[0].accel, sizeof(f->o->hosts[0].accel), "kvm");
 	assert_int_equal(orch_start(f->o), 0);
 	/* one at a time, so the KVM host is idle each time: it gets them all,
