@@ -1166,6 +1166,28 @@ static void sigpipe_restore(const sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+/* The appliance up, with its watchdog and SIGPIPE blocked in this thread:
+ * what both callers start with. 0, or -1 with *err; either way
+ * appliance_end() undoes what was done. */
+static int appliance_start(struct copy *c, sigset_t *old, char **err)
+{
+	int r;
+
+	sigpipe_block(old);
+	if ((r = wd_start(&c->wd, c->timeout_s)))
+		return set_errf(err, "%s: starting the watchdog thread: %s", c->what, strerror(r));
+	if (open_handle(c, err) < 0 || launch(c, err) < 0)
+		return -1;
+	return 0;
+}
+
+static void appliance_end(struct copy *c, const sigset_t *old)
+{
+	close_handle(c);
+	wd_stop(&c->wd);
+	sigpipe_restore(old);
+}
+
 /* Checks what can be checked on the host before anything starts */
 static int check_args(struct copy *c, const char *disk, char **err)
 {
@@ -1244,12 +1266,7 @@ int img_copy_out(const char *disk, const char *format, const char *guest_dir,
 		set_errf(err, "%s: creating '%s': %s", c->what, tar, strerror(errno));
 		goto out;
 	}
-	sigpipe_block(&old);
-	if ((r = wd_start(&c->wd, c->timeout_s))) {
-		set_errf(err, "%s: starting the watchdog thread: %s", c->what, strerror(r));
-		goto out_sig;
-	}
-	if (open_handle(c, err) < 0 || launch(c, err) < 0)
+	if (appliance_start(c, &old, err) < 0)
 		goto out_sig;
 	r = find_dir(c, err);
 	if (r < 0)
@@ -1271,9 +1288,7 @@ int img_copy_out(const char *disk, const char *format, const char *guest_dir,
 	wd_phase(&c->wd, PHASE_UNTAR);
 	rc = extract_into(tar_fd, work, host, c->what, &l, &c->wd, rep, err);
 out_sig:
-	close_handle(c);
-	wd_stop(&c->wd);
-	sigpipe_restore(&old);
+	appliance_end(c, &old);
 out:
 	if (tar_fd >= 0)
 		close(tar_fd);
@@ -1304,7 +1319,7 @@ int img_disk_root(const char *disk, const char *format, char *dev, size_t dev_n,
 {
 	struct copy *c = calloc(1, sizeof(*c));
 	char **roots = NULL, *type = NULL;
-	int rc = -1, r;
+	int rc = -1;
 	sigset_t old;
 
 	*err = NULL;
@@ -1320,12 +1335,7 @@ int img_disk_root(const char *disk, const char *format, char *dev, size_t dev_n,
 		return -1;
 	}
 	snprintf(c->what, sizeof(c->what), "disk '%s'", c->disk);
-	sigpipe_block(&old);
-	if ((r = wd_start(&c->wd, c->timeout_s))) {
-		set_errf(err, "%s: starting the watchdog thread: %s", c->what, strerror(r));
-		goto out_sig;
-	}
-	if (open_handle(c, err) < 0 || launch(c, err) < 0)
+	if (appliance_start(c, &old, err) < 0)
 		goto out_sig;
 	if (step(c, "inspecting the disk")) {
 		timed_out(c->what, &c->wd, c->timeout_s, err);
@@ -1355,9 +1365,7 @@ int img_disk_root(const char *disk, const char *format, char *dev, size_t dev_n,
 	snprintf(fstype, fstype_n, "%s", type);
 	rc = 0;
 out_sig:
-	close_handle(c);
-	wd_stop(&c->wd);
-	sigpipe_restore(&old);
+	appliance_end(c, &old);
 	for (size_t i = 0; roots && roots[i]; i++)
 		free(roots[i]);
 	free(roots);

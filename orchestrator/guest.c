@@ -249,11 +249,6 @@ static void version_str(unsigned long v, char *out, size_t n)
 	snprintf(out, n, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
 }
 
-static int is_local_uri(const char *uri)
-{
-	return !strncmp(uri, "qemu:///", 8);
-}
-
 /* "qemu+ssh://h/system" names a host; "qemu:///system" and "test:///default"
  * are this machine */
 static int uri_has_host(const char *uri)
@@ -334,7 +329,7 @@ static int choose_accel(struct host *h)
 		h->max_vcpus = caps_max_vcpus(caps);
 	free(caps);
 	if (!strcmp(want, "tcg") ||
-	    (!strcmp(want, "auto") && (!kvm_caps || (is_local_uri(h->conf->uri) &&
+	    (!strcmp(want, "auto") && (!kvm_caps || (!uri_has_host(h->conf->uri) &&
 				       !kvm_usable_here(h->why_accel, sizeof(h->why_accel))) ||
 				       !kvm_probe(h, h->why_accel, sizeof(h->why_accel))))) {
 		snprintf(h->accel, sizeof(h->accel), "tcg");
@@ -572,7 +567,7 @@ int guest_write_tcg1(const char *dir)
 char *guest_tcg1_emulator(const struct orch *o, const struct host *h, const char *arch,
 			  const char *accel, int vcpus)
 {
-	if (strcmp(accel, "tcg") || !is_local_uri(h->conf->uri) || h->cpus <= 0 ||
+	if (strcmp(accel, "tcg") || uri_has_host(h->conf->uri) || h->cpus <= 0 ||
 	    vcpus <= h->cpus || !o->tcg1_dir)
 		return NULL;
 	return path_join(o->tcg1_dir, strcmp(arch, "arm64") ? "qemu-system-x86_64" :

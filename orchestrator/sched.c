@@ -236,6 +236,16 @@ struct pump {
 	long long copied, max;
 };
 
+/* Appends what fits under max of the n bytes read; 1 once max is reached */
+static int pump_keep(struct pump *p, const char *chunk, long long n)
+{
+	if (p->copied + n > p->max)
+		n = p->max - p->copied;
+	if (n > 0 && write(p->out, chunk, (size_t)n) == n)
+		p->copied += n;
+	return p->copied >= p->max;
+}
+
 /* What a non-blocking stream has now; it ends with the guest */
 static void pump_stream(struct pump *p, char *chunk, size_t size)
 {
@@ -248,11 +258,7 @@ static void pump_stream(struct pump *p, char *chunk, size_t size)
 			p->eof = 1;
 			break;
 		}
-		if (p->copied + r > p->max)
-			r = (int)(p->max - p->copied);
-		if (r > 0 && write(p->out, chunk, (size_t)r) == r)
-			p->copied += r;
-		if (p->copied >= p->max)
+		if (pump_keep(p, chunk, r))
 			break;
 	}
 }
@@ -291,11 +297,7 @@ static void pump_poll(struct pump *p)
 		}
 		if (r < 0)
 			break;
-		if (p->copied + r > p->max)
-			r = (ssize_t)(p->max - p->copied);
-		if (r > 0 && write(p->out, chunk, (size_t)r) == r)
-			p->copied += r;
-		if (p->copied >= p->max)
+		if (pump_keep(p, chunk, r))
 			break;
 	}
 }
