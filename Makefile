@@ -115,7 +115,7 @@ SERIES_FUZZ_SRCS := kernels/series.c common/cmd.c common/buf.c common/util.c
 build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsint.h kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) $(shell pkg-config --libs jansson libcrypto)
-KBUILD_FUZZ_SRCS := kernels/build.c common/cmd.c common/buf.c common/util.c common/log.c
+KBUILD_FUZZ_SRCS := kernels/build.c kernels/kimage.c common/cmd.c common/buf.c common/util.c common/log.c
 build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)

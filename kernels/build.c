@@ -7,6 +7,7 @@
 #include "kernels/kernels.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -703,7 +704,8 @@ void kbuild_config_dropped(const char *frag, size_t flen, const char *cfg, size_
 
 char *kbuild_log_errors(const char *log, size_t len)
 {
-	static const char *const marks[] = { ": error:", ": fatal error:", "*** ", "Error ", NULL };
+	static const char *const marks[] = { ": error:", ": fatal error:", "*** ", "Error ",
+					     "ERROR: ", NULL };
 	const char *p = log, *end = log + len, *first = NULL;
 	struct buf b = BUF_INIT(KBUILD_ERRORS_MAX);
 	int lines = 0;
@@ -718,8 +720,12 @@ char *kbuild_log_errors(const char *log, size_t len)
 				hit = 1;
 		if (hit && !first)
 			first = p;
-		/* the error and the lines gcc prints under it (source, caret) */
-		if (first && (hit || (lines && (l == 0 || p[0] == ' ' || isdigit((unsigned char)p[0]))))) {
+		/* the error and the lines gcc prints under it (source, caret), not
+		 * what make -j went on building ("  CC      x.o") */
+		int built = l > 2 && p[0] == ' ' && p[1] == ' ' && isupper((unsigned char)p[2]);
+
+		if (first && (hit || (lines && !built &&
+				      (l == 0 || p[0] == ' ' || isdigit((unsigned char)p[0]))))) {
 			buf_append(&b, p, l);
 			buf_puts(&b, "\n");
 			lines++;
@@ -1051,6 +1057,260 @@ out:
 	return rc;
 }
 
+/* What test_progs reads at run time besides itself and the *.bpf.o files
+ * (the TRUNNER_EXTRA_FILES of tools/testing/selftests/bpf/Makefile) */
+static const char *const bpf_extras[] = {
+	"bpf_testmod.ko", "urandom_read", "liburandom_read.so", "xdp_synproxy", "sign-file",
+	"ima_setup.sh", "verify_sig_setup.sh",
+};
+
+static int bpf_wanted(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < sizeof(bpf_extras) / sizeof(bpf_extras[0]); i++)
+		if (!strcmp(name, bpf_extras[i]))
+			return 1;
+	return !strcmp(name, "test_progs") || (n > 6 && !strcmp(name + n - 6, ".bpf.o")) ||
+	       (!strncmp(name, "btf_dump_test_case_", 19) && n > 2 && !strcmp(name + n - 2, ".c"));
+}
+
+/* Copies what test_progs needs from the built selftests directory sel to
+ * out (and progs/btf_dump_test_case_*.c, which btf_dump compares against) */
+static int bpf_install(const char *sel, const char *out, char **err)
+{
+	char *progs = NULL, *oprogs = NULL;
+	struct cmd *c = cmd_new("cp"), *cp = cmd_new("cp");
+	struct dirent *d;
+	DIR *dir = NULL;
+	int files = 0, pfiles = 0, rc = -1;
+
+	cmd_arg(c, "-p");
+	cmd_arg(cp, "-p");
+	if (asprintf(&progs, "%s/progs", sel) < 0 || asprintf(&oprogs, "%s/progs", out) < 0) {
+		set_errf(err, "out of memory");
+		goto out;
+	}
+	if (mkdir_p(oprogs, 0755) < 0) {
+		set_errf(err, "'%s': %s", oprogs, strerror(errno));
+		goto out;
+	}
+	if (!(dir = opendir(sel))) {
+		set_errf(err, "'%s': %s", sel, strerror(errno));
+		goto out;
+	}
+	while ((d = readdir(dir)))
+		if (bpf_wanted(d->d_name)) {
+			cmd_argf(c, "%s/%s", sel, d->d_name);
+			files++;
+		}
+	closedir(dir);
+	if (!(dir = opendir(progs))) {
+		set_errf(err, "'%s': %s", progs, strerror(errno));
+		goto out;
+	}
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, "btf_dump_test_case_", 19) && bpf_wanted(d->d_name)) {
+			cmd_argf(cp, "%s/%s", progs, d->d_name);
+			pfiles++;
+		}
+	cmd_arg(c, out);
+	cmd_arg(cp, oprogs);
+	if (!files || cmd_run(c, err) < 0 || (pfiles && cmd_run(cp, err) < 0)) {
+		if (!*err)
+			set_errf(err, "'%s': nothing built to install", sel);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (dir)
+		closedir(dir);
+	cmd_free(c);
+	cmd_free(cp);
+	free(oprogs);
+	free(progs);
+	return rc;
+}
+
+/* The kernel's config, when it lies next to it (config-RELEASE as in
+ * /boot, or a kfleet build's config), into out as config-RELEASE: libbpf
+ * resolves a program's __kconfig externs from /boot/config-RELEASE or
+ * /proc/config.gz in the guest */
+static int bpf_config(const char *kernel, const char *release, const char *out, char **err)
+{
+	char *dir = strdup(kernel), *slash = dir ? strrchr(dir, '/') : NULL;
+	char *from = NULL, *plain = NULL, *to = NULL;
+	struct cmd *c;
+	int rc = 0;
+
+	if (!slash || (*slash = '\0', asprintf(&from, "%s/config-%s", dir, release)) < 0 ||
+	    asprintf(&plain, "%s/config", dir) < 0 ||
+	    asprintf(&to, "%s/config-%s", out, release) < 0) {
+		rc = set_errf(err, "out of memory");
+		goto out;
+	}
+	if (access(from, R_OK) == 0 || access(plain, R_OK) == 0) {
+		c = cmd_new("cp");
+		cmd_args(c, access(from, R_OK) == 0 ? from : plain, to, NULL);
+		rc = cmd_run(c, err);
+		cmd_free(c);
+	}
+out:
+	free(to);
+	free(plain);
+	free(from);
+	free(dir);
+	return rc;
+}
+
+/* test_progs for kernel (its BTF), bpf_testmod.ko against kdir (NULL:
+ * /lib/modules/RELEASE/build); kbuild_bpf_selftests() and, for a kernel
+ * kfleet built, kbuild_selftests() */
+static int bpf_selftests(const struct kbuild_env *e, const char *tree, const char *commit,
+			 const char *arch, const char *kernel, const char *kdir_given,
+			 const char *art, char **dir, char **errors, char **err)
+{
+	/* what tools/testing/selftests/bpf builds from: its own tools/ (libbpf,
+	 * bpftool, resolve_btfids), the uapi and scripts, and kernel/bpf's
+	 * disassembler that bpftool compiles in */
+	static const char *const parts[] = { "Makefile", "tools", "include", "scripts",
+					     "kernel/bpf", "arch/x86" };
+	char *gitdir = tree_dir(e, tree), *src = NULL, *tar = NULL, *log = NULL;
+	char *vmlinux = NULL, *kdir = NULL, *sel = NULL, *bdir = NULL, *why = NULL;
+	char release[128];
+	const char *rw[3], *btf = kernel;
+	struct buf logb = BUF_INIT(1u << 20);
+	int64_t deadline = mono_ms() + (int64_t)e->timeout_s * 1000;
+	struct cmd *c;
+	int rc = -1;
+
+	*err = NULL;
+	*errors = NULL;
+	*dir = NULL;
+	if (strcmp(arch, "x86_64")) {
+		/* arm64 would need test_progs cross-linked against an arm64 libelf */
+		set_errf(err, "selftests 'bpf': built for x86_64 kernels only, not %s", arch);
+		goto out;
+	}
+	if (!gitdir || asprintf(&src, "%s/src", art) < 0 || asprintf(&tar, "%s/src.tar", art) < 0 ||
+	    asprintf(&log, "%s/kselftest-bpf.log", art) < 0 ||
+	    asprintf(&vmlinux, "%s/vmlinux", art) < 0 ||
+	    asprintf(&sel, "%s/tools/testing/selftests/bpf", src) < 0 ||
+	    asprintf(dir, "%s/kselftest-bpf", art) < 0 || asprintf(&bdir, "%s/bpf", *dir) < 0) {
+		set_errf(err, "out of memory");
+		goto out;
+	}
+	if (kimage_release(kernel, "x86_64", release, sizeof(release)) < 0) {
+		set_errf(err, "kernel '%s': no release string in it", kernel);
+		goto out;
+	}
+	/* bpf_testmod.ko is built against the kernel's build directory (for
+	 * a distro kernel, its headers package) */
+	if (kdir_given ? !(kdir = strdup(kdir_given)) :
+	    asprintf(&kdir, "/lib/modules/%s/build", release) < 0) {
+		set_errf(err, "out of memory");
+		goto out;
+	}
+	if (access(kdir, R_OK) < 0) {
+		set_errf(err, "kernel %s: no build directory '%s' for bpf_testmod.ko (install "
+			 "linux-headers-%s)", release, kdir, release);
+		goto out;
+	}
+	rm_tree(src);
+	rm_tree(*dir);
+	unlink(log);
+	unlink(vmlinux);
+	if (mkdir_p(src, 0755) < 0) {
+		set_errf(err, "'%s': %s", src, strerror(errno));
+		goto out;
+	}
+	c = git_cmd(gitdir);
+	cmd_args(c, "archive", "--format=tar", commit, "--", NULL);
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		cmd_arg(c, parts[i]);
+	cmd_stdout_file(c, tar);
+	cmd_timeout(c, GIT_TIMEOUT_MS);
+	rc = cmd_run(c, &why);
+	cmd_free(c);
+	if (rc == 0) {
+		c = cmd_new("tar");
+		cmd_args(c, "-xf", tar, "-C", src, NULL);
+		rc = cmd_run(c, &why);
+		cmd_free(c);
+	}
+	unlink(tar);
+	if (rc < 0) {
+		set_errf(err, "tree '%s' at %.12s: %s", tree, commit, why ? why : "?");
+		goto out;
+	}
+	rc = -1;
+	rw[0] = src;
+	rw[1] = art;
+	rw[2] = NULL;
+	/* the BTF the programs are compiled against: the kernel's own, an
+	 * ELF vmlinux, or the one inside a bzImage */
+	if (kimage_btf(kernel, &why) < 0) {
+		free(why);
+		why = NULL;
+		c = sandboxed(e, rw, NULL, "sh");
+		cmd_argf(c, "%s/scripts/extract-vmlinux", src);
+		cmd_arg(c, kernel);
+		cmd_stdout_file(c, vmlinux);
+		cmd_stderr_file(c, log);
+		cmd_timeout(c, 120 * 1000);
+		if (cmd_run(c, &why) < 0 || kimage_btf(vmlinux, &why) < 0) {
+			cmd_free(c);
+			set_errf(err, "kernel '%s': no BTF to build BPF programs against: %s",
+				 kernel, why ? why : "?");
+			goto out;
+		}
+		cmd_free(c);
+		btf = vmlinux;
+	}
+	c = sandboxed(e, rw, NULL, "make");
+	cmd_args(c, "-C", sel, NULL);
+	cmd_argf(c, "-j%d", e->jobs > 0 ? e->jobs : 1);
+	cmd_argf(c, "VMLINUX_BTF=%s", btf);
+	cmd_argf(c, "KDIR=%s", kdir);
+	cmd_arg(c, "test_progs");
+	cmd_env(c, "HOME", "/tmp");
+	cmd_env(c, "LANG", "C");
+	rc = step_run(e, c, log, deadline, "make test_progs", err);
+	if (rc == 0 && bpf_install(sel, bdir, err) < 0)
+		rc = -1;
+	if (rc == 0 && bpf_config(kernel, release, *dir, err) < 0)
+		rc = -1;
+	if (rc == 1 && read_file_tail(log, &logb, 1u << 20) == 0)
+		*errors = kbuild_log_errors(buf_str(&logb), logb.len);
+out:
+	if (rc != 0) {
+		free(*dir);
+		*dir = NULL;
+	}
+	if (src)
+		rm_tree(src);
+	if (vmlinux)
+		unlink(vmlinux);
+	buf_release(&logb);
+	free(why);
+	free(bdir);
+	free(sel);
+	free(kdir);
+	free(vmlinux);
+	free(log);
+	free(tar);
+	free(src);
+	free(gitdir);
+	return rc;
+}
+
+int kbuild_bpf_selftests(const struct kbuild_env *e, const char *tree, const char *commit,
+			 const char *kernel, const char *art, char **dir, char **errors,
+			 char **err)
+{
+	return bpf_selftests(e, tree, commit, "x86_64", kernel, NULL, art, dir, errors, err);
+}
+
 int kbuild_selftests(const struct kbuild_env *e, const struct kbuild_spec *s, const char *art,
 		     const char *target, char **dir, char **errors, char **err)
 {
@@ -1069,6 +1329,22 @@ int kbuild_selftests(const struct kbuild_env *e, const struct kbuild_spec *s, co
 		return set_errf(err, "selftests '%s': not a kselftest target", target);
 	if (kbuild_config_hash(e, s, chash, err) < 0)
 		return -1;
+	if (!strcmp(target, "bpf")) {
+		/* test_progs against the kernel just built: its BTF, and its
+		 * object tree for bpf_testmod.ko */
+		char *kernel = NULL;
+
+		if (asprintf(&kernel, "%s/vmlinuz", art) < 0 ||
+		    asprintf(&obj, "%s/slots/%s-%s-%.12s/obj", e->state_dir, s->tree, s->arch,
+			     chash) < 0)
+			rc = set_errf(err, "out of memory");
+		else
+			rc = bpf_selftests(e, s->tree, s->commit, s->arch, kernel, obj, art, dir,
+					   errors, err);
+		free(kernel);
+		free(obj);
+		return rc;
+	}
 	if (s->config[0] == '/')
 		ro[0] = s->config;
 	if (asprintf(&slot, "%s/slots/%s-%s-%.12s", e->state_dir, s->tree, s->arch, chash) < 0 ||

@@ -18,6 +18,11 @@ int kimage_check(const char *path, const char *arch, char **err);
  * banner in the uncompressed Image. 0, or -1 when it cannot be found. */
 int kimage_release(const char *path, const char *arch, char *out, size_t n);
 
+/* Whether path is an ELF vmlinux with a non-empty .BTF section (what BPF
+ * programs are compiled against: CONFIG_DEBUG_INFO_BTF). 0, or -1 with
+ * *err (caller frees) saying why not. */
+int kimage_btf(const char *path, char **err);
+
 /* ---- patch series: intake (series.c, fetch.c) ---- */
 
 #include "common/buf.h"
@@ -218,6 +223,20 @@ void kbuild_result_release(struct kbuild_result *r);
  * (*errors: its first error lines, may be NULL), -1 other errors (*err). */
 int kbuild_selftests(const struct kbuild_env *e, const struct kbuild_spec *s, const char *art,
 		     const char *target, char **dir, char **errors, char **err);
+
+/* Builds the BPF selftests runner test_progs from tree at commit for a
+ * kernel built elsewhere (an x86_64 bzImage or vmlinux with BTF, e.g. a
+ * distro's): takes the parts of the tree the selftests need (git archive),
+ * the BTF from the kernel (scripts/extract-vmlinux), bpf_testmod.ko from
+ * /lib/modules/RELEASE/build, and runs make test_progs in the sandbox.
+ * Installs test_progs with its BPF objects and extra files in
+ * art/kselftest-bpf/bpf (*dir, caller frees), and config-RELEASE when it
+ * lies next to the kernel; the log is art/kselftest-bpf.log. 0 built,
+ * 1 failed (*errors: its first error lines, may be NULL), -1 other errors
+ * (*err). */
+int kbuild_bpf_selftests(const struct kbuild_env *e, const char *tree, const char *commit,
+			 const char *kernel, const char *art, char **dir, char **errors,
+			 char **err);
 
 /* Appends to dropped ("CONFIG_X=y (is not set), CONFIG_Y=n (m)") every
  * option the fragment text asks for ("CONFIG_X=y", "# CONFIG_Y is not

@@ -3,6 +3,7 @@
  * a clear message instead of becoming a guest that never boots. */
 #include "kernels/kernels.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -139,6 +140,65 @@ int kimage_release(const char *path, const char *arch, char *out, size_t n)
 			memmove(chunk, chunk + total - carry, carry);
 		}
 	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Section header i of an ELF64 file into sh. 0, or -1 when it is not there */
+static int elf_section(int fd, const Elf64_Ehdr *eh, off_t size, unsigned i, Elf64_Shdr *sh)
+{
+	off_t at = (off_t)eh->e_shoff + (off_t)i * eh->e_shentsize;
+
+	if (i >= eh->e_shnum || at < 0 || at + (off_t)sizeof(*sh) > size)
+		return -1;
+	return pread(fd, sh, sizeof(*sh), at) == (ssize_t)sizeof(*sh) ? 0 : -1;
+}
+
+int kimage_btf(const char *path, char **err)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, names;
+	struct stat st;
+	char name[8];
+	int fd, rc = -1;
+
+	*err = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return fail(err, path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fail(err, path, "not a regular file");
+		goto out;
+	}
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+		fail(err, path, "not a 64-bit little-endian ELF file (a vmlinux)");
+		goto out;
+	}
+	if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    elf_section(fd, &eh, st.st_size, eh.e_shstrndx, &names) < 0 ||
+	    names.sh_offset > (uint64_t)st.st_size || names.sh_size > (uint64_t)st.st_size -
+	    names.sh_offset) {
+		fail(err, path, "ELF section headers are cut short or malformed");
+		goto out;
+	}
+	for (unsigned i = 1; i < eh.e_shnum; i++) {
+		if (elf_section(fd, &eh, st.st_size, i, &sh) < 0) {
+			fail(err, path, "ELF section headers are cut short");
+			goto out;
+		}
+		if (sh.sh_name >= names.sh_size || sh.sh_size == 0 ||
+		    pread(fd, name, sizeof(name), (off_t)(names.sh_offset + sh.sh_name)) < 5)
+			continue;
+		if (!memcmp(name, ".BTF", 5) && sh.sh_offset <= (uint64_t)st.st_size &&
+		    sh.sh_size <= (uint64_t)st.st_size - sh.sh_offset) {
+			rc = 0;
+			goto out;
+		}
+	}
+	fail(err, path, "no .BTF section: built without CONFIG_DEBUG_INFO_BTF");
 out:
 	close(fd);
 	return rc;

@@ -97,6 +97,14 @@ static void test_log_errors(void **state)
 	assert_non_null(strstr(e, "udelay(20)"));
 	assert_non_null(strstr(e, "*** [scripts/Makefile.build:250"));
 	assert_null(strstr(e, "kernel/fork.o"));      /* nothing before the first error */
+	assert_null(strstr(e, "kernel/exit.o"));      /* nor what make -j built meanwhile */
+	free(e);
+	/* modpost's own errors */
+	e = kbuild_log_errors("  CC [M]  bpf_testmod.o\n  MODPOST Module.symvers\n"
+			      "ERROR: modpost: \"bpf_fentry_test1\" [bpf_testmod.ko] undefined!\n"
+			      "  CC      bpftool/btf.o\n", 136);
+	assert_non_null(e);
+	assert_string_equal(e, "ERROR: modpost: \"bpf_fentry_test1\" [bpf_testmod.ko] undefined!\n");
 	free(e);
 	assert_null(kbuild_log_errors("  CC x.o\n  LD vmlinux\n", 21));
 }

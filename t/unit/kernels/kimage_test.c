@@ -1,5 +1,7 @@
 /* kimage_test.c: unit tests for kimage_check() (kernels/kimage.c), which
- * refuses at submit time what is not a bootable kernel image for the arch.
+ * refuses at submit time what is not a bootable kernel image for the arch,
+ * and for kimage_btf(), which tells whether a vmlinux has BTF (ELF files
+ * written section by section here, well-formed and broken).
  * Fake bzImage and arm64 Image headers are written to a temporary
  * directory; the host's own /boot/vmlinuz-* is checked when there is one. */
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <elf.h>
 #include <glob.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -302,6 +305,151 @@ static void test_release_host(void **state)
 	globfree(&g);
 }
 
+/* An ELF64 file with sections named names[i] of sizes[i] bytes (plus the
+ * null section and .shstrtab); cut: bytes dropped from the end */
+static char *fake_elf(struct fixture *f, const char *file, const char *const *names,
+		      const size_t *sizes, size_t n, size_t cut)
+{
+	char strtab[256] = "", *data, *path = tu_path(f->dir, file);
+	size_t slen = 1, off, total, shoff;
+	Elf64_Ehdr eh = { 0 };
+	Elf64_Shdr sh[8] = { 0 };
+
+	assert_true(n + 2 <= 8);
+	off = sizeof(eh);
+	for (size_t i = 0; i < n; i++) {
+		sh[i + 1].sh_name = (Elf64_Word)slen;
+		sh[i + 1].sh_type = SHT_PROGBITS;
+		sh[i + 1].sh_offset = off;
+		sh[i + 1].sh_size = sizes[i];
+		off += sizes[i];
+		strcpy(strtab + slen, names[i]);
+		slen += strlen(names[i]) + 1;
+	}
+	sh[n + 1].sh_name = (Elf64_Word)slen;
+	strcpy(strtab + slen, ".shstrtab");
+	slen += 10;
+	sh[n + 1].sh_type = SHT_STRTAB;
+	sh[n + 1].sh_offset = off;
+	sh[n + 1].sh_size = slen;
+	shoff = off + slen;
+	total = shoff + (n + 2) * sizeof(Elf64_Shdr);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_machine = EM_X86_64;
+	eh.e_shoff = shoff;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = (Elf64_Half)(n + 2);
+	eh.e_shstrndx = (Elf64_Half)(n + 1);
+	data = calloc(1, total);
+	assert_non_null(data);
+	memcpy(data, &eh, sizeof(eh));
+	memset(data + sizeof(eh), 0xb7, off - sizeof(eh));
+	memcpy(data + off, strtab, slen);
+	memcpy(data + shoff, sh, (n + 2) * sizeof(Elf64_Shdr));
+	tu_write(path, data, total - cut, 0);
+	free(data);
+	return path;
+}
+
+static void btf_expect(const char *path, int rc, const char *msg)
+{
+	char *err = NULL;
+
+	assert_int_equal(kimage_btf(path, &err), rc);
+	if (rc == 0) {
+		assert_null(err);
+		return;
+	}
+	assert_non_null(err);
+	if (!strstr(err, msg))
+		fail_msg("'%s': expected '%s' in '%s'", path, msg, err);
+	free(err);
+}
+
+static void test_btf(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const with[] = { ".text", ".BTF", ".BTF_ids" };
+	static const char *const ids[] = { ".text", ".BTF_ids", ".BTF.ext" };
+	static const char *const empty[] = { ".BTF" };
+	static const size_t sz[] = { 4096, 1024, 64 }, zero[] = { 0 };
+	char *p;
+
+	p = fake_elf(f, "vmlinux", with, sz, 3, 0);
+	btf_expect(p, 0, NULL);
+	free(p);
+	/* names that start like .BTF are not it */
+	p = fake_elf(f, "ids", ids, sz, 3, 0);
+	btf_expect(p, -1, "no .BTF section");
+	free(p);
+	p = fake_elf(f, "empty", empty, zero, 1, 0);
+	btf_expect(p, -1, "no .BTF section");
+	free(p);
+	/* the section table cut short */
+	p = fake_elf(f, "cut", with, sz, 3, 20);
+	btf_expect(p, -1, "cut short");
+	free(p);
+	p = fake(f, "random", 64 * KIB, NULL, 0, 0);
+	btf_expect(p, -1, "not a 64-bit little-endian ELF");
+	free(p);
+	p = fake(f, "short", 10, (const unsigned char *)ELFMAG, SELFMAG, 0);
+	btf_expect(p, -1, "not a 64-bit little-endian ELF");
+	free(p);
+	btf_expect("/nonexistent/vmlinux", -1, "No such file");
+}
+
+/* Header fields that point outside the file: the string table's index,
+ * its offset, a section's size */
+static void test_btf_malformed(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const with[] = { ".BTF" };
+	static const size_t sz[] = { 512 };
+	size_t len;
+	char *p = fake_elf(f, "bad", with, sz, 1, 0), *d = tu_slurp(p, &len);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)d;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(d + eh->e_shoff);
+
+	eh->e_shstrndx = 9;
+	tu_write(p, d, len, 0);
+	btf_expect(p, -1, "malformed");
+	eh->e_shstrndx = 2;
+	sh[2].sh_offset = 1u << 30;
+	tu_write(p, d, len, 0);
+	btf_expect(p, -1, "malformed");
+	sh[2].sh_offset = sizeof(*eh) + 512;
+	sh[1].sh_size = 1u << 30;     /* .BTF past the end of the file */
+	tu_write(p, d, len, 0);
+	btf_expect(p, -1, "no .BTF section");
+	sh[1].sh_size = 512;
+	sh[1].sh_name = 60000;        /* a name past the string table */
+	tu_write(p, d, len, 0);
+	btf_expect(p, -1, "no .BTF section");
+	sh[1].sh_name = 1;
+	eh->e_shentsize = 40;
+	tu_write(p, d, len, 0);
+	btf_expect(p, -1, "malformed");
+	free(d);
+	free(p);
+}
+
+/* The host's bzImage is not a vmlinux: kfleet extracts one from it */
+static void test_btf_bzimage(void **state)
+{
+	glob_t g;
+
+	(void)state;
+	if (glob("/boot/vmlinuz-*", 0, NULL, &g) != 0 || g.gl_pathc == 0)
+		skip();
+	btf_expect(g.gl_pathv[0], -1, "not a 64-bit little-endian ELF");
+	globfree(&g);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -318,6 +466,9 @@ int main(void)
 		T(test_release_x86),
 		T(test_release_arm64),
 		cmocka_unit_test(test_release_host),
+		T(test_btf),
+		T(test_btf_malformed),
+		cmocka_unit_test(test_btf_bzimage),
 	};
 #undef T
 
