@@ -33,7 +33,7 @@ const struct db_field db_submission_fields[] = {
 	F(submission, vcpus, TEXT), F(submission, repeats, INT), F(submission, memory_mb, INT),
 	F(submission, state, TEXT), F(submission, outcome, TEXT), F(submission, detail, TEXT),
 	F(submission, apply_log, TEXT), F(submission, started_at, TIME),
-	F(submission, ended_at, TIME), { NULL, 0, 0 },
+	F(submission, ended_at, TIME), F(submission, kernel, TEXT), { NULL, 0, 0 },
 };
 
 /* The order of BUILD_COLUMNS */
@@ -228,8 +228,8 @@ int db_submission_insert(struct db *db, struct submission *s)
 	sqlite3_stmt *st = dbi_prep(db,
 		"INSERT INTO submissions (created_at, tree, series_name, series_subject,"
 		" series_json, series_count, mbox_path, base_spec, arches, config, fragments,"
-		" jobs, vcpus, repeats, memory_mb, state)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued') RETURNING id");
+		" jobs, vcpus, repeats, memory_mb, kernel, state)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued') RETURNING id");
 	int rc = -1;
 
 	if (!st)
@@ -250,6 +250,7 @@ int db_submission_insert(struct db *db, struct submission *s)
 	dbi_bind_text(st, 13, s->vcpus);
 	sqlite3_bind_int64(st, 14, s->repeats > 0 ? s->repeats : 1);
 	sqlite3_bind_int64(st, 15, s->memory_mb);
+	dbi_bind_text(st, 16, s->kernel);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		s->id = sqlite3_column_int64(st, 0);
 		rc = 0;

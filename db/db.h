@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -274,6 +274,8 @@ struct submission {
 	char *outcome;             /* failed: does-not-apply, build-failed, error */
 	char *detail, *apply_log;
 	int64_t started_at, ended_at;
+	char *kernel;              /* a kernel built elsewhere to test (its path), or NULL:
+				      the tree's commits are built */
 };
 extern const struct db_field db_submission_fields[];
 

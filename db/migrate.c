@@ -132,6 +132,9 @@ const char *const db_migrations[] = {
 	/* 7: the guest's CPU model, next to accel and machine: results from
 	 * different CPU models are not the same measurement */
 	"ALTER TABLE runs ADD COLUMN cpu_model TEXT;",
+	/* 8: a submission may test a kernel built elsewhere (a distro's, or
+	 * one built by hand): its file, with the tree only for the selftests */
+	"ALTER TABLE submissions ADD COLUMN kernel TEXT;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

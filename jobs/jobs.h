@@ -203,7 +203,9 @@ int metrics_parse(const char *data, size_t len, struct job_samples *s);
  *     image = /srv/images/debian.qcow2  ; or boot on (an overlay of) this disk image
  *     results = /var/tmp/out            ; copied out after the run (KFLEET_RESULTS)
  *     selftests = timers                ; a kselftest target kfleet builds with the
- *                                       ; kernel (static), in the guest at /kselftest
+ *                                       ; kernel (static), in the guest at /kselftest;
+ *                                       ; bpf (test_progs) also for a kernel built
+ *                                       ; elsewhere (kfleet submit --kernel)
  *
  *     [metric sockets_per_sec]          ; one per metric the job reports
  *     unit = 1/s

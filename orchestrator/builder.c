@@ -322,8 +322,65 @@ static size_t job_selftests(struct builder *b, char **jobs, size_t njobs, const 
 	return n;
 }
 
+/* test_progs for a kernel built elsewhere, from the submission's tree at
+ * commit, into archive (selftests/SHA16/); kept while the tree and commit
+ * it came from stay the same (archive.source). 0, or -1 with *err. */
+static int prebuilt_selftests(struct builder *b, const struct submission *s, const char *commit,
+			      const char *archive, const char *target, char **err)
+{
+	char *art = strdup(archive), *source = NULL, *dir = NULL, *errors = NULL, *e = NULL;
+	char *slash = art ? strrchr(art, '/') : NULL, want[256];
+	struct buf had = BUF_INIT(256);
+	int rc = -1;
+
+	if (!slash || asprintf(&source, "%s.source", archive) < 0) {
+		set_errf(err, "out of memory");
+		goto out;
+	}
+	*slash = '\0';
+	snprintf(want, sizeof(want), "%s %s\n", s->tree, commit);
+	if (access(archive, R_OK) == 0 && read_file(source, &had, 256) == 0 &&
+	    !strcmp(buf_str(&had), want)) {
+		rc = 0;
+		goto out;
+	}
+	if (strcmp(target, "bpf")) {
+		set_errf(err, "selftests '%s': for a kernel built elsewhere only 'bpf' "
+			 "(test_progs) is built; other targets build with a kernel kfleet builds",
+			 target);
+		goto out;
+	}
+	if (mkdir_p(art, 0755) < 0) {
+		set_errf(err, "'%s': %s", art, strerror(errno));
+		goto out;
+	}
+	log_info("submission %" PRId64 ": building test_progs for '%s' from %s at %.12s",
+		 s->id, s->kernel, s->tree, commit);
+	rc = kbuild_bpf_selftests(&b->env, s->tree, commit, s->kernel, art, &dir, &errors, &e);
+	if (rc == 0 && (img_tree_archive(dir, "kselftest", archive, &e) < 0 ||
+			write_file(source, want, strlen(want), 0644) < 0))
+		rc = -1;
+	if (dir)
+		rm_tree(dir);
+	if (rc != 0) {
+		set_errf(err, "selftests 'bpf' for '%s' from %s at %.12s: %s (log: %s/"
+			 "kselftest-bpf.log)%s%s", s->kernel, s->tree, commit, e ? e : "failed",
+			 art, errors ? "\n" : "", errors ? errors : "");
+		rc = -1;
+	}
+out:
+	buf_release(&had);
+	free(errors);
+	free(e);
+	free(dir);
+	free(source);
+	free(art);
+	return rc;
+}
+
 /* Builds kselftest target for the kernel at kernel (when not built yet)
- * and archives it next to it. 0, or -1 with *err for the user */
+ * and archives it next to it, or for a kernel built elsewhere under
+ * selftests/. 0, or -1 with *err for the user */
 static int build_selftests(struct builder *b, const struct submission *s, const char *arch,
 			   const char *commit, char **frags, size_t nfrags, const char **opts,
 			   size_t nopts, const char *kernel, const char *target, char **err)
@@ -333,13 +390,18 @@ static int build_selftests(struct builder *b, const struct submission *s, const 
 		.fragments = (const char *const *)frags, .nfragments = nfrags,
 		.options = opts, .noptions = nopts,
 	};
-	char *archive = orch_selftests_path(kernel, target), *art = strdup(kernel), *dir = NULL;
-	char *errors = NULL, *e = NULL, *slash;
+	char *archive = orch_selftests_path(b->env.state_dir, kernel, target);
+	char *art = strdup(kernel), *dir = NULL, *errors = NULL, *e = NULL, *slash;
 	int rc = -1;
 
 	*err = NULL;
 	if (!archive || !art || !(slash = strrchr(art, '/'))) {
-		set_errf(err, "out of memory");
+		set_errf(err, "kernel '%s': %s", kernel, archive ? "out of memory" :
+			 "cannot be read");
+		goto out;
+	}
+	if (s->kernel) {
+		rc = prebuilt_selftests(b, s, commit, archive, target, err);
 		goto out;
 	}
 	*slash = '\0';
@@ -509,7 +571,9 @@ static void process(struct builder *b, struct submission *s)
 	saved_configs = b->env.configs_dir;
 	b->env.configs_dir = snapdir;
 	nopts = job_options(b, jobs, njobs, opts, sizeof(opts) / sizeof(opts[0]));
-	for (size_t a = 0; a < narch; a++)
+	for (size_t a = 0; a < narch && s->kernel; a++)
+		kernels[2 * a] = strdup(s->kernel);   /* built elsewhere: only tested */
+	for (size_t a = 0; a < narch && !s->kernel; a++)
 		for (int side = 0; side < (ser ? 2 : 1); side++) {
 			int64_t bid = 0;
 

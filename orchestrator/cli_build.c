@@ -144,7 +144,10 @@ static void usage_submit(FILE *f, int test)
 		"job, interleaved. The base is --base, else the series' base-commit, else\n"
 		"the head of the tree. The tree is --tree, else the one the subject tag\n"
 		"names. Without a series (submit only), --tree and --base build one commit\n"
-		"and --job runs the jobs on it (--repeat times): what trends are made of.\n",
+		"and --job runs the jobs on it (--repeat times): what trends are made of.\n"
+		"With --kernel PATH (submit only) a kernel built elsewhere (a distro's, or\n"
+		"one built by hand) is tested instead: the tree at --base gives only the\n"
+		"selftests the jobs need (test_progs, built against the kernel's BTF).\n",
 		test ? "test" : "submit", test ? "--job J1,J2 " : "[--job J1,J2] ",
 		test ? " [--markdown]" : " [--wait]");
 }
@@ -199,12 +202,19 @@ static void print_submission(json_t *s)
 	if (json_is_string(json_object_get(s, "detail")))
 		printf("  %s\n", js(s, "detail"));
 	printf("  tree:     %s\n", js(s, "tree"));
-	printf("  series:   %s\n", json_is_string(json_object_get(s, "series_subject")) ?
-	       js(s, "series_subject") : "(none: the base only)");
-	printf("  base:     %s (%s)\n", js(s, "base_commit"), js(s, "base_why"));
-	if (json_is_string(json_object_get(s, "patched_commit")))
-		printf("  patched:  %s\n", js(s, "patched_commit"));
-	printf("  arches:   %s, config %s\n", js(s, "arches"), js(s, "config"));
+	if (json_is_string(json_object_get(s, "kernel"))) {
+		/* a kernel built elsewhere: the tree only gives its selftests */
+		printf("  kernel:   %s\n", js(s, "kernel"));
+		printf("  selftests from %s (%s)\n", js(s, "base_commit"), js(s, "base_why"));
+		printf("  arch:     %s\n", js(s, "arches"));
+	} else {
+		printf("  series:   %s\n", json_is_string(json_object_get(s, "series_subject")) ?
+		       js(s, "series_subject") : "(none: the base only)");
+		printf("  base:     %s (%s)\n", js(s, "base_commit"), js(s, "base_why"));
+		if (json_is_string(json_object_get(s, "patched_commit")))
+			printf("  patched:  %s\n", js(s, "patched_commit"));
+		printf("  arches:   %s, config %s\n", js(s, "arches"), js(s, "config"));
+	}
 	json_array_foreach(json_object_get(ser, "patches"), i, p)
 		printf("  %lld/%lld %s\n", (long long)json_integer_value(json_object_get(p, "index")),
 		       (long long)json_integer_value(json_object_get(ser, "count")), js(p, "title"));
@@ -266,6 +276,7 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 		{ "vcpus", required_argument, NULL, 'v' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "memory", required_argument, NULL, 'm' },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "markdown", no_argument, NULL, 'M' },
 		{ "json", no_argument, NULL, 'j' },
@@ -274,10 +285,12 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 	};
 	const char *tree = NULL, *mbox = NULL, *url = NULL, *msgid = NULL, *pw = NULL;
 	const char *base = NULL, *arch = NULL, *config = NULL, *jobs = NULL, *vcpus = NULL;
+	const char *kernel = NULL;
 	struct fetch_opts fo = { 0 };
 	struct buf frags = BUF_INIT(8192), mb = BUF_INIT(0);
 	struct resp r = { 0 };
 	char *token = NULL, *b64 = NULL, *source = NULL, *err = NULL, *cfgabs = NULL;
+	char *kabs = NULL;
 	long long repeat = 0, memory = 0, id;
 	int c, rc = CLI_USAGE, sources = 0, wait = test, markdown = 0, json = 0;
 	json_t *body = NULL;
@@ -304,6 +317,7 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 		}
 		case 'J': jobs = optarg; break;
 		case 'v': vcpus = optarg; break;
+		case 'k': kernel = optarg; break;
 		case 'r':
 			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
 				goto out;
@@ -339,6 +353,10 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 	}
 	if (config && config[0] != '/' && strchr(config, '/'))
 		cfgabs = path_abs(config);
+	if (kernel && !(kabs = path_abs(kernel))) {
+		fprintf(stderr, "kfleet: %s: kernel '%s': %s\n", k->cmd, kernel, strerror(errno));
+		goto out;
+	}
 	token = cli_read_token(k);
 	if (!token)
 		goto out;
@@ -359,7 +377,8 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 	    (jobs && json_object_set_new(body, "jobs", json_string(jobs))) ||
 	    (vcpus && json_object_set_new(body, "vcpus", json_string(vcpus))) ||
 	    (repeat && json_object_set_new(body, "repeat", json_integer(repeat))) ||
-	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)))) {
+	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory))) ||
+	    (kabs && json_object_set_new(body, "kernel", json_string(kabs)))) {
 		fprintf(stderr, "kfleet: %s: the options must be UTF-8\n", k->cmd);
 		goto out;
 	}
@@ -368,7 +387,9 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 		goto out;
 	}
 	id = json_integer_value(json_object_get(r.j, "id"));
-	printf("submission %lld queued%s\n", id, source ? "" : " (no series: the base only)");
+	printf("submission %lld queued%s\n", id, source ? "" : kabs ?
+	       " (a kernel built elsewhere: the tree gives its selftests)" :
+	       " (no series: the base only)");
 	rc = CLI_OK;
 	if (!wait)
 		goto out;
@@ -418,6 +439,7 @@ out:
 	buf_release(&frags);
 	buf_release(&mb);
 	free(cfgabs);
+	free(kabs);
 	free(token);
 	free(b64);
 	free(source);

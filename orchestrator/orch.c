@@ -296,13 +296,22 @@ char *orch_program_path(const struct config *c, const char *arch, const char *na
 	return p;
 }
 
-char *orch_selftests_path(const char *kernel_path, const char *target)
+char *orch_selftests_path(const char *state_dir, const char *kernel_path, const char *target)
 {
 	const char *slash = strrchr(kernel_path, '/');
-	char *p = NULL;
+	size_t n = strlen(state_dir);
+	char *p = NULL, sha[65];
 
-	if (!slash || asprintf(&p, "%.*s/kselftest-%s.cpio.gz", (int)(slash - kernel_path),
-			       kernel_path, target) < 0)
+	if (!slash)
+		return NULL;
+	if (!strncmp(kernel_path, state_dir, n) && !strncmp(kernel_path + n, "/builds/", 8)) {
+		if (asprintf(&p, "%.*s/kselftest-%s.cpio.gz", (int)(slash - kernel_path),
+			     kernel_path, target) < 0)
+			return NULL;
+		return p;
+	}
+	if (sha256_file(kernel_path, sha) < 0 ||
+	    asprintf(&p, "%s/selftests/%.16s/kselftest-%s.cpio.gz", state_dir, sha, target) < 0)
 		return NULL;
 	return p;
 }
@@ -406,14 +415,15 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 		}
 	}
 	if (job && job->selftests && s->kernel) {
-		char *k = orch_selftests_path(s->kernel, job->selftests);
+		char *k = orch_selftests_path(o->state_dir, s->kernel, job->selftests);
 		int ok = k && access(k, R_OK) == 0;
 
 		free(k);
 		if (!ok)
-			return set_errf(err, "job '%s': needs the kselftest target '%s' built with "
-					"the kernel: submit it through a tree (kfleet submit --tree "
-					"T --job %s)", s->job, job->selftests, s->job);
+			return set_errf(err, "job '%s': needs the kselftest target '%s' built for "
+					"this kernel: submit it through a tree (kfleet submit --tree "
+					"T --job %s, and --kernel PATH for a kernel built elsewhere)",
+					s->job, job->selftests, s->job);
 	}
 	if (!command || !*command)
 		return set_errf(err, "command: empty");

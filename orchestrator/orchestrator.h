@@ -53,6 +53,8 @@ struct submit_spec {
 	const char *vcpus;       /* ',' separated counts */
 	int repeat;
 	int memory_mb;
+	const char *kernel;      /* a kernel built elsewhere to test instead of building
+				    the tree (which then gives only the selftests), or NULL */
 };
 
 /* Results of a run made elsewhere (another CI, by hand): the log is

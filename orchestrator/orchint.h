@@ -202,9 +202,13 @@ void orch_host_orphan(struct host *h, const char *domain);
  * a string the caller frees, NULL when memory ran out. */
 char *orch_program_path(const struct config *c, const char *arch, const char *name);
 
-/* The archive of kselftest target kfleet built with the kernel at
- * kernel_path (builds/KEY/kselftest-TARGET.cpio.gz); caller frees. */
-char *orch_selftests_path(const char *kernel_path, const char *target);
+/* The archive of kselftest target for the kernel at kernel_path: next to
+ * a kernel kfleet built (builds/KEY/kselftest-TARGET.cpio.gz), and for a
+ * kernel built elsewhere under the state directory by the kernel's
+ * content (selftests/SHA16/kselftest-TARGET.cpio.gz, made by a submission
+ * with that kernel). Caller frees; NULL when out of memory or the kernel
+ * cannot be read. */
+char *orch_selftests_path(const char *state_dir, const char *kernel_path, const char *target);
 
 /* sched.c: starts the workers (slots per host); stops and joins them,
  * which ends guests in flight as infrastructure failures. */

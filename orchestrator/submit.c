@@ -157,6 +157,39 @@ static int check_fragment(struct orch *o, const char *f, char **err)
 	return 0;
 }
 
+/* A kernel built elsewhere is only tested: no series, no fragments, and
+ * one arch, its own (found from the image when none is given) */
+static int check_kernel(const struct submit_spec *sp, const struct series *ser,
+			const char **arch, char **err)
+{
+	char *e = NULL;
+
+	if (ser)
+		return set_errf(err, "kernel: a kernel built elsewhere is tested as it is: give "
+				"no series with it");
+	if (!sp->jobs || !*sp->jobs)
+		return set_errf(err, "kernel: a kernel built elsewhere is only tested: name the "
+				"jobs to run");
+	if (sp->fragments && *sp->fragments)
+		return set_errf(err, "fragments: a kernel built elsewhere is not built here");
+	if (sp->arches && *sp->arches) {
+		if (strchr(sp->arches, ','))
+			return set_errf(err, "arch '%.40s': a kernel built elsewhere has one arch",
+					sp->arches);
+		*arch = sp->arches;
+	} else {
+		*arch = kimage_check(sp->kernel, "x86_64", &e) == 0 ? "x86_64" : "arm64";
+		free(e);
+		e = NULL;
+	}
+	if (kimage_check(sp->kernel, *arch, &e) < 0) {
+		set_errf(err, "%s", e ? e : "kernel: cannot be read");
+		free(e);
+		return -1;
+	}
+	return 0;
+}
+
 int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id, char **err)
 {
 	struct submission s;
@@ -197,6 +230,8 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	}
 	s.arches = (char *)(sp->arches && *sp->arches ? sp->arches : o->conf->build_arches);
 	s.config = (char *)(sp->config && *sp->config ? sp->config : o->conf->build_config);
+	if (sp->kernel && check_kernel(sp, ser, (const char **)&s.arches, err) < 0)
+		goto out;
 	if (list_check("arch", s.arches, 2, check_arch, o, err) < 0 ||
 	    (sp->jobs && *sp->jobs &&
 	     list_check("jobs", sp->jobs, SUBMIT_LIST_MAX, check_job, o, err) < 0) ||
@@ -243,6 +278,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	s.vcpus = (char *)(sp->vcpus && *sp->vcpus ? sp->vcpus : NULL);
 	s.repeats = sp->repeat ? sp->repeat : 1;
 	s.memory_mb = sp->memory_mb;
+	s.kernel = (char *)sp->kernel;
 	pthread_mutex_lock(&o->lock);
 	rc = db_submission_insert(o->db, &s);
 	if (rc < 0)
@@ -254,7 +290,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	}
 	*id = s.id;
 	log_info("submission %" PRId64 ": tree '%s', %s, %s", s.id, tree,
-		 ser ? ser->name : "no series", s.arches);
+		 ser ? ser->name : sp->kernel ? sp->kernel : "no series", s.arches);
 	builder_kick(o);
 out:
 	db_row_release(db_tree_fields, &t, sizeof(t));

@@ -123,7 +123,7 @@ check "a kselftest job: the target is built with both kernels" sh -c "ls '$T'/va
 check "...its runs pass" equals "$(db "select group_concat(distinct outcome) from runs where request_id in (select id from requests where submission_id = $s9)")" passed
 check "...with a result per test, from the tree's own runner" equals "$(db "select group_concat(path || ':' || status, ' ') from (select path, status from results where run_id = (select min(id) from runs where request_id in (select id from requests where submission_id = $s9)) order by path)")" "size/get_size.sh:pass size/uname.sh:pass"
 out=$(kf run --job kselftest-size --kernel "$KERNEL" 2>&1)
-check "...a kernel kfleet did not build has no selftests: refused" contains "$out" "needs the kselftest target 'size' built with the kernel"
+check "...a kernel kfleet did not build has no selftests: refused" contains "$out" "needs the kselftest target 'size' built for this kernel"
 out=$(kf test --tree fake --mbox "$T/series/good.mbox" --job kselftest-sigaltstack --repeat 1 2>&1)
 s10=$(db "select max(id) from submissions")
 check "...a target the tree does not have fails the submission, named" equals "$(db "select outcome from submissions where id = $s10")" build-failed

@@ -6,7 +6,8 @@
 # fragment, in the sandbox), both booted, the getpgid-rate job run 4 times
 # on each side interleaved, and the comparison says "worse" where the patch
 # made it worse; kselftest's size target is built with both kernels and
-# passes in their guests. A second identical submission builds nothing.
+# passes in their guests. A second identical submission builds nothing, and
+# the sigaltstack target is built with the base kernel and passes.
 # Takes about 15 minutes on 2 cores (4 kernel builds, 2 of them cold).
 . "$(dirname "$0")/lib.sh"
 
@@ -46,4 +47,13 @@ n=$(db "select count(*) from builds")
 kf submit --tree linux --mbox "$MBOX" --arch x86_64,arm64 --wait >/dev/null 2>&1
 s2=$(db "select max(id) from submissions")
 check "a second identical submission builds nothing" equals "$(db "select count(*) from builds") $(db "select sum(reused) from submission_builds where submission_id = $s2")" "$n 4"
+# kselftest's sigaltstack target with the base kernel: built with it
+# (statically), run by the tree's own runner; the kernel is reused
+kf submit --tree linux --base v6.1-debian --arch x86_64 --job kselftest-sigaltstack --wait >/dev/null 2>&1
+s3=$(db "select max(id) from submissions")
+sas=$(db "select id from runs where submission_id = $s3")
+check "kselftest-sigaltstack: no kernel built again, its run queued" sh -c "[ '$(db "select count(*) from builds")' = '$n' ] && [ -n '$sas' ]"
+kf_wait_state "$sas" done 300
+check "kselftest-sigaltstack passes" equals "$(kf_field "$sas" outcome)" passed
+check "...with its tests as results, all passed" equals "$(db "select count(*) > 0, group_concat(distinct status) from results where run_id = $sas and path like 'sigaltstack/%'")" "1|pass"
 kf_done

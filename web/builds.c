@@ -226,7 +226,7 @@ static enum MHD_Result submissions_post(struct web *w, struct MHD_Connection *c,
 {
 	static const char *const known[] = {
 		"tree", "mbox_base64", "mbox_name", "base", "arch", "config", "fragments", "jobs",
-		"vcpus", "repeat", "memory_mb", NULL,
+		"vcpus", "repeat", "memory_mb", "kernel", NULL,
 	};
 	struct submit_spec sp;
 	struct buf mbox = BUF_INIT(0);
@@ -256,7 +256,8 @@ static enum MHD_Result submissions_post(struct web *w, struct MHD_Connection *c,
 	    web_field_str(body, "jobs", 0, &sp.jobs, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "vcpus", 0, &sp.vcpus, msg, sizeof(msg)) < 0 ||
 	    web_field_int(body, "repeat", &sp.repeat, msg, sizeof(msg)) < 0 ||
-	    web_field_int(body, "memory_mb", &sp.memory_mb, msg, sizeof(msg)) < 0) {
+	    web_field_int(body, "memory_mb", &sp.memory_mb, msg, sizeof(msg)) < 0 ||
+	    web_field_str(body, "kernel", 0, &sp.kernel, msg, sizeof(msg)) < 0) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
 		goto out;
 	}
@@ -591,13 +592,16 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	}
 	buf_puts(&b, "<table>\n");
 	kv(&b, "tree", s.tree);
-	kv(&b, "series", s.series_subject ? s.series_subject : "(none: the base only)");
+	kv(&b, "series", s.series_subject ? s.series_subject : s.kernel ?
+	   "(none: a kernel built elsewhere, the tree gives its selftests)" :
+	   "(none: the base only)");
+	kv(&b, "kernel", s.kernel);
 	kv(&b, "from", s.series_name);
 	kv(&b, "base", s.base_commit);
 	kv(&b, "base chosen", s.base_why);
 	kv(&b, "patched", s.patched_commit);
 	kv(&b, "arches", s.arches);
-	kv(&b, "config", s.config);
+	kv(&b, "config", s.kernel ? NULL : s.config);
 	kv(&b, "fragments", s.fragments);
 	kv(&b, "jobs", s.jobs);
 	kv(&b, "vCPUs", s.vcpus);

@@ -117,6 +117,7 @@ static void test_submissions(void **state)
 	assert_int_equal(db_submission_insert(f->db, &s), 0);
 	id1 = s.id;
 	s.series_subject = NULL;
+	s.kernel = "/boot/vmlinuz-6.1.0-57-amd64";    /* a kernel built elsewhere */
 	assert_int_equal(db_submission_insert(f->db, &s), 0);
 	id2 = s.id;
 	assert_true(id2 > id1);
@@ -135,11 +136,13 @@ static void test_submissions(void **state)
 					   "Patch failed at 0002"), 0);
 	assert_int_equal(db_submission_next(f->db, &got), 1);
 	assert_int_equal(got.id, id2);
+	assert_string_equal(got.kernel, "/boot/vmlinuz-6.1.0-57-amd64");
 	db_row_release(db_submission_fields, &got, sizeof(got));
 	assert_int_equal(db_submission_end(f->db, id2, "done", NULL, NULL, NULL), 0);
 	assert_int_equal(db_submission_next(f->db, &got), 0);
 
 	assert_int_equal(db_submission_get(f->db, id1, &got), 1);
+	assert_null(got.kernel);
 	assert_string_equal(got.base_commit, C1);
 	assert_string_equal(got.base_why, "head of 'master'");
 	assert_string_equal(got.patched_commit, C2);
