@@ -63,8 +63,9 @@ check "on the stock kernel" contains "$(kf_field "$tp" guest_release)" "amd64"
 res() { db "select status from results where run_id = $1 and path = '$2'"; }
 check "each subtest is a row: atomics/add passed" equals "$(res "$tp" atomics/add)" pass
 check "a test: tailcalls passed" equals "$(res "$tp" tailcalls)" pass
+check "map_init's per-CPU maps ran on the job's 2 vCPUs" equals "$(kf_field "$tp" guest_nproc) $(res "$tp" map_init)" "2 pass"
 check "bpf_testmod is loaded for kfunc_call" equals "$(res "$tp" kfunc_call)" pass
-check "libbpf finds the kernel config (linked_maps)" equals "$(res "$tp" linked_maps)" pass
+check "libbpf finds the kernel config for linked_vars's Kconfig externs" equals "$(res "$tp" linked_vars)" pass
 check "trace_printk reads the trace buffer" equals "$(res "$tp" trace_printk)" pass
 check "a denied subtest did not run" equals "$(db "select count(*) from results where run_id = $tp and path = 'bpf_iter/tcp4'")" 0
 check "over 100 results, none failed" equals "$(db "select count(*) > 100, sum(status = 'fail') from results where run_id = $tp")" "1|0"
