@@ -939,6 +939,9 @@ static void print_job(json_t *j)
 		printf("  root disk:  %s (an overlay of it per run)\n", jget_str(j, "image"));
 	if (jget_str(j, "results"))
 		printf("  results:    %s (copied out after the run)\n", jget_str(j, "results"));
+	if (jget_str(j, "selftests"))
+		printf("  selftests:  %s (built from the tree for each kernel, at /kselftest)\n",
+		       jget_str(j, "selftests"));
 	buf_release(&b);
 	print_default("timeout:", j, "timeout_s", " s");
 	print_default("memory:", j, "memory_mb", " MiB");

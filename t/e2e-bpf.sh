@@ -15,6 +15,9 @@ kf_config ""
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-bpf|" "$T/kfleetd.ini"
 check "kfleetd starts" kf_start
 check "the tree is added" contains "$(kf tree add linux "$tree" 2>&1)" "added"
+show=$(kf jobs show bpf-test-progs 2>&1)
+check "jobs show: the kselftest target" contains "$show" "selftests:  bpf (built from the tree for each kernel"
+check "the job's page names it" contains "$(curl -sf "$KF_URL/jobs/bpf-test-progs")" "<th>kselftest target</th><td>bpf</td>"
 
 out=$(kf run --job bpf-test-progs --kernel "$KERNEL" 2>&1)
 check "a run before test_progs is built for the kernel says how to build it" contains "$out" "--kernel PATH for a kernel built elsewhere"

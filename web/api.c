@@ -605,6 +605,7 @@ static json_t *job_json(const struct job_def *d)
 	put(o, "rootfs", strs_json(d->rootfs, d->nrootfs), &bad);
 	put(o, "image", jstr(d->image), &bad);
 	put(o, "results", jstr(d->results), &bad);
+	put(o, "selftests", jstr(d->selftests), &bad);
 	put(o, "timeout_s", jdefault(d->timeout_s), &bad);
 	put(o, "memory_mb", jdefault(d->memory_mb), &bad);
 	put(o, "vcpus", jdefault(d->vcpus), &bad);

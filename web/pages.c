@@ -686,6 +686,8 @@ static enum MHD_Result job_page(struct web *w, struct MHD_Connection *c, const c
 	else
 		buf_puts(&b, "-");
 	buf_puts(&b, "</td></tr>\n");
+	if (d->selftests)
+		kv_str(&b, "kselftest target", d->selftests);
 	kv_default(&b, "timeout", d->timeout_s, " s");
 	kv_default(&b, "memory", d->memory_mb, " MiB");
 	kv_default(&b, "vCPUs", d->vcpus, "");
