@@ -51,6 +51,17 @@ static char *tree_dir(const struct kbuild_env *e, const char *tree)
 	return p;
 }
 
+/* The slot a build of s with config hash chash uses: src (its worktree)
+ * and obj (O=) under state/slots/TREE-ARCH-HASH12 */
+static char *slot_dir(const struct kbuild_env *e, const struct kbuild_spec *s, const char *chash)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/slots/%s-%s-%.12s", e->state_dir, s->tree, s->arch, chash) < 0)
+		return NULL;
+	return p;
+}
+
 /* Commits kfleet makes (git am) and what git am --abort needs */
 static void git_ident(struct cmd *c)
 {
@@ -870,7 +881,7 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 	ro[nro] = NULL;
 	if (kbuild_config_hash(e, s, chash, err) < 0)
 		return -1;
-	if (asprintf(&slot, "%s/slots/%s-%s-%.12s", e->state_dir, s->tree, s->arch, chash) < 0 ||
+	if (!(slot = slot_dir(e, s, chash)) ||
 	    asprintf(&src, "%s/src", slot) < 0 || asprintf(&obj, "%s/obj", slot) < 0 ||
 	    asprintf(&r->dir, "%s/builds/%s", e->state_dir, key) < 0 ||
 	    asprintf(&r->log, "%s/build.log", r->dir) < 0 ||
@@ -1140,6 +1151,7 @@ static int bpf_config(const char *kernel, const char *release, const char *out, 
 {
 	char *dir = strdup(kernel), *slash = dir ? strrchr(dir, '/') : NULL;
 	char *from = NULL, *plain = NULL, *to = NULL;
+	const char *use;
 	struct cmd *c;
 	int rc = 0;
 
@@ -1149,9 +1161,10 @@ static int bpf_config(const char *kernel, const char *release, const char *out, 
 		rc = set_errf(err, "out of memory");
 		goto out;
 	}
-	if (access(from, R_OK) == 0 || access(plain, R_OK) == 0) {
+	use = access(from, R_OK) == 0 ? from : access(plain, R_OK) == 0 ? plain : NULL;
+	if (use) {
 		c = cmd_new("cp");
-		cmd_args(c, access(from, R_OK) == 0 ? from : plain, to, NULL);
+		cmd_args(c, use, to, NULL);
 		rc = cmd_run(c, err);
 		cmd_free(c);
 	}
@@ -1329,26 +1342,24 @@ int kbuild_selftests(const struct kbuild_env *e, const struct kbuild_spec *s, co
 		return set_errf(err, "selftests '%s': not a kselftest target", target);
 	if (kbuild_config_hash(e, s, chash, err) < 0)
 		return -1;
+	if (!(slot = slot_dir(e, s, chash)) || asprintf(&obj, "%s/obj", slot) < 0) {
+		set_errf(err, "out of memory");
+		goto out;
+	}
 	if (!strcmp(target, "bpf")) {
 		/* test_progs against the kernel just built: its BTF, and its
 		 * object tree for bpf_testmod.ko */
 		char *kernel = NULL;
 
-		if (asprintf(&kernel, "%s/vmlinuz", art) < 0 ||
-		    asprintf(&obj, "%s/slots/%s-%s-%.12s/obj", e->state_dir, s->tree, s->arch,
-			     chash) < 0)
-			rc = set_errf(err, "out of memory");
-		else
-			rc = bpf_selftests(e, s->tree, s->commit, s->arch, kernel, obj, art, dir,
-					   errors, err);
+		rc = asprintf(&kernel, "%s/vmlinuz", art) < 0 ? set_errf(err, "out of memory") :
+		     bpf_selftests(e, s->tree, s->commit, s->arch, kernel, obj, art, dir, errors,
+				   err);
 		free(kernel);
-		free(obj);
-		return rc;
+		goto out;
 	}
 	if (s->config[0] == '/')
 		ro[0] = s->config;
-	if (asprintf(&slot, "%s/slots/%s-%s-%.12s", e->state_dir, s->tree, s->arch, chash) < 0 ||
-	    asprintf(&src, "%s/src", slot) < 0 || asprintf(&obj, "%s/obj", slot) < 0 ||
+	if (asprintf(&src, "%s/src", slot) < 0 ||
 	    asprintf(dir, "%s/kselftest-%s", art, target) < 0 ||
 	    asprintf(&log, "%s/kselftest-%s.log", art, target) < 0 ||
 	    asprintf(&tdir, "%s/%s", *dir, target) < 0 ||

@@ -390,7 +390,7 @@ static int build_selftests(struct builder *b, const struct submission *s, const 
 		.fragments = (const char *const *)frags, .nfragments = nfrags,
 		.options = opts, .noptions = nopts,
 	};
-	char *archive = orch_selftests_path(b->env.state_dir, kernel, target);
+	char *archive = orch_selftests_path(b->env.state_dir, kernel, NULL, target);
 	char *art = strdup(kernel), *dir = NULL, *errors = NULL, *e = NULL, *slash;
 	int rc = -1;
 

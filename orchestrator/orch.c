@@ -296,11 +296,12 @@ char *orch_program_path(const struct config *c, const char *arch, const char *na
 	return p;
 }
 
-char *orch_selftests_path(const char *state_dir, const char *kernel_path, const char *target)
+char *orch_selftests_path(const char *state_dir, const char *kernel_path, const char *sha,
+			  const char *target)
 {
 	const char *slash = strrchr(kernel_path, '/');
 	size_t n = strlen(state_dir);
-	char *p = NULL, sha[65];
+	char *p = NULL, sum[65];
 
 	if (!slash)
 		return NULL;
@@ -310,8 +311,10 @@ char *orch_selftests_path(const char *state_dir, const char *kernel_path, const 
 			return NULL;
 		return p;
 	}
-	if (sha256_file(kernel_path, sha) < 0 ||
-	    asprintf(&p, "%s/selftests/%.16s/kselftest-%s.cpio.gz", state_dir, sha, target) < 0)
+	if (!sha && sha256_file(kernel_path, sum) < 0)
+		return NULL;
+	if (asprintf(&p, "%s/selftests/%.16s/kselftest-%s.cpio.gz", state_dir, sha ? sha : sum,
+		     target) < 0)
 		return NULL;
 	return p;
 }
@@ -414,17 +417,6 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 			free(p);
 		}
 	}
-	if (job && job->selftests && s->kernel) {
-		char *k = orch_selftests_path(o->state_dir, s->kernel, job->selftests);
-		int ok = k && access(k, R_OK) == 0;
-
-		free(k);
-		if (!ok)
-			return set_errf(err, "job '%s': needs the kselftest target '%s' built for "
-					"this kernel: submit it through a tree (kfleet submit --tree "
-					"T --job %s, and --kernel PATH for a kernel built elsewhere)",
-					s->job, job->selftests, s->job);
-	}
 	if (!command || !*command)
 		return set_errf(err, "command: empty");
 	if (strlen(command) > COMMAND_MAX)
@@ -484,6 +476,17 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 	if (sha256_file(s->kernel, sha) < 0)
 		return set_errf(err, "kernel '%s': %s", s->kernel, strerror(errno));
 	req.kernel_sha256 = sha;
+	if (job && job->selftests) {
+		char *k = orch_selftests_path(o->state_dir, s->kernel, sha, job->selftests);
+		int ok = k && access(k, R_OK) == 0;
+
+		free(k);
+		if (!ok)
+			return set_errf(err, "job '%s': needs the kselftest target '%s' built for "
+					"this kernel: submit it through a tree (kfleet submit --tree "
+					"T --job %s, and --kernel PATH for a kernel built elsewhere)",
+					s->job, job->selftests, s->job);
+	}
 	*r = req;
 	return 0;
 }

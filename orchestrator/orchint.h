@@ -206,9 +206,10 @@ char *orch_program_path(const struct config *c, const char *arch, const char *na
  * a kernel kfleet built (builds/KEY/kselftest-TARGET.cpio.gz), and for a
  * kernel built elsewhere under the state directory by the kernel's
  * content (selftests/SHA16/kselftest-TARGET.cpio.gz, made by a submission
- * with that kernel). Caller frees; NULL when out of memory or the kernel
- * cannot be read. */
-char *orch_selftests_path(const char *state_dir, const char *kernel_path, const char *target);
+ * with that kernel; sha: its SHA-256 when the caller has it, or NULL).
+ * Caller frees; NULL when out of memory or the kernel cannot be read. */
+char *orch_selftests_path(const char *state_dir, const char *kernel_path, const char *sha,
+			  const char *target);
 
 /* sched.c: starts the workers (slots per host); stops and joins them,
  * which ends guests in flight as infrastructure failures. */

@@ -788,7 +788,8 @@ static void run_one(struct worker *wk, struct db *db, struct run *r, struct outc
 	if (job && job->selftests) {
 		/* built with the kernel, next to it, or for it by a submission
 		 * (orchestrator/builder.c) */
-		kselftests = orch_selftests_path(o->state_dir, r->kernel_path, job->selftests);
+		kselftests = orch_selftests_path(o->state_dir, r->kernel_path, NULL,
+						  job->selftests);
 		if (!kselftests || access(kselftests, R_OK) < 0) {
 			set_outcome(out, RUN_OUT_INFRA, "job '%s': no selftests '%s' built for "
 				    "this kernel ('%s')", job->name, job->selftests,

@@ -177,10 +177,13 @@ static int check_kernel(const struct submit_spec *sp, const struct series *ser,
 			return set_errf(err, "arch '%.40s': a kernel built elsewhere has one arch",
 					sp->arches);
 		*arch = sp->arches;
+	} else if (kimage_check(sp->kernel, "x86_64", &e) == 0) {
+		*arch = "x86_64";
+		return 0;
 	} else {
-		*arch = kimage_check(sp->kernel, "x86_64", &e) == 0 ? "x86_64" : "arm64";
 		free(e);
 		e = NULL;
+		*arch = "arm64";
 	}
 	if (kimage_check(sp->kernel, *arch, &e) < 0) {
 		set_errf(err, "%s", e ? e : "kernel: cannot be read");
