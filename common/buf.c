@@ -122,3 +122,20 @@ const char *buf_str(const struct buf *b)
 {
 	return b->data ? b->data : "";
 }
+
+int buf_url_encode(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	int rc = 0;
+
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    ch == '-' || ch == '_' || ch == '.' || ch == '~')
+			rc |= buf_append(b, s, 1);
+		else
+			rc |= buf_printf(b, "%%%c%c", hex[ch >> 4], hex[ch & 15]);
+	}
+	return rc ? -1 : 0;
+}

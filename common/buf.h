@@ -28,5 +28,8 @@ void buf_reset(struct buf *b);       /* len = 0, keeps memory */
 void buf_release(struct buf *b);     /* frees contents */
 char *buf_detach(struct buf *b);     /* returns the string, caller frees; b is empty */
 const char *buf_str(const struct buf *b); /* "" when empty, borrowed */
+/* Appends s (NULL: nothing) percent-encoded for a URL's path or query:
+ * everything but ALPHA / DIGIT / "-._~" as %XX. */
+int buf_url_encode(struct buf *b, const char *s);
 
 #endif

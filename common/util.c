@@ -31,6 +31,20 @@ int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void fmt_time_ms(int64_t ms, int local, char *out, size_t n)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms <= 0) {
+		snprintf(out, n, "-");
+		return;
+	}
+	if (!(local ? localtime_r(&t, &tm) : gmtime_r(&t, &tm)) ||
+	    !strftime(out, n, local ? "%Y-%m-%d %H:%M:%S %Z" : "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(out, n, "?");
+}
+
 int set_errf(char **err, const char *fmt, ...)
 {
 	va_list ap;

@@ -9,6 +9,9 @@
 
 int64_t now_ms(void);                  /* wall clock, ms since the epoch */
 int64_t mono_ms(void);                 /* monotonic clock, ms */
+/* ms since the epoch as "YYYY-MM-DD HH:MM:SS" in UTC, or in local time
+ * with the zone's name after it (local != 0); "-" for ms <= 0 */
+void fmt_time_ms(int64_t ms, int local, char *out, size_t n);
 
 /* mkdir -p with mode for every created component; 0 / -1 (errno set) */
 int mkdir_p(const char *path, unsigned mode);
