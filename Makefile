@@ -111,7 +111,8 @@ JOBS_FUZZ_LIBS := $(shell pkg-config --libs jansson) -lm
 build/fuzz/%_fuzz: fuzz/%_fuzz.c fuzz/jobs_fuzz.h jobs/%.c jobs/result.c jobs/jobs.h jobs/jobsint.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/$*_fuzz.c jobs/$*.c jobs/result.c $(JOBS_FUZZ_LIBS)
-SERIES_FUZZ_SRCS := kernels/series.c common/cmd.c common/buf.c common/util.c
+SERIES_FUZZ_SRCS := kernels/series.c kernels/mbox.c kernels/subject.c kernels/diffstat.c \
+	kernels/trailers.c common/cmd.c common/buf.c common/util.c
 build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsint.h kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) $(shell pkg-config --libs jansson libcrypto)

@@ -1,10 +1,10 @@
 /* kernelsint.h: what only kernels/ itself (and its tests and fuzz
- * targets) sees. Series intake: series.c splits an mbox with git mailsplit
- * and reads each message with git mailinfo; everything after that (subject
- * tags, trailers, the diff, versions, completeness) is pure and declared
- * here so it can be tested and fuzzed without running git. Then what the
- * build side's files (trees, git am, configs, sandbox, logs, builds,
- * selftests) share among themselves. */
+ * targets) sees. Series intake: mbox.c reads an mbox into messages with
+ * git mailsplit and git mailinfo; everything after that (subject tags,
+ * trailers, the diff, versions, completeness) is pure and declared here so
+ * it can be tested and fuzzed without running git. Then what the build
+ * side's files (trees, git am, configs, sandbox, logs, builds, selftests)
+ * share among themselves. */
 #ifndef KF_KERNELSINT_H
 #define KF_KERNELSINT_H
 
@@ -26,7 +26,8 @@ struct series_tags {
 	const char *title;          /* the rest of the subject, borrowed from it */
 };
 
-/* Parses subject's leading reply prefixes and patch tags. Never fails. */
+/* subject.c. Parses subject's leading reply prefixes and patch tags.
+ * Never fails. */
 void series_subject_parse(const char *subject, struct series_tags *t);
 
 /* One message of the mbox as git mailsplit and git mailinfo left it. All
@@ -46,7 +47,14 @@ struct series_msg {
 
 void series_msg_release(struct series_msg *m);
 
-/* Builds the series out of n messages in mbox order: classifies them
+/* mbox.c. Reads the mbox data (len bytes, at most SERIES_MBOX_MAX, no NUL
+ * byte) into messages with git mailsplit and git mailinfo; name is what
+ * messages call it. 0 with *msgs (n of them: release each with
+ * series_msg_release(), then free the array), or -1 with *err. */
+int series_mbox_read(const char *name, const char *data, size_t len, struct series_msg **msgs,
+		     size_t *n, char **err);
+
+/* series.c. Builds the series out of n messages in mbox order: classifies them
  * (cover letter, patch, reply), picks the version, checks completeness,
  * reads trailers, base-commit, change-id and the diffs. name is the mbox
  * as messages call it. Moves the strings it keeps out of msgs (they become
@@ -55,7 +63,7 @@ void series_msg_release(struct series_msg *m);
 int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 		    struct series **out, char **err);
 
-/* The lines (1-based) on which git mailsplit starts each message of an
+/* mbox.c. The lines (1-based) on which git mailsplit starts each message of an
  * mbox, into lines[0..max-1]; returns how many messages there are (which
  * may be more than max). A file that does not start with a "From " line is
  * one message. */
@@ -66,17 +74,21 @@ size_t series_mbox_lines(const char *data, size_t len, unsigned *lines, size_t m
  * NULL when there is no such header. */
 char *series_header(const char *mail, size_t len, const char *name);
 
-/* Counts a patch's diff: files touched, lines added and removed. 0, or -1
+/* diffstat.c. Counts a patch's diff: files touched, lines added and removed. 0, or -1
  * when a hunk is cut short or overlong, with *why (caller frees) saying
  * where. *files is 0 when there is no diff at all. */
 int series_diffstat(const char *patch, int *files, int *ins, int *del, char **why);
 
-/* The trailers ("Signed-off-by: ...") of a commit message: its last
+/* trailers.c. The trailers ("Signed-off-by: ...") of a commit message: its last
  * paragraph, when git would take it as a trailer block. 0, or -1 when out
  * of memory. *out (caller frees with series_trailers_free()) may be NULL
  * when there are none. */
 int series_trailers(const char *body, struct series_trailer **out, size_t *n);
 void series_trailers_free(struct series_trailer *t, size_t n);
+/* The value of the first line "key value" in text that starts with key
+ * ("base-commit:"), blanks around it off; NULL when there is none, or it
+ * is empty. Returns a string the caller frees. */
+char *series_line_value(const char *text, const char *key);
 
 /* ---- trees, applying, building: what tree.c, apply.c, kconfig.c,
  * sandbox.c, buildlog.c, build.c and selftests.c share ---- */
