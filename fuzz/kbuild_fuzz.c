@@ -1,11 +1,12 @@
 /* kbuild_fuzz.c: libFuzzer target for what kfleet reads of git's and make's
- * output after applying or building a series (kernels/build.c): which patch
- * and file a failed git am names, a build log's first errors, and the
- * options a config fragment asks for that a .config lacks. A series
- * chooses file names and what the compiler prints about its code, so any
- * bytes must be read without a fault, within the bounds promised. The same
- * bytes as a kernel file: whether it is a vmlinux with BTF (kimage_btf),
- * for a kernel built elsewhere is whatever its submitter made it. */
+ * output after applying or building a series (kernels/apply.c, buildlog.c,
+ * kconfig.c): which patch and file a failed git am names, a build log's
+ * first errors, and the options a config fragment asks for that a .config
+ * lacks. A series chooses file names and what the compiler prints about
+ * its code, so any bytes must be read without a fault, within the bounds
+ * promised. The same bytes as a kernel file: whether it is a vmlinux with
+ * BTF (kimage_btf), for a kernel built elsewhere is whatever its submitter
+ * made it. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,9 @@
 /* series_fuzz.c: libFuzzer target for the pure half of the mbox intake
- * (kernels/series.c): where mailsplit would start messages, header
- * unfolding, subject tags, diff counting, trailers, and assembling a
- * series out of messages as git mailinfo would leave them. Any bytes must
- * be handled without a fault, and what is assembled must hold together. */
+ * (kernels/mbox.c, subject.c, diffstat.c, trailers.c, series.c): where
+ * mailsplit would start messages, header unfolding, subject tags, diff
+ * counting, trailers, and assembling a series out of messages as git
+ * mailinfo would leave them. Any bytes must be handled without a fault,
+ * and what is assembled must hold together. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

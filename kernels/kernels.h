@@ -1,6 +1,7 @@
-/* kernels.h: the kernels kfleet boots. For now a kernel is an image file the
- * user names (imported); building kernels from a tree and a patch series
- * comes later and lands here too. */
+/* kernels.h: the kernels kfleet boots: an image file a user names
+ * (checked by kimage.c), or one kfleet builds from a tree and a patch
+ * series (read by series.c and fetch.c, applied and built by the files
+ * named below). What only kernels/ shares is in kernelsint.h. */
 #ifndef KF_KERNELS_H
 #define KF_KERNELS_H
 
@@ -23,7 +24,8 @@ int kimage_release(const char *path, const char *arch, char *out, size_t n);
  * *err (caller frees) saying why not. */
 int kimage_btf(const char *path, char **err);
 
-/* ---- patch series: intake (series.c, fetch.c) ---- */
+/* ---- patch series: intake (series.c with mbox.c, subject.c, diffstat.c,
+ * trailers.c; fetch.c) ---- */
 
 #include "common/buf.h"
 
@@ -124,7 +126,8 @@ int fetch_msgid(const char *msgid, const struct fetch_opts *o, struct buf *out,
 int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out,
 		    char **url_out, char **err);
 
-/* ---- trees, applying a series, building (build.c) ----
+/* ---- trees (tree.c), applying a series (apply.c), building (build.c with
+ * kconfig.c, sandbox.c, buildlog.c), selftests (selftests.c) ----
  * Under the state directory: trees/NAME.git (a mirror clone of each tree),
  * slots/ (git worktrees and make O= directories that builds reuse, so a
  * rebuild after a small change only recompiles what changed) and

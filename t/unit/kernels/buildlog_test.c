@@ -1,0 +1,106 @@
+/* buildlog_test.c: unit tests for kernels/buildlog.c: the first compiler
+ * and make errors of a build log (not what make -j went on building), the
+ * same read from a log file's tail, and kfleet's own notes in a log. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/util.h"
+#include "kernels/kernelsint.h"
+#include "t/unit/testutil.h"
+
+static void test_log_errors(void **state)
+{
+	const char *log =
+		"  CC      kernel/fork.o\n"
+		"  CC      kernel/sys.o\n"
+		"kernel/sys.c:1080:9: error: expected ';' before 'return'\n"
+		" 1080 |         udelay(20)\n"
+		"      |                   ^\n"
+		"      |                   ;\n"
+		"  CC      kernel/exit.o\n"
+		"make[3]: *** [scripts/Makefile.build:250: kernel/sys.o] Error 1\n";
+	char *e;
+
+	(void)state;
+	e = kbuild_log_errors(log, strlen(log));
+	assert_non_null(e);
+	assert_true(!strncmp(e, "kernel/sys.c:1080:9: error: expected ';'", 40));
+	assert_non_null(strstr(e, "udelay(20)"));
+	assert_non_null(strstr(e, "*** [scripts/Makefile.build:250"));
+	assert_null(strstr(e, "kernel/fork.o"));      /* nothing before the first error */
+	assert_null(strstr(e, "kernel/exit.o"));      /* nor what make -j built meanwhile */
+	free(e);
+	/* modpost's own errors */
+	e = kbuild_log_errors("  CC [M]  bpf_testmod.o\n  MODPOST Module.symvers\n"
+			      "ERROR: modpost: \"bpf_fentry_test1\" [bpf_testmod.ko] undefined!\n"
+			      "  CC      bpftool/btf.o\n", 136);
+	assert_non_null(e);
+	assert_string_equal(e, "ERROR: modpost: \"bpf_fentry_test1\" [bpf_testmod.ko] undefined!\n");
+	free(e);
+	assert_null(kbuild_log_errors("  CC x.o\n  LD vmlinux\n", 21));
+}
+
+static void test_log_file(void **state)
+{
+	char dir[128], *log, *big, *e;
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	tu_tmpdir(dir, sizeof(dir), "buildlog");
+	log = path_join(dir, "build.log");
+	big = path_join(dir, "big.log");
+	/* notes are appended, one line each */
+	assert_int_equal(write_file(log, "  CC      x.o\n", 14, 0644), 0);
+	assert_int_equal(kbuild_log_note(log, "tree %s commit %.4s", "linux", "abcdef"), 0);
+	assert_int_equal(kbuild_log_note(log, "failed: %d", 2), 0);
+	assert_int_equal(read_file(log, &b, 1u << 20), 0);
+	assert_string_equal(buf_str(&b), "  CC      x.o\n### kfleet: tree linux commit abcd\n"
+			    "### kfleet: failed: 2\n");
+	assert_null(kbuild_log_file_errors(log));
+	assert_int_equal(kbuild_log_note("/nonexistent/dir/build.log", "x"), -1);
+	assert_null(kbuild_log_file_errors("/nonexistent/dir/build.log"));
+	/* an error found in the file */
+	buf_reset(&b);
+	buf_puts(&b, "  CC      a.o\na.c:1:2: error: 'x' undeclared\n");
+	assert_int_equal(write_file(log, b.data, b.len, 0644), 0);
+	e = kbuild_log_file_errors(log);
+	assert_non_null(e);
+	assert_string_equal(e, "a.c:1:2: error: 'x' undeclared\n");
+	free(e);
+	/* only the last MiB is read: an error before it is not seen, one in it is */
+	buf_reset(&b);
+	buf_puts(&b, "a.c:1:2: error: early\n");
+	while (b.len < (1u << 20) + 4096)
+		buf_puts(&b, "  CC      some/object/file.o\n");
+	assert_int_equal(write_file(big, b.data, b.len, 0644), 0);
+	assert_null(kbuild_log_file_errors(big));
+	buf_puts(&b, "make: *** [Makefile:1: all] Error 2\n");
+	assert_int_equal(write_file(big, b.data, b.len, 0644), 0);
+	e = kbuild_log_file_errors(big);
+	assert_non_null(e);
+	assert_string_equal(e, "make: *** [Makefile:1: all] Error 2\n");
+	free(e);
+	buf_release(&b);
+	tu_rmrf(dir);
+	free(big);
+	free(log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log_errors),
+		cmocka_unit_test(test_log_file),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,142 @@
+/* sandbox_test.c: unit tests for kernels/sandbox.c: make's arguments and
+ * environment for each arch, the bwrap sandbox around it (what it may
+ * write and read, no network), and a build step's outcome (done, failed,
+ * not started), its output appended to the log; the first line of a
+ * command's output, and cp. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/buf.h"
+#include "common/cmd.h"
+#include "common/util.h"
+#include "kernels/kernelsint.h"
+#include "t/unit/testutil.h"
+
+static void test_make_args(void **state)
+{
+	const char *rw[] = { "/s/src", "/s/obj", NULL }, *ro[] = { "/etc/frag.config", NULL };
+	struct kbuild_env e = { .state_dir = "/state", .configs_dir = "/cfgs" };
+	struct kbuild_steps st = {
+		.e = &e, .arch = "arm64", .src = "/s/src", .obj = "/s/obj", .rw = rw, .ro = ro,
+	};
+	struct cmd *c;
+	char *line;
+
+	(void)state;
+	c = kbuild_make(&st);
+	line = cmd_string(c);
+	/* no sandbox: make itself, cross-compiling, a fixed build identity */
+	assert_non_null(strstr(line, " make -C /s/src O=/s/obj ARCH=arm64 "
+				     "CROSS_COMPILE=aarch64-linux-gnu-"));
+	assert_non_null(strstr(line, "KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 1970'"));
+	assert_non_null(strstr(line, "KBUILD_BUILD_USER=kfleet"));
+	assert_non_null(strstr(line, "HOME=/tmp"));
+	assert_null(strstr(line, "bwrap"));
+	free(line);
+	cmd_free(c);
+
+	st.arch = "x86_64";
+	e.sandbox = 1;
+	c = kbuild_make(&st);
+	line = cmd_string(c);
+	assert_null(strstr(line, "CROSS_COMPILE"));
+	assert_non_null(strstr(line, " bwrap --ro-bind / / "));
+	assert_non_null(strstr(line, "--unshare-net"));
+	assert_non_null(strstr(line, "--ro-bind /state /state"));
+	assert_non_null(strstr(line, "--ro-bind-try /cfgs /cfgs"));
+	assert_non_null(strstr(line, "--ro-bind-try /etc/frag.config /etc/frag.config"));
+	assert_non_null(strstr(line, "--bind /s/src /s/src --bind /s/obj /s/obj -- make -C /s/src "
+				     "O=/s/obj ARCH=x86_64"));
+	free(line);
+	cmd_free(c);
+}
+
+static void test_step(void **state)
+{
+	char dir[128], *log, *err = NULL, *text;
+	const char *rw[] = { NULL };
+	struct kbuild_env e = { .state_dir = "/nonexistent" };
+	struct kbuild_steps st = { .e = &e, .arch = "x86_64", .rw = rw };
+	struct cmd *c;
+
+	(void)state;
+	tu_tmpdir(dir, sizeof(dir), "sandbox");
+	log = path_join(dir, "build.log");
+	st.log = log;
+	st.deadline = mono_ms() + 60 * 1000;
+	/* done: stdout and stderr appended to the log */
+	c = cmd_new("sh");
+	cmd_args(c, "-c", "echo out; echo err >&2", NULL);
+	assert_int_equal(kbuild_step(&st, c, "echo", &err), 0);
+	assert_null(err);
+	assert_false(st.failed);
+	c = cmd_new("sh");
+	cmd_args(c, "-c", "echo again; exit 3", NULL);
+	assert_int_equal(kbuild_step(&st, c, "make", &err), 1);
+	assert_true(st.failed);
+	assert_non_null(err);
+	assert_true(!strncmp(err, "make: ", 6));
+	free(err);
+	err = NULL;
+	text = tu_slurp(log, NULL);
+	assert_string_equal(text, "out\nerr\nagain\n");
+	free(text);
+	/* not started */
+	st.failed = 0;
+	c = cmd_new("/nonexistent/program");
+	assert_int_equal(kbuild_step(&st, c, "merge_config.sh", &err), -1);
+	assert_true(st.failed);
+	assert_true(!strncmp(err, "merge_config.sh: ", 17));
+	free(err);
+	tu_rmrf(dir);
+	free(log);
+}
+
+static void test_run_line_and_copy(void **state)
+{
+	char dir[128], out[8], *err = NULL, *from, *to, *text;
+	struct cmd *c;
+
+	(void)state;
+	c = cmd_new("printf");
+	cmd_args(c, "first line\nsecond\n", NULL);
+	assert_int_equal(kbuild_run_line(c, out, sizeof(out), &err), 0);
+	assert_string_equal(out, "first l");    /* cut to fit */
+	c = cmd_new("false");
+	assert_int_equal(kbuild_run_line(c, out, sizeof(out), &err), -1);
+	assert_non_null(err);
+	free(err);
+	err = NULL;
+
+	tu_tmpdir(dir, sizeof(dir), "sandbox");
+	from = path_join(dir, "-a");            /* a name cp must not take as an option */
+	to = path_join(dir, "b");
+	tu_write_str(from, "content\n");
+	assert_int_equal(kbuild_copy(from, to, &err), 0);
+	text = tu_slurp(to, NULL);
+	assert_string_equal(text, "content\n");
+	free(text);
+	assert_int_equal(kbuild_copy("/nonexistent/x", to, &err), -1);
+	assert_non_null(err);
+	free(err);
+	tu_rmrf(dir);
+	free(from);
+	free(to);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_make_args),
+		cmocka_unit_test(test_step),
+		cmocka_unit_test(test_run_line_and_copy),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
