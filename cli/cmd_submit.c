@@ -3,7 +3,7 @@
  * series show` read), sends it base64 in JSON to POST /api/submissions and
  * can wait; `kfleet test --tree ... --mbox ...` waits for the builds, then
  * for every request's runs, and prints the before/after tables. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -3,7 +3,7 @@
  * analysis/trend.c) and prints a fixed-width table of the commits with
  * their spread, the change points in words and the pass-rate changes of
  * the job's subtests; --json prints the answer as it came. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -18,7 +18,7 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "jobs/jobs.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
 

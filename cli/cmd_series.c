@@ -2,7 +2,7 @@
  * their series right before anything is queued: fetch (kernels/fetch.c)
  * or read the mbox, parse it (kernels/series.c) and print the series, as
  * text or JSON. Runs here, without the daemon. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 
 #include <curl/curl.h>
 #include <errno.h>
