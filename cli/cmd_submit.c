@@ -1,136 +1,21 @@
-/* cli_build.c: the CLI side of trees, submissions, builds and imports. `kfleet
- * submit` reads or fetches the mbox here (so what is sent is what `kfleet
- * series show` read), sends it base64 in JSON to POST /api/submissions and
- * can wait; `kfleet test --tree ... --mbox ...` waits for the builds, then
- * for every request's runs, and prints the before/after tables. */
-#include "cli/cli.h"
-
+/* cmd_submit.c: the CLI side of submissions and builds. `kfleet submit`
+ * reads or fetches the mbox here (so what is sent is what `kfleet series
+ * show` read), sends it base64 in JSON to POST /api/submissions and can
+ * wait; `kfleet test --tree ... --mbox ...` waits for the builds, then for
+ * every request's runs, and prints the before/after tables (cmd_compare.c).
+ * `kfleet submission(s)` and `kfleet build(s)` print what was made. */
 #include <errno.h>
 #include <getopt.h>
-#include <openssl/evp.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+#include "common/buf.h"
 #include "common/util.h"
 #include "kernels/kernels.h"
-
-enum { CLI_OK = 0, CLI_NOT_PASSED = 1, CLI_USAGE = 2 };
-
-#define JOB_LOG_MAX (64u << 20)   /* an imported log, as the daemon takes it */
-
-static const char *js(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "-";
-}
-
-static void usage_tree(FILE *f)
-{
-	fputs("usage: kfleet tree add NAME PATH-or-URL [--branch B]\n"
-	      "       kfleet tree fetch NAME\n"
-	      "       kfleet trees [--json]\n"
-	      "\n"
-	      "Registers a kernel git tree (a local repository or a git URL); kfleetd\n"
-	      "keeps a mirror clone of it and builds in worktrees, never in the\n"
-	      "original checkout.\n", f);
-}
-
-static void print_trees(json_t *trees)
-{
-	json_t *t;
-	size_t i;
-
-	printf("%-16s %-8s %-12s %-10s %s\n", "NAME", "STATE", "HEAD", "BRANCH", "FROM");
-	json_array_foreach(trees, i, t) {
-		printf("%-16s %-8s %-12.12s %-10s %s\n", js(t, "name"), js(t, "state"),
-		       js(t, "head"), json_is_string(json_object_get(t, "branch")) ?
-		       js(t, "branch") : "HEAD", js(t, "url"));
-		if (json_is_string(json_object_get(t, "detail")))
-			printf("    %s\n", js(t, "detail"));
-	}
-}
-
-int cli_tree(struct cli *k, int argc, char **argv)
-{
-	struct resp r = { 0 };
-	char *token = NULL, *abs = NULL, path[256];
-	const char *branch = NULL;
-	json_t *body = NULL;
-	int rc = CLI_USAGE;
-
-	if (!strcmp(argv[0], "trees") || (argc >= 2 && !strcmp(argv[1], "list"))) {
-		int json = argc >= 2 && !strcmp(argv[argc - 1], "--json");
-
-		if (cli_api_call(k, "GET", "/api/trees", NULL, NULL, &r) < 0) {
-			fprintf(stderr, "kfleet: trees: %s\n", r.err);
-			return CLI_USAGE;
-		}
-		if (json) {
-			json_dumpf(r.j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			fputc('\n', stdout);
-		} else {
-			print_trees(json_object_get(r.j, "trees"));
-		}
-		json_decref(r.j);
-		return CLI_OK;
-	}
-	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage_tree(stdout);
-		return CLI_OK;
-	}
-	if (argc == 3 && !strcmp(argv[1], "fetch")) {
-		if (!(token = cli_read_token(k)))
-			return CLI_USAGE;
-		if (strlen(argv[2]) > 100) {
-			fprintf(stderr, "kfleet: tree fetch: '%.100s...': not a tree name\n", argv[2]);
-			goto out;
-		}
-		snprintf(path, sizeof(path), "/api/trees/%s/fetch", argv[2]);
-		if (cli_api_call(k, "POST", path, NULL, token, &r) < 0) {
-			fprintf(stderr, "kfleet: tree fetch: %s\n", r.err);
-			goto out;
-		}
-		printf("tree '%s': fetch queued\n", argv[2]);
-		rc = CLI_OK;
-		goto out;
-	}
-	if ((argc == 4 || argc == 6) && !strcmp(argv[1], "add")) {
-		if (argc == 6) {
-			if (strcmp(argv[4], "--branch")) {
-				usage_tree(stderr);
-				goto out;
-			}
-			branch = argv[5];
-		}
-		/* a local tree by its absolute path: the daemon runs elsewhere */
-		abs = strstr(argv[3], "://") ? strdup(argv[3]) : path_abs(argv[3]);
-		if (!(token = cli_read_token(k)) || !abs)
-			goto out;
-		body = json_pack("{s:s, s:s}", "name", argv[2], "url", abs);
-		if (!body || (branch && json_object_set_new(body, "branch", json_string(branch)))) {
-			fprintf(stderr, "kfleet: tree add: the name, path and branch must be UTF-8\n");
-			goto out;
-		}
-		if (cli_api_call(k, "POST", "/api/trees", body, token, &r) < 0) {
-			fprintf(stderr, "kfleet: tree add: %s\n", r.err);
-			goto out;
-		}
-		printf("tree '%s': added; kfleetd clones '%s' now (kfleet trees shows when it "
-		       "is ready)\n", argv[2], abs);
-		rc = CLI_OK;
-		goto out;
-	}
-	usage_tree(stderr);
-out:
-	json_decref(r.j);
-	json_decref(body);
-	free(token);
-	free(abs);
-	return rc;
-}
 
 static void usage_submit(FILE *f, int test)
 {
@@ -152,19 +37,6 @@ static void usage_submit(FILE *f, int test)
 		test ? " [--markdown]" : " [--wait]");
 }
 
-/* Base64 of n bytes, caller frees; NULL when out of memory */
-static char *base64(const char *p, size_t n)
-{
-	char *out;
-
-	if (n > (size_t)INT32_MAX / 2)
-		return NULL;
-	out = malloc((n + 2) / 3 * 4 + 1);
-	if (out)
-		EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)p, (int)n);
-	return out;
-}
-
 static void print_builds(json_t *builds)
 {
 	json_t *b;
@@ -174,20 +46,20 @@ static void print_builds(json_t *builds)
 		json_t *ms = json_object_get(b, "ms");
 
 		printf("  build %lld  %-6s %-7s %-8s %-12.12s %s%s", (long long)json_integer_value(
-		       json_object_get(b, "id")), js(b, "arch"),
-		       json_is_string(json_object_get(b, "side")) ? js(b, "side") : "",
-		       js(b, "state"),
-		       js(b, "commit_id"), js(b, "release"),
+		       json_object_get(b, "id")), cli_jstr(b, "arch", "-"),
+		       json_is_string(json_object_get(b, "side")) ? cli_jstr(b, "side", "-") : "",
+		       cli_jstr(b, "state", "-"),
+		       cli_jstr(b, "commit_id", "-"), cli_jstr(b, "release", "-"),
 		       json_integer_value(json_object_get(b, "reused")) ? " (reused)" : "");
 		if (json_is_integer(ms))
 			printf(", %lld s", (long long)json_integer_value(ms) / 1000);
 		printf("\n");
 		if (json_is_string(json_object_get(b, "errors")))
-			printf("%s", js(b, "errors"));
+			printf("%s", cli_jstr(b, "errors", "-"));
 		else if (json_is_string(json_object_get(b, "detail")))
-			printf("    %s\n", js(b, "detail"));
+			printf("    %s\n", cli_jstr(b, "detail", "-"));
 		if (json_is_string(json_object_get(b, "dropped")))
-			printf("    not kept by olddefconfig: %s\n", js(b, "dropped"));
+			printf("    not kept by olddefconfig: %s\n", cli_jstr(b, "dropped", "-"));
 	}
 }
 
@@ -197,27 +69,27 @@ static void print_submission(json_t *s)
 	size_t i;
 
 	printf("submission %lld: %s%s%s\n", (long long)json_integer_value(json_object_get(s, "id")),
-	       js(s, "state"), json_is_string(json_object_get(s, "outcome")) ? ": " : "",
-	       json_is_string(json_object_get(s, "outcome")) ? js(s, "outcome") : "");
+	       cli_jstr(s, "state", "-"), json_is_string(json_object_get(s, "outcome")) ? ": " : "",
+	       json_is_string(json_object_get(s, "outcome")) ? cli_jstr(s, "outcome", "-") : "");
 	if (json_is_string(json_object_get(s, "detail")))
-		printf("  %s\n", js(s, "detail"));
-	printf("  tree:     %s\n", js(s, "tree"));
+		printf("  %s\n", cli_jstr(s, "detail", "-"));
+	printf("  tree:     %s\n", cli_jstr(s, "tree", "-"));
 	if (json_is_string(json_object_get(s, "kernel"))) {
 		/* a kernel built elsewhere: the tree only gives its selftests */
-		printf("  kernel:   %s\n", js(s, "kernel"));
-		printf("  selftests from %s (%s)\n", js(s, "base_commit"), js(s, "base_why"));
-		printf("  arch:     %s\n", js(s, "arches"));
+		printf("  kernel:   %s\n", cli_jstr(s, "kernel", "-"));
+		printf("  selftests from %s (%s)\n", cli_jstr(s, "base_commit", "-"), cli_jstr(s, "base_why", "-"));
+		printf("  arch:     %s\n", cli_jstr(s, "arches", "-"));
 	} else {
 		printf("  series:   %s\n", json_is_string(json_object_get(s, "series_subject")) ?
-		       js(s, "series_subject") : "(none: the base only)");
-		printf("  base:     %s (%s)\n", js(s, "base_commit"), js(s, "base_why"));
+		       cli_jstr(s, "series_subject", "-") : "(none: the base only)");
+		printf("  base:     %s (%s)\n", cli_jstr(s, "base_commit", "-"), cli_jstr(s, "base_why", "-"));
 		if (json_is_string(json_object_get(s, "patched_commit")))
-			printf("  patched:  %s\n", js(s, "patched_commit"));
-		printf("  arches:   %s, config %s\n", js(s, "arches"), js(s, "config"));
+			printf("  patched:  %s\n", cli_jstr(s, "patched_commit", "-"));
+		printf("  arches:   %s, config %s\n", cli_jstr(s, "arches", "-"), cli_jstr(s, "config", "-"));
 	}
 	json_array_foreach(json_object_get(ser, "patches"), i, p)
 		printf("  %lld/%lld %s\n", (long long)json_integer_value(json_object_get(p, "index")),
-		       (long long)json_integer_value(json_object_get(ser, "count")), js(p, "title"));
+		       (long long)json_integer_value(json_object_get(ser, "count")), cli_jstr(p, "title", "-"));
 	print_builds(json_object_get(s, "builds"));
 	if (json_array_size(json_object_get(s, "requests")))
 		printf("  runs:     %lld of %lld done\n",
@@ -247,7 +119,7 @@ static int wait_built(struct cli *k, long long id, struct resp *r)
 			continue;
 		}
 		fails = 0;
-		st = js(r->j, "state");
+		st = cli_jstr(r->j, "state", "-");
 		if (strcmp(st, last)) {
 			fprintf(stderr, "submission %lld: %s\n", id, st);
 			last = strcmp(st, "queued") ? "building" : "queued";
@@ -258,7 +130,29 @@ static int wait_built(struct cli *k, long long id, struct resp *r)
 	}
 }
 
-int cli_submit(struct cli *k, int argc, char **argv, int test)
+/* kfleet submit's (and kfleet test's) options */
+struct submit_args {
+	const char *tree, *mbox, *url, *msgid, *pw, *base, *arch, *config, *jobs, *vcpus;
+	const char *kernel;
+	struct fetch_opts fo;
+	struct buf frags;       /* the --fragment values, local files made absolute */
+	long long repeat, memory;
+	int sources, wait, markdown, json;
+};
+
+/* --fragment F onto a->frags: a local file by its absolute path */
+static void submit_add_fragment(struct submit_args *a, const char *f)
+{
+	char *abs = f[0] == '.' || (strchr(f, '/') && access(f, R_OK) == 0) ? path_abs(f) : NULL;
+
+	buf_printf(&a->frags, "%s%s", a->frags.len ? "," : "", abs ? abs : f);
+	free(abs);
+}
+
+/* submit's options into a: 0, 1 after printing the help (-h), -1 after
+ * saying why not */
+static int submit_args_parse(struct cli *k, int argc, char **argv, int test,
+			     struct submit_args *a)
 {
 	static const struct option opts[] = {
 		{ "tree", required_argument, NULL, 't' },
@@ -283,105 +177,153 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *tree = NULL, *mbox = NULL, *url = NULL, *msgid = NULL, *pw = NULL;
-	const char *base = NULL, *arch = NULL, *config = NULL, *jobs = NULL, *vcpus = NULL;
-	const char *kernel = NULL;
-	struct fetch_opts fo = { 0 };
-	struct buf frags = BUF_INIT(8192), mb = BUF_INIT(0);
-	struct resp r = { 0 };
-	char *token = NULL, *b64 = NULL, *source = NULL, *err = NULL, *cfgabs = NULL;
-	char *kabs = NULL;
-	long long repeat = 0, memory = 0, id;
-	int c, rc = CLI_USAGE, sources = 0, wait = test, markdown = 0, json = 0;
-	json_t *body = NULL;
+	int c;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
-		case 't': tree = optarg; break;
-		case 'f': mbox = optarg; sources++; break;
-		case 'u': url = optarg; sources++; break;
-		case 'i': msgid = optarg; sources++; break;
-		case 'p': pw = optarg; sources++; break;
-		case 'l': fo.lore_base = optarg; break;
-		case 'b': base = optarg; break;
-		case 'a': arch = optarg; break;
-		case 'C': config = optarg; break;
-		case 'F': {
-			char *a = optarg[0] == '.' || (strchr(optarg, '/') && access(optarg, R_OK) == 0)
-				  ? path_abs(optarg) : NULL;
-
-			buf_printf(&frags, "%s%s", frags.len ? "," : "", a ? a : optarg);
-			free(a);
-			break;
-		}
-		case 'J': jobs = optarg; break;
-		case 'v': vcpus = optarg; break;
-		case 'k': kernel = optarg; break;
+		case 't': a->tree = optarg; break;
+		case 'f': a->mbox = optarg; a->sources++; break;
+		case 'u': a->url = optarg; a->sources++; break;
+		case 'i': a->msgid = optarg; a->sources++; break;
+		case 'p': a->pw = optarg; a->sources++; break;
+		case 'l': a->fo.lore_base = optarg; break;
+		case 'b': a->base = optarg; break;
+		case 'a': a->arch = optarg; break;
+		case 'C': a->config = optarg; break;
+		case 'F': submit_add_fragment(a, optarg); break;
+		case 'J': a->jobs = optarg; break;
+		case 'v': a->vcpus = optarg; break;
+		case 'k': a->kernel = optarg; break;
 		case 'r':
-			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
-				goto out;
+			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &a->repeat) < 0)
+				return -1;
 			break;
 		case 'm':
-			if (cli_parse_num(k->cmd, "--memory", optarg, 64, 1 << 24, &memory) < 0)
-				goto out;
+			if (cli_parse_num(k->cmd, "--memory", optarg, 64, 1 << 24, &a->memory) < 0)
+				return -1;
 			break;
-		case 'w': wait = 1; break;
-		case 'M': markdown = 1; break;
-		case 'j': json = 1; break;
+		case 'w': a->wait = 1; break;
+		case 'M': a->markdown = 1; break;
+		case 'j': a->json = 1; break;
 		case 'h':
 			usage_submit(stdout, test);
-			rc = CLI_OK;
-			goto out;
+			return 1;
 		default:
 			usage_submit(stderr, test);
-			goto out;
+			return -1;
 		}
 	}
-	if (optind < argc || sources > 1 || (test && (!sources || !jobs)) ||
-	    (!sources && !tree)) {
+	if (optind < argc || a->sources > 1 || (test && (!a->sources || !a->jobs)) ||
+	    (!a->sources && !a->tree)) {
 		fprintf(stderr, "kfleet: %s: %s\n", k->cmd, optind < argc ? "unexpected arguments" :
-			sources > 1 ? "give one of --mbox, --url, --msgid, --patchwork" :
+			a->sources > 1 ? "give one of --mbox, --url, --msgid, --patchwork" :
 			test ? "a series (--mbox, --url, --msgid or --patchwork) and --job are needed" :
 			"--tree is needed when there is no series");
 		usage_submit(stderr, test);
-		goto out;
+		return -1;
 	}
-	if (sources && cli_series_get(mbox, url, msgid, pw, &fo, &mb, &source, &err) < 0) {
-		fprintf(stderr, "kfleet: %s: %s\n", k->cmd, err ? err : "out of memory");
-		goto out;
-	}
-	if (config && config[0] != '/' && strchr(config, '/'))
-		cfgabs = path_abs(config);
-	if (kernel && !(kabs = path_abs(kernel))) {
-		fprintf(stderr, "kfleet: %s: kernel '%s': %s\n", k->cmd, kernel, strerror(errno));
-		goto out;
-	}
-	token = cli_read_token(k);
-	if (!token)
-		goto out;
-	body = json_object();
-	if (sources) {
-		b64 = base64(mb.len ? mb.data : "", mb.len);
+	return 0;
+}
+
+/* The body of POST /api/submissions (caller decrefs): a's options, the
+ * series mb (named source) in base64 when there is one, the config and
+ * the kernel by the absolute paths given. NULL after saying why */
+static json_t *submit_body(struct cli *k, const struct submit_args *a, const struct buf *mb,
+			   const char *source, const char *cfgabs, const char *kabs)
+{
+	json_t *body = json_object();
+	char *b64 = NULL;
+
+	if (a->sources) {
+		b64 = cli_base64(mb->len ? mb->data : "", mb->len);
 		if (!b64 || json_object_set_new(body, "mbox_base64", json_string(b64)) ||
 		    json_object_set_new(body, "mbox_name", json_string(source))) {
 			fprintf(stderr, "kfleet: %s: out of memory\n", k->cmd);
+			json_decref(body);
+			body = NULL;
 			goto out;
 		}
 	}
-	if ((tree && json_object_set_new(body, "tree", json_string(tree))) ||
-	    (base && json_object_set_new(body, "base", json_string(base))) ||
-	    (arch && json_object_set_new(body, "arch", json_string(arch))) ||
-	    (config && json_object_set_new(body, "config", json_string(cfgabs ? cfgabs : config))) ||
-	    (frags.len && json_object_set_new(body, "fragments", json_string(buf_str(&frags)))) ||
-	    (jobs && json_object_set_new(body, "jobs", json_string(jobs))) ||
-	    (vcpus && json_object_set_new(body, "vcpus", json_string(vcpus))) ||
-	    (repeat && json_object_set_new(body, "repeat", json_integer(repeat))) ||
-	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory))) ||
+	if ((a->tree && json_object_set_new(body, "tree", json_string(a->tree))) ||
+	    (a->base && json_object_set_new(body, "base", json_string(a->base))) ||
+	    (a->arch && json_object_set_new(body, "arch", json_string(a->arch))) ||
+	    (a->config && json_object_set_new(body, "config",
+					      json_string(cfgabs ? cfgabs : a->config))) ||
+	    (a->frags.len && json_object_set_new(body, "fragments",
+						 json_string(buf_str(&a->frags)))) ||
+	    (a->jobs && json_object_set_new(body, "jobs", json_string(a->jobs))) ||
+	    (a->vcpus && json_object_set_new(body, "vcpus", json_string(a->vcpus))) ||
+	    (a->repeat && json_object_set_new(body, "repeat", json_integer(a->repeat))) ||
+	    (a->memory && json_object_set_new(body, "memory_mb", json_integer(a->memory))) ||
 	    (kabs && json_object_set_new(body, "kernel", json_string(kabs)))) {
 		fprintf(stderr, "kfleet: %s: the options must be UTF-8\n", k->cmd);
+		json_decref(body);
+		body = NULL;
+	}
+out:
+	free(b64);
+	return body;
+}
+
+/* kfleet test: each request of submission sub, its runs and its tables.
+ * Returns the worst of rc and the requests' exit statuses. */
+static int submit_report(struct cli *k, json_t *sub, int markdown, int rc)
+{
+	json_t *reqs = json_object_get(sub, "requests"), *q;
+	size_t i;
+
+	json_array_foreach(reqs, i, q) {
+		struct resp rq = { 0 };
+		char path[64];
+		int one;
+
+		snprintf(path, sizeof(path), "/api/requests/%lld", (long long)json_integer_value(q));
+		if (cli_api_call(k, "GET", path, NULL, NULL, &rq) < 0) {
+			fprintf(stderr, "kfleet: %s: %s\n", k->cmd, rq.err);
+			rc = CLI_USAGE;
+			continue;
+		}
+		printf("\nrequest %lld: %s\n", (long long)json_integer_value(q),
+		       cli_jstr(rq.j, "job", "-"));
+		one = cli_request_report(k, json_integer_value(q), cli_jstr(rq.j, "job", "-"),
+					 markdown);
+		if (one > rc)
+			rc = one;
+		json_decref(rq.j);
+	}
+	return rc;
+}
+
+int cli_submit(struct cli *k, int argc, char **argv, int test)
+{
+	struct submit_args a = { .frags = BUF_INIT(8192), .wait = test };
+	struct buf mb = BUF_INIT(0);
+	struct resp r = { 0 };
+	char *token = NULL, *source = NULL, *err = NULL, *cfgabs = NULL, *kabs = NULL;
+	long long id;
+	int rc = CLI_USAGE, p;
+	json_t *body = NULL;
+
+	p = submit_args_parse(k, argc, argv, test, &a);
+	if (p) {
+		rc = p > 0 ? CLI_OK : CLI_USAGE;
 		goto out;
 	}
+	if (a.sources && cli_series_get(a.mbox, a.url, a.msgid, a.pw, &a.fo, &mb, &source,
+					&err) < 0) {
+		fprintf(stderr, "kfleet: %s: %s\n", k->cmd, err ? err : "out of memory");
+		goto out;
+	}
+	if (a.config && a.config[0] != '/' && strchr(a.config, '/'))
+		cfgabs = path_abs(a.config);
+	if (a.kernel && !(kabs = path_abs(a.kernel))) {
+		fprintf(stderr, "kfleet: %s: kernel '%s': %s\n", k->cmd, a.kernel, strerror(errno));
+		goto out;
+	}
+	token = cli_read_token(k);
+	if (!token || !(body = submit_body(k, &a, &mb, source, cfgabs, kabs)))
+		goto out;
 	if (cli_api_call(k, "POST", "/api/submissions", body, token, &r) < 0) {
 		fprintf(stderr, "kfleet: %s: %s\n", k->cmd, r.err);
 		goto out;
@@ -391,57 +333,32 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 	       " (a kernel built elsewhere: the tree gives its selftests)" :
 	       " (no series: the base only)");
 	rc = CLI_OK;
-	if (!wait)
+	if (!a.wait)
 		goto out;
 	if (wait_built(k, id, &r) < 0) {
 		rc = CLI_USAGE;
 		goto out;
 	}
-	if (json) {
-		json_dumpf(r.j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
-	} else {
+	if (a.json)
+		cli_print_json(r.j);
+	else
 		print_submission(r.j);
-	}
-	if (!strcmp(js(r.j, "state"), "failed")) {
+	if (!strcmp(cli_jstr(r.j, "state", "-"), "failed")) {
 		rc = CLI_NOT_PASSED;
 		goto out;
 	}
 	if (test) {
-		json_t *reqs = json_object_get(r.j, "requests"), *q;
-		size_t i;
-
-		json_incref(reqs);
-		json_array_foreach(reqs, i, q) {
-			struct resp rq = { 0 };
-			char path[64];
-			int one;
-
-			snprintf(path, sizeof(path), "/api/requests/%lld",
-				 (long long)json_integer_value(q));
-			if (cli_api_call(k, "GET", path, NULL, NULL, &rq) < 0) {
-				fprintf(stderr, "kfleet: %s: %s\n", k->cmd, rq.err);
-				rc = CLI_USAGE;
-				continue;
-			}
-			printf("\nrequest %lld: %s\n", (long long)json_integer_value(q), js(rq.j, "job"));
-			one = cli_request_report(k, json_integer_value(q), js(rq.j, "job"), markdown);
-			if (one > rc)
-				rc = one;
-			json_decref(rq.j);
-		}
-		json_decref(reqs);
+		rc = submit_report(k, r.j, a.markdown, rc);
 		printf("\n%s/submissions/%lld\n", k->url, id);
 	}
 out:
 	json_decref(r.j);
 	json_decref(body);
-	buf_release(&frags);
+	buf_release(&a.frags);
 	buf_release(&mb);
 	free(cfgabs);
 	free(kabs);
 	free(token);
-	free(b64);
 	free(source);
 	free(err);
 	return rc;
@@ -462,16 +379,15 @@ int cli_submission(struct cli *k, int argc, char **argv)
 			return CLI_USAGE;
 		}
 		if (json) {
-			json_dumpf(r.j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			fputc('\n', stdout);
+			cli_print_json(r.j);
 		} else {
 			printf("%-6s %-10s %-14s %-9s %s\n", "ID", "TREE", "STATE", "ARCHES", "SERIES");
 			json_array_foreach(json_object_get(r.j, "submissions"), i, v)
 				printf("%-6lld %-10s %-14s %-9s %s\n",
 				       (long long)json_integer_value(json_object_get(v, "id")),
-				       js(v, "tree"), js(v, "state"), js(v, "arches"),
+				       cli_jstr(v, "tree", "-"), cli_jstr(v, "state", "-"), cli_jstr(v, "arches", "-"),
 				       json_is_string(json_object_get(v, "series_subject")) ?
-				       js(v, "series_subject") : "(base only)");
+				       cli_jstr(v, "series_subject", "-") : "(base only)");
 		}
 		json_decref(r.j);
 		return CLI_OK;
@@ -487,8 +403,7 @@ int cli_submission(struct cli *k, int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (json) {
-		json_dumpf(r.j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
+		cli_print_json(r.j);
 	} else {
 		print_submission(r.j);
 	}
@@ -517,102 +432,18 @@ int cli_builds(struct cli *k, int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (json) {
-		json_dumpf(r.j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
+		cli_print_json(r.j);
 	} else if (id) {
 		json_t *a = json_array();
 
 		json_array_append(a, r.j);
 		print_builds(a);
-		printf("  key %s\n  toolchain %s\n  directory %s\n", js(r.j, "key"),
-		       js(r.j, "toolchain"), js(r.j, "dir"));
+		printf("  key %s\n  toolchain %s\n  directory %s\n", cli_jstr(r.j, "key", "-"),
+		       cli_jstr(r.j, "toolchain", "-"), cli_jstr(r.j, "dir", "-"));
 		json_decref(a);
 	} else {
 		print_builds(json_object_get(r.j, "builds"));
 	}
 	json_decref(r.j);
 	return CLI_OK;
-}
-
-int cli_import(struct cli *k, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "job", required_argument, NULL, 'J' },
-		{ "parser", required_argument, NULL, 'p' },
-		{ "arch", required_argument, NULL, 'a' },
-		{ "vcpus", required_argument, NULL, 'v' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *kernel = NULL, *job = NULL, *parser = NULL, *arch = NULL, *name = NULL;
-	struct buf log = BUF_INIT(JOB_LOG_MAX + 1);
-	struct resp r = { 0 };
-	char *kabs = NULL, *token = NULL, *b64 = NULL;
-	long long vcpus = 0;
-	json_t *body = NULL;
-	int c, rc = CLI_USAGE;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'k': kernel = optarg; break;
-		case 'J': job = optarg; break;
-		case 'p': parser = optarg; break;
-		case 'a': arch = optarg; break;
-		case 'n': name = optarg; break;
-		case 'v':
-			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
-				goto out;
-			break;
-		case 'h':
-			rc = CLI_OK;
-			/* fall through */
-		default:
-			fprintf(rc ? stderr : stdout, "usage: kfleet import --kernel PATH (--job J | "
-				"--parser ktap|test_progs|bench|metrics)\n"
-				"         [--arch A] [--vcpus N] [--name NAME] FILE\n");
-			goto out;
-		}
-	}
-	if (optind != argc - 1 || !kernel || (!job == !parser)) {
-		fprintf(stderr, "kfleet: import: %s\n", optind != argc - 1 ? "give one log file" :
-			!kernel ? "--kernel PATH is required" : "give --job or --parser, one of them");
-		goto out;
-	}
-	if (read_file(strcmp(argv[optind], "-") ? argv[optind] : "/dev/stdin", &log,
-		      JOB_LOG_MAX) < 0 || log.truncated) {
-		fprintf(stderr, "kfleet: import: '%s': %s\n", argv[optind],
-			log.truncated ? "larger than 64 MiB" : strerror(errno));
-		goto out;
-	}
-	kabs = path_abs(kernel);
-	b64 = base64(log.len ? log.data : "", log.len);
-	token = cli_read_token(k);
-	if (!kabs || !b64 || !token)
-		goto out;
-	body = json_pack("{s:s, s:s, s:s}", "kernel", kabs, "log_base64", b64, "name",
-			 name ? name : argv[optind]);
-	if (!body || (job && json_object_set_new(body, "job", json_string(job))) ||
-	    (parser && json_object_set_new(body, "parser", json_string(parser))) ||
-	    (arch && json_object_set_new(body, "arch", json_string(arch))) ||
-	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)))) {
-		fprintf(stderr, "kfleet: import: the options must be UTF-8\n");
-		goto out;
-	}
-	if (cli_api_call(k, "POST", "/api/import", body, token, &r) < 0) {
-		fprintf(stderr, "kfleet: import: %s\n", r.err);
-		goto out;
-	}
-	printf("run %lld imported\n", (long long)json_integer_value(json_object_get(r.j, "id")));
-	rc = CLI_OK;
-out:
-	json_decref(r.j);
-	json_decref(body);
-	buf_release(&log);
-	free(kabs);
-	free(token);
-	free(b64);
-	return rc;
 }
