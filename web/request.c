@@ -5,10 +5,10 @@
  * runs per cell with analysis/'s cmp_report (the numbers /api/compare
  * gives, here over this request's runs only), drawn as strip plots
  * (web/svg.c). Everything from the database goes through web_html(). */
-#include "web/pages2.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/server.h"
 #include "web/svg.h"
-#include "web/web.h"
-#include "web/webint.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/passfail.h"
+#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/query.h"
@@ -154,7 +155,12 @@ out:
 	return rc;
 }
 
-json_t *request_passfail_json(struct db *db, const struct request *q, char **err)
+/* The pass/fail per subtest of the request's finished runs as
+ * passfail_json() gives it (at most WEB_RESULTS_MAX subtests), plus
+ * "results_truncated"; {"error": "..."} in its place when a side has no
+ * finished run yet. New reference; NULL with *err (caller frees) when the
+ * database or memory failed. */
+static json_t *request_passfail_json(struct db *db, const struct request *q, char **err)
 {
 	struct req r;
 	struct passfail_table t;
@@ -302,14 +308,6 @@ static int cmp_rmetric(const void *a, const void *b)
 	return strcmp(((const struct rmetric *)a)->name, ((const struct rmetric *)b)->name);
 }
 
-static int direction(const struct job_def *d, const char *metric)
-{
-	for (size_t i = 0; d && i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i].name, metric))
-			return d->metrics[i].higher_better ? 1 : 0;
-	return -1;
-}
-
 /* "kernel 3 (6.1.192-g..., linux c0a315baf863)" of a side */
 static char *side_label(struct db *db, const struct req *r, int side)
 {
@@ -400,7 +398,7 @@ static int req_compare(struct db *db, const struct req *r, const struct job_def 
 			if (!m->n[0] || !m->n[1])
 				cmp_report_note(&c->rep, "metric '%s': no %s samples", m->name,
 						side_names[m->n[0] ? 1 : 0]);
-			else if (cmp_report_add(&c->rep, m->name, m->unit, direction(def, m->name),
+			else if (cmp_report_add(&c->rep, m->name, m->unit, web_metric_better(def, m->name, NULL),
 						m->v[0], m->n[0], m->v[1], m->n[1]) < 0)
 				cmp_report_note(&c->rep, "metric '%s': left out", m->name);
 		}
@@ -423,12 +421,7 @@ nomem:
 
 static void kv(struct buf *b, const char *k, const char *v)
 {
-	buf_printf(b, "<tr><th>%s</th><td>", k);
-	if (v)
-		web_html_str(b, v);
-	else
-		buf_puts(b, "-");
-	buf_puts(b, "</td></tr>\n");
+	web_html_kv(b, k, v, "-");
 }
 
 static const char *run_word(const struct run *r)
@@ -727,8 +720,9 @@ out:
 	rcmp_release(&x);
 }
 
-enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t id)
+WEB_HANDLER(pages_request)
 {
+	int64_t id = arg->id;
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct req r;
 	enum MHD_Result rc;
@@ -758,15 +752,7 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 	buf_printf(&b, "<h1>request %lld: %s</h1>\n", (long long)id,
 		   r.done ? "done" : "<span class=\"running\">in progress</span>");
 	buf_puts(&b, "<table class=\"kv\">\n<tr><th>job</th><td>");
-	if (r.q.job) {
-		buf_puts(&b, "<a href=\"/jobs/");
-		web_html_str(&b, r.q.job);
-		buf_puts(&b, "\">");
-		web_html_str(&b, r.q.job);
-		buf_puts(&b, "</a>");
-	} else {
-		buf_puts(&b, "<span class=\"note\">command</span>");
-	}
+	web_job_link(&b, r.q.job);
 	buf_puts(&b, "</td></tr>\n");
 	for (int side = 0; side < 2; side++) {
 		const char *path = NULL;
@@ -795,7 +781,7 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 	kv(&b, "repeats", s);
 	snprintf(s, sizeof(s), "%d of %zu", r.ndone, r.q.nruns);
 	kv(&b, "runs done", s);
-	web_fmt_time(r.q.created_at, s);
+	fmt_time_ms(r.q.created_at, 0, s, sizeof(s));
 	kv(&b, "created (UTC)", s);
 	buf_puts(&b, "</table>\n<h2>runs</h2>\n");
 	runs_grid(&b, &r, now);
@@ -804,7 +790,7 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 	buf_printf(&b, "<p class=\"note\"><a href=\"/api/requests/%lld\">as JSON</a></p>\n",
 		   (long long)id);
 	web_page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	req_release(&r);
@@ -813,8 +799,9 @@ out:
 
 /* ---- GET /api/requests/ID ---- */
 
-enum MHD_Result api_request(struct web *w, struct MHD_Connection *c, int64_t id)
+WEB_HANDLER(api_request)
 {
+	int64_t id = arg->id;
 	const struct job_def *def;
 	struct req r;
 	struct rcmp x;

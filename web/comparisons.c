@@ -1,4 +1,4 @@
-/* compare.c: GET /api/compare?a=KERNEL&b=KERNEL&job=NAME[&arch=A][&vcpus=N]
+/* comparisons.c: GET /api/compare?a=KERNEL&b=KERNEL&job=NAME[&arch=A][&vcpus=N]
  * [&format=json|text|markdown][&columns=all|avg,p99,max,test]: the
  * before/after comparison of one job's metrics on two kernels. It reads
  * the samples of the job's passed runs on each kernel (read-only SQL on
@@ -9,8 +9,10 @@
  * cell that kernel's runs in id order go alternately to half A and half
  * B (the 1st, 3rd, 5th... and the 2nd, 4th...; not the id's own parity,
  * which interleaved base/patched submissions make the same for all). */
-#include "web/web.h"
-#include "web/webint.h"
+#include "web/cache.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/server.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -20,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "analysis/analysis.h"
+#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "jobs/jobs.h"
@@ -306,14 +309,6 @@ static int cmp_rows(const void *pa, const void *pb)
 	return (a->value > b->value) - (a->value < b->value);
 }
 
-static int direction(const struct job_def *d, const char *metric)
-{
-	for (size_t i = 0; d && i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i].name, metric))
-			return d->metrics[i].higher_better ? 1 : 0;
-	return -1;
-}
-
 /* One value per run and side: the median of the run's samples of the
  * metric (runs are the independent repeats; samples within a run are not).
  * rows[from..to) are one cell and metric, sorted by side and run. */
@@ -376,7 +371,7 @@ static int cell_report(struct creq *q, const struct job_def *def, size_t cell,
 			cmp_report_note(r, "metric '%s': no %s samples", q->rows[i].metric,
 					side_name[nv[0] ? 1 : 0]);
 		else if (cmp_report_add(r, q->rows[i].metric, unit,
-					direction(def, q->rows[i].metric), vals[0], nv[0],
+					web_metric_better(def, q->rows[i].metric, NULL), vals[0], nv[0],
 					vals[1], nv[1]) < 0)
 			cmp_report_note(r, "metric '%s': left out (more than %d metrics?)",
 					q->rows[i].metric, CMP_METRICS_MAX);
@@ -436,40 +431,6 @@ static enum MHD_Result bad(struct MHD_Connection *c, const char *what)
 	return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "compare: %s", what);
 }
 
-/* The last comparisons answered, by query and by the state of the runs they
- * read (how many of the two kernels' runs of the job ended, and when the
- * last did): a page loaded again, or by many at once, is answered from here
- * until another run ends. The bootstrap makes a comparison of many runs
- * cost most of a second. */
-#define COMPARE_CACHE_SLOTS 16
-#define COMPARE_CACHE_BODY  (1u << 20)   /* bigger answers are not kept */
-
-struct compare_cache {
-	pthread_mutex_t lock;
-	struct {
-		char *key;
-		char *body;
-		size_t len;
-		int json;
-	} e[COMPARE_CACHE_SLOTS];
-	unsigned next;
-};
-
-void web_compare_cache_free(struct web *w)
-{
-	struct compare_cache *cc = w->ccache;
-
-	if (!cc)
-		return;
-	for (size_t i = 0; i < COMPARE_CACHE_SLOTS; i++) {
-		free(cc->e[i].key);
-		free(cc->e[i].body);
-	}
-	pthread_mutex_destroy(&cc->lock);
-	free(cc);
-	w->ccache = NULL;
-}
-
 /* The key of a query against the runs as they are now; NULL on errors */
 static char *cache_key(struct db *db, const struct creq *q, const char *fmt, unsigned cols)
 {
@@ -493,58 +454,7 @@ static char *cache_key(struct db *db, const struct creq *q, const char *fmt, uns
 	return key;
 }
 
-/* A kept answer for key into b: 1 (json set), 0 none */
-static int cache_get(struct web *w, const char *key, struct buf *b, int *json)
-{
-	struct compare_cache *cc = w->ccache;
-	int hit = 0;
-
-	if (!cc || !key)
-		return 0;
-	pthread_mutex_lock(&cc->lock);
-	for (size_t i = 0; i < COMPARE_CACHE_SLOTS && !hit; i++)
-		if (cc->e[i].key && !strcmp(cc->e[i].key, key) &&
-		    buf_append(b, cc->e[i].body, cc->e[i].len) == 0) {
-			*json = cc->e[i].json;
-			hit = 1;
-		}
-	pthread_mutex_unlock(&cc->lock);
-	return hit;
-}
-
-static void cache_put(struct web *w, const char *key, const char *body, size_t len, int json)
-{
-	struct compare_cache *cc;
-	char *k, *v;
-	unsigned i;
-
-	if (!key || len > COMPARE_CACHE_BODY)
-		return;
-	pthread_mutex_lock(&w->dbs_lock);   /* made once, under a lock that exists */
-	if (!w->ccache && (w->ccache = calloc(1, sizeof(*w->ccache))))
-		pthread_mutex_init(&w->ccache->lock, NULL);
-	cc = w->ccache;
-	pthread_mutex_unlock(&w->dbs_lock);
-	k = strdup(key);
-	v = malloc(len ? len : 1);
-	if (!cc || !k || !v) {
-		free(k);
-		free(v);
-		return;
-	}
-	memcpy(v, body, len);
-	pthread_mutex_lock(&cc->lock);
-	i = cc->next++ % COMPARE_CACHE_SLOTS;
-	free(cc->e[i].key);
-	free(cc->e[i].body);
-	cc->e[i].key = k;
-	cc->e[i].body = v;
-	cc->e[i].len = len;
-	cc->e[i].json = json;
-	pthread_mutex_unlock(&cc->lock);
-}
-
-enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(api_compare)
 {
 	const char *as = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "a");
 	const char *bs = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "b");
@@ -591,7 +501,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 		struct buf hit = BUF_INIT(0);
 		int json = 0;
 
-		if (cache_get(w, key, &hit, &json)) {
+		if (web_cache_get(w, key, &hit, &json)) {
 			free(key);
 			return web_reply(c, MHD_HTTP_OK, json ? "application/json" :
 					 "text/plain; charset=utf-8", &hit);
@@ -705,7 +615,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 					     "compare: the table could not be rendered");
 			goto out;
 		}
-		cache_put(w, key, buf_str(&text), text.len, 0);
+		web_cache_put(w, key, buf_str(&text), text.len, 0);
 		rc = web_reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", &text);
 		goto out;
 	}
@@ -730,7 +640,7 @@ enum MHD_Result web_compare(struct web *w, struct MHD_Connection *c)
 			goto out;
 		}
 		free(js);
-		cache_put(w, key, buf_str(&body), body.len, 1);
+		web_cache_put(w, key, buf_str(&body), body.len, 1);
 		rc = web_reply(c, MHD_HTTP_OK, "application/json", &body);
 	}
 out:
