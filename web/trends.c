@@ -125,10 +125,40 @@ static int merge_points(struct tview *v, struct trend_point_in **in, size_t *n,
 
 /* Loads the trend the query asks for. 0, 1 with msg and *status set (bad
  * parameter, no data), -1 database error, -2 out of memory. */
+/* The query's tree, job, metric, arch and vCPUs into v and *vcpus (0: not
+ * given); 0, or -1 with msg */
+static int tview_args(struct MHD_Connection *c, struct tview *v, long long *vcpus, char *msg,
+		      size_t msglen)
+{
+	const char *vc = arg(c, "vcpus"), *names[] = { "tree", "job", "metric", "arch" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *s = arg(c, names[i]);
+
+		if (s && strlen(s) > TV_PARAM_MAX) {
+			snprintf(msg, msglen, "%s '%.40s...': longer than %d bytes", names[i], s,
+				 TV_PARAM_MAX);
+			return -1;
+		}
+	}
+	v->tree = arg(c, "tree");
+	v->job = arg(c, "job");
+	v->metric = arg(c, "metric");
+	v->arch = arg(c, "arch");
+	if (!v->tree || !v->job) {
+		snprintf(msg, msglen, "trend: tree and job are needed (?tree=T&job=J)");
+		return -1;
+	}
+	if (vc && parse_int(vc, 1, TV_VCPUS_MAX, vcpus) < 0) {
+		snprintf(msg, msglen, "vcpus '%.20s': not a number from 1 to %d", vc, TV_VCPUS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 static int tview_load(struct web *w, struct MHD_Connection *c, struct db *db, struct tview *v,
 		      char *msg, size_t msglen, unsigned *status)
 {
-	const char *vc = arg(c, "vcpus"), *names[] = { "tree", "job", "metric", "arch" };
 	const struct job_def *def;
 	const struct dbq_trend_series *best = NULL;
 	struct trend_point_in *in = NULL;
@@ -140,27 +170,8 @@ static int tview_load(struct web *w, struct MHD_Connection *c, struct db *db, st
 
 	memset(v, 0, sizeof(*v));
 	*status = MHD_HTTP_BAD_REQUEST;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const char *s = arg(c, names[i]);
-
-		if (s && strlen(s) > TV_PARAM_MAX) {
-			snprintf(msg, msglen, "%s '%.40s...': longer than %d bytes", names[i], s,
-				 TV_PARAM_MAX);
-			return 1;
-		}
-	}
-	v->tree = arg(c, "tree");
-	v->job = arg(c, "job");
-	v->metric = arg(c, "metric");
-	v->arch = arg(c, "arch");
-	if (!v->tree || !v->job) {
-		snprintf(msg, msglen, "trend: tree and job are needed (?tree=T&job=J)");
+	if (tview_args(c, v, &vcpus, msg, msglen) < 0)
 		return 1;
-	}
-	if (vc && parse_int(vc, 1, TV_VCPUS_MAX, &vcpus) < 0) {
-		snprintf(msg, msglen, "vcpus '%.20s': not a number from 1 to %d", vc, TV_VCPUS_MAX);
-		return 1;
-	}
 	def = job_set_find(web_jobs(w), v->job);
 	*status = MHD_HTTP_NOT_FOUND;
 	if (!v->metric) {
@@ -299,13 +310,14 @@ WEB_HANDLER(api_trend)
 
 /* ---- the pages ---- */
 
-/* An href to /trends/view of this series, escaped for an attribute */
-static void view_href(struct buf *b, const char *tree, const char *job, const char *metric,
-		      const char *arch, int vcpus)
+/* An href to path (/trends/view, /api/trend) of this series, escaped for
+ * an attribute */
+static void view_href(struct buf *b, const char *path, const char *tree, const char *job,
+		      const char *metric, const char *arch, int vcpus)
 {
 	struct buf u = BUF_INIT(4096);
 
-	buf_puts(&u, "/trends/view?tree=");
+	buf_printf(&u, "%s?tree=", path);
 	buf_url_encode(&u, tree);
 	buf_puts(&u, "&job=");
 	buf_url_encode(&u, job);
@@ -362,7 +374,7 @@ WEB_HANDLER(pages_trends)
 				buf_puts(&b, "</td><td>");
 				web_html_str(&b, x->job);
 				buf_puts(&b, "</td><td><a href=\"");
-				view_href(&b, x->tree, x->job, x->metric, x->arch, x->vcpus);
+				view_href(&b, "/trends/view", x->tree, x->job, x->metric, x->arch, x->vcpus);
 				buf_puts(&b, "\">");
 				if (x->metric)
 					web_html_str(&b, x->metric);
@@ -544,13 +556,59 @@ static void passrate_section(struct buf *b, const struct tview *v)
 			   t->tests_dropped);
 }
 
+/* What the trend is of: tree, job, metric, cell, how it was picked, the
+ * other cells */
+static void trend_table(struct buf *b, const struct tview *v)
+{
+	char s[64];
+
+	kv(b, "tree", v->tree);
+	buf_puts(b, "<tr><th>job</th><td><a href=\"/jobs/");
+	buf_url_encode(b, v->job);
+	buf_puts(b, "\">");
+	web_html_str(b, v->job);
+	buf_puts(b, "</a></td></tr>\n");
+	if (v->metric) {
+		buf_puts(b, "<tr><th>metric</th><td>");
+		web_html_str(b, v->metric);
+		if (v->unit) {
+			buf_puts(b, " (");
+			web_html_str(b, v->unit);
+			buf_puts(b, ")");
+		}
+		buf_printf(b, ", %s</td></tr>\n", v->higher_better < 0 ? "direction not known"
+			   : v->higher_better ? "higher is better" : "lower is better");
+	}
+	snprintf(s, sizeof(s), "%d", v->vcpus);
+	kv(b, "arch", v->arch);
+	kv(b, "vCPUs", s);
+	if (v->picked[0])
+		kv(b, "picked", v->picked);
+	if (v->ncells > 1) {
+		buf_puts(b, "<tr><th>other cells</th><td>");
+		for (size_t i = 0; i < v->ncells; i++) {
+			if (!strcmp(v->cells[i].arch, v->arch) && v->cells[i].vcpus == v->vcpus)
+				continue;
+			buf_puts(b, "<a href=\"");
+			view_href(b, "/trends/view", v->tree, v->job, v->metric, v->cells[i].arch,
+				  v->cells[i].vcpus);
+			buf_puts(b, "\">");
+			web_html_str(b, v->cells[i].arch);
+			buf_printf(b, ", %d vCPUs</a> (%lld runs) ", v->cells[i].vcpus,
+				   (long long)v->cells[i].runs);
+		}
+		buf_puts(b, "</td></tr>\n");
+	}
+	buf_puts(b, "</table>\n");
+}
+
 WEB_HANDLER(pages_trend)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX), title = BUF_INIT(1024);
 	struct tview v;
 	enum MHD_Result rc;
 	struct db *db;
-	char msg[512], s[64];
+	char msg[512];
 	unsigned status;
 	int r;
 
@@ -570,43 +628,7 @@ WEB_HANDLER(pages_trend)
 	buf_puts(&b, "<h1>trend: ");
 	web_html_str(&b, v.metric ? v.metric : "pass rates");
 	buf_puts(&b, "</h1>\n<table class=\"kv\">\n");
-	kv(&b, "tree", v.tree);
-	buf_puts(&b, "<tr><th>job</th><td><a href=\"/jobs/");
-	buf_url_encode(&b, v.job);
-	buf_puts(&b, "\">");
-	web_html_str(&b, v.job);
-	buf_puts(&b, "</a></td></tr>\n");
-	if (v.metric) {
-		buf_puts(&b, "<tr><th>metric</th><td>");
-		web_html_str(&b, v.metric);
-		if (v.unit) {
-			buf_puts(&b, " (");
-			web_html_str(&b, v.unit);
-			buf_puts(&b, ")");
-		}
-		buf_printf(&b, ", %s</td></tr>\n", v.higher_better < 0 ? "direction not known"
-			   : v.higher_better ? "higher is better" : "lower is better");
-	}
-	snprintf(s, sizeof(s), "%d", v.vcpus);
-	kv(&b, "arch", v.arch);
-	kv(&b, "vCPUs", s);
-	if (v.picked[0])
-		kv(&b, "picked", v.picked);
-	if (v.ncells > 1) {
-		buf_puts(&b, "<tr><th>other cells</th><td>");
-		for (size_t i = 0; i < v.ncells; i++) {
-			if (!strcmp(v.cells[i].arch, v.arch) && v.cells[i].vcpus == v.vcpus)
-				continue;
-			buf_puts(&b, "<a href=\"");
-			view_href(&b, v.tree, v.job, v.metric, v.cells[i].arch, v.cells[i].vcpus);
-			buf_puts(&b, "\">");
-			web_html_str(&b, v.cells[i].arch);
-			buf_printf(&b, ", %d vCPUs</a> (%lld runs) ", v.cells[i].vcpus,
-				   (long long)v.cells[i].runs);
-		}
-		buf_puts(&b, "</td></tr>\n");
-	}
-	buf_puts(&b, "</table>\n");
+	trend_table(&b, &v);
 	if (v.vals.commits_dropped || v.vals.runs_dropped || v.vals.rows_truncated ||
 	    v.res_truncated)
 		buf_printf(&b, "<p class=\"note\">bounded: the newest %d commits, the newest %d "
@@ -625,23 +647,7 @@ WEB_HANDLER(pages_trend)
 	}
 	passrate_section(&b, &v);
 	buf_puts(&b, "<p class=\"note\"><a href=\"");
-	{
-		struct buf u = BUF_INIT(4096);
-
-		buf_puts(&u, "/api/trend?tree=");
-		buf_url_encode(&u, v.tree);
-		buf_puts(&u, "&job=");
-		buf_url_encode(&u, v.job);
-		if (v.metric) {
-			buf_puts(&u, "&metric=");
-			buf_url_encode(&u, v.metric);
-		}
-		buf_puts(&u, "&arch=");
-		buf_url_encode(&u, v.arch);
-		buf_printf(&u, "&vcpus=%d", v.vcpus);
-		web_html(&b, buf_str(&u), u.len);
-		buf_release(&u);
-	}
+	view_href(&b, "/api/trend", v.tree, v.job, v.metric, v.arch, v.vcpus);
 	buf_puts(&b, "\">as JSON</a> &middot; <a href=\"/trends\">all trends</a></p>\n");
 	web_page_tail(&b);
 	rc = web_reply_page(c, &b);
