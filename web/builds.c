@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/db.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "kernels/kernels.h"
 #include "orchestrator/orchestrator.h"
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "db/query.h"
 #include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"

@@ -1,9 +1,9 @@
 /* trends.c: a job's metric and its tests' pass rates across the commits of
  * a tree, as the pages /trends (what has data) and /trends/view (an inline
- * SVG chart of the per-commit medians with their p25-p75 band and the
- * change points, the tables of points and pass rates) and as the JSON
- * /api/trend. db/query.c reads the values, analysis/trend.c finds the
- * steps; everything from the database goes through web_html(). */
+ * SVG chart (web/svg.c) of the per-commit medians with their p25-p75
+ * band and the change points, the tables of points and pass rates) and as
+ * the JSON /api/trend. db/query.c reads the values, analysis/trend.c
+ * finds the steps; everything from the database goes through web_html(). */
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "analysis/trend.h"
-#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "db/query.h"
 #include "jobs/jobs.h"
 
