@@ -101,6 +101,13 @@ static json_t *run_json(const struct run *r)
 	return o;
 }
 
+/* ---- GET /api/health ---- */
+
+WEB_HANDLER(api_health)
+{
+	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:b}", "ok", 1));
+}
+
 /* ---- GET /api/runs ---- */
 
 WEB_HANDLER(api_runs_list)
@@ -468,6 +475,16 @@ out:
 	return rc;
 }
 
+WEB_HANDLER(api_runs_submit)
+{
+	return runs_submit(w, c, arg->req, 0);
+}
+
+WEB_HANDLER(api_requests_submit)
+{
+	return runs_submit(w, c, arg->req, 1);
+}
+
 /* ---- GET /api/jobs, /api/jobs/NAME ---- */
 
 static json_t *strs_json(char *const *v, size_t n)
@@ -556,21 +573,4 @@ WEB_HANDLER(api_job)
 	if (!d)
 		return web_reply_error(c, MHD_HTTP_NOT_FOUND, "job '%.100s': no such job", name);
 	return web_reply_json(c, MHD_HTTP_OK, job_json(d));
-}
-
-/* ---- the handlers ---- */
-
-WEB_HANDLER(api_health)
-{
-	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:b}", "ok", 1));
-}
-
-WEB_HANDLER(api_runs_submit)
-{
-	return runs_submit(w, c, arg->req, 0);
-}
-
-WEB_HANDLER(api_requests_submit)
-{
-	return runs_submit(w, c, arg->req, 1);
 }

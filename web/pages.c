@@ -536,6 +536,33 @@ out:
 	return rc;
 }
 
+WEB_HANDLER(pages_run_console)
+{
+	return run_file(w, c, arg->id, RUN_FILE_CONSOLE, "text/plain; charset=utf-8", WEB_CONSOLE_MAX);
+}
+
+WEB_HANDLER(pages_run_output)
+{
+	return run_file(w, c, arg->id, RUN_FILE_OUTPUT, "text/plain; charset=utf-8", 0);
+}
+
+WEB_HANDLER(pages_run_xml)
+{
+	return run_file(w, c, arg->id, RUN_FILE_XML, "application/xml", 0);
+}
+
+WEB_HANDLER(pages_run_result)
+{
+	struct buf name = BUF_INIT(0);
+	enum MHD_Result rc;
+
+	if (buf_printf(&name, RUN_DIR_RESULTS "/%s", arg->name) < 0)
+		return MHD_NO;
+	rc = run_file(w, c, arg->id, buf_str(&name), NULL, 0);
+	buf_release(&name);
+	return rc;
+}
+
 /* ---- /jobs, /jobs/NAME ---- */
 
 static void words(struct buf *b, char *const *v, size_t n, const char *sep)
@@ -651,33 +678,4 @@ WEB_HANDLER(pages_job)
 	}
 	web_page_tail(&b);
 	return web_reply_page(c, &b);
-}
-
-/* ---- the run's files ---- */
-
-WEB_HANDLER(pages_run_console)
-{
-	return run_file(w, c, arg->id, RUN_FILE_CONSOLE, "text/plain; charset=utf-8", WEB_CONSOLE_MAX);
-}
-
-WEB_HANDLER(pages_run_output)
-{
-	return run_file(w, c, arg->id, RUN_FILE_OUTPUT, "text/plain; charset=utf-8", 0);
-}
-
-WEB_HANDLER(pages_run_xml)
-{
-	return run_file(w, c, arg->id, RUN_FILE_XML, "application/xml", 0);
-}
-
-WEB_HANDLER(pages_run_result)
-{
-	struct buf name = BUF_INIT(0);
-	enum MHD_Result rc;
-
-	if (buf_printf(&name, RUN_DIR_RESULTS "/%s", arg->name) < 0)
-		return MHD_NO;
-	rc = run_file(w, c, arg->id, buf_str(&name), NULL, 0);
-	buf_release(&name);
-	return rc;
 }
