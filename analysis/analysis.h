@@ -1,8 +1,9 @@
 /* analysis.h: the statistics and before/after comparison core. The web
- * server (web/compare.c) reads metric samples of a base and a patched side
- * from the database and hands them here; this part summarises each side,
- * tests the difference (Mann-Whitney U and a bootstrap interval of the
- * ratio of medians), gives a verdict that respects the metric's direction,
+ * server (web/comparisons.c, web/request.c) reads metric samples of a base
+ * and a patched side from the database, groups them (cells.h) and hands
+ * them here; this part summarises each side, tests the difference
+ * (Mann-Whitney U and a bootstrap interval of the ratio of medians),
+ * gives a verdict that respects the metric's direction,
  * and renders the result as a plain table, markdown or JSON. It does no
  * I/O and keeps no state: the same samples always give the same output.
  *

@@ -2,7 +2,7 @@
  * rates. Summarises each commit's runs, finds change points by binary
  * segmentation with the Mann-Whitney test of stats.c (the rule is in
  * trend.h), classes pass-rate changes per test path, and gives it all as
- * JSON. web/trend.c reads the database and draws; nothing here does I/O. */
+ * JSON. web/trends.c reads the database and draws; nothing here does I/O. */
 #include "analysis/trend.h"
 #include "analysis/analysis.h"
 #include "analysis/passfail.h"

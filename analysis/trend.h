@@ -1,5 +1,5 @@
 /* trend.h: a metric and the pass rates of a job's tests across the commits
- * of a tree. The web server (web/trend.c) reads, per commit in history
+ * of a tree. The web server (web/trends.c) reads, per commit in history
  * order, one value per passed run (the median of its samples) and the
  * result rows of the counted runs; this file summarises each commit, finds
  * the steps that hold (change points) and the tests that started or

@@ -4,7 +4,8 @@
  * its JSON, and each file at /runs/ID/results/PATH. The names came from a
  * guest, so they are escaped wherever they are shown, and a requested path
  * is served only when it resolves inside that directory. */
-#include "web/webint.h"
+#include "web/results.h"
+#include "web/reply.h"
 
 #include <errno.h>
 #include <fts.h>
@@ -68,18 +69,23 @@ static void results_free(struct rfile *v, size_t n)
 		free(v[i].rel);
 }
 
-/* A path for an href: everything but unreserved characters and '/' escaped */
+/* A path for an href: each segment percent-encoded, the '/' kept */
 static void url_path(struct buf *b, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	struct buf seg = BUF_INIT(0);
 
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
-			buf_append(b, s, 1);
-		else
-			buf_printf(b, "%%%02X", ch);
+	for (;;) {
+		size_t n = strcspn(s, "/");
+
+		buf_reset(&seg);
+		buf_append(&seg, s, n);
+		buf_url_encode(b, buf_str(&seg));
+		if (!s[n])
+			break;
+		buf_puts(b, "/");
+		s += n + 1;
 	}
+	buf_release(&seg);
 }
 
 void web_results_html(struct buf *b, const char *run_dir, int64_t run_id)
