@@ -64,15 +64,19 @@ $(B)/bin/kfleet: $(B)/orchestrator/kfleet.o $(B)/libkfleet.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The agent runs as the guest's only program besides busybox: static, no sanitizers.
-$(B)/bin/kfleet-agent-x86_64: images/agent.c common/frame.c common/frame.h images/images.h
+# It links only the libc-only files of common/ (util.c's helpers, not hash.c's
+# libcrypto); sections it does not call are dropped.
+AGENT_SRCS := images/agent.c common/frame.c common/util.c common/buf.c
+AGENT_DEPS := $(AGENT_SRCS) common/frame.h common/util.h common/buf.h common/hash.h common/host.h images/images.h
+AGENT_CFLAGS := -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
+	-I. -static -ffunction-sections -fdata-sections -Wl,--gc-sections
+$(B)/bin/kfleet-agent-x86_64: $(AGENT_DEPS)
 	@mkdir -p $(dir $@)
-	gcc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
-		-I. -static -o $@ images/agent.c common/frame.c
+	gcc $(AGENT_CFLAGS) -o $@ $(AGENT_SRCS)
 
-$(B)/bin/kfleet-agent-arm64: images/agent.c common/frame.c common/frame.h images/images.h
+$(B)/bin/kfleet-agent-arm64: $(AGENT_DEPS)
 	@mkdir -p $(dir $@)
-	$(CROSS_ARM64) -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
-		-I. -static -o $@ images/agent.c common/frame.c
+	$(CROSS_ARM64) $(AGENT_CFLAGS) -o $@ $(AGENT_SRCS)
 
 $(B)/bin/wl/x86_64/%: jobs/workloads/%.c $(WL_DEPS)
 	@mkdir -p $(dir $@)
@@ -115,11 +119,11 @@ SERIES_FUZZ_SRCS := kernels/series.c common/cmd.c common/buf.c common/util.c
 build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsint.h kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) $(shell pkg-config --libs jansson libcrypto)
-KBUILD_FUZZ_SRCS := kernels/build.c kernels/kimage.c common/cmd.c common/buf.c common/util.c common/log.c
+KBUILD_FUZZ_SRCS := kernels/build.c kernels/kimage.c common/cmd.c common/buf.c common/util.c common/hash.c common/log.c
 build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)
-COPYOUT_FUZZ_SRCS := images/copyout.c common/util.c common/buf.c common/log.c
+COPYOUT_FUZZ_SRCS := images/copyout.c common/util.c common/hash.c common/buf.c common/log.c
 build/fuzz/copyout_fuzz: fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) images/copyout.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) \

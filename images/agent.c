@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 
 #include "common/frame.h"
+#include "common/util.h"
 #include "images/images.h"
 
 #define AGENT_CONF_MAX    4096
@@ -75,14 +76,6 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	fflush(stderr);
-}
-
-static int64_t mono_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -439,10 +432,10 @@ static void run_command(struct agent *a, const char *cmd)
 	}
 	close(pfd[1]);
 	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
-	deadline = mono_now_ms() + (int64_t)a->timeout_s * 1000;
+	deadline = mono_ms() + (int64_t)a->timeout_s * 1000;
 
 	while (pipe_open || !exited) {
-		now = mono_now_ms();
+		now = mono_ms();
 		if (!exited && now >= deadline) {
 			timed_out = 1;
 			break;
@@ -471,7 +464,7 @@ static void run_command(struct agent *a, const char *cmd)
 			w = waitpid(pid, &status, WNOHANG);
 			if (w == pid) {
 				exited = 1;
-				drain_deadline = mono_now_ms() + AGENT_DRAIN_MS;
+				drain_deadline = mono_ms() + AGENT_DRAIN_MS;
 			} else if (w < 0 && errno != EINTR) {
 				set_exit(a, "error=waitpid: %s", strerror(errno));
 				failed = 1;
@@ -485,8 +478,8 @@ static void run_command(struct agent *a, const char *cmd)
 		kill_group(pid);
 	if (pipe_open) {
 		/* what the killed group wrote before it died */
-		until = mono_now_ms() + AGENT_KILL_DRAIN_MS;
-		while (pipe_open && (now = mono_now_ms()) < until) {
+		until = mono_ms() + AGENT_KILL_DRAIN_MS;
+		while (pipe_open && (now = mono_ms()) < until) {
 			pf.fd = pfd[0];
 			pf.events = POLLIN;
 			pf.revents = 0;
@@ -577,7 +570,7 @@ static void load_modules(void)
  * driver probes asynchronously, so this waits a while for it. */
 static int open_virtio_port(void)
 {
-	int64_t until = mono_now_ms() + AGENT_PORT_WAIT_MS;
+	int64_t until = mono_ms() + AGENT_PORT_WAIT_MS;
 
 	do {
 		DIR *d = opendir("/sys/class/virtio-ports");
@@ -612,7 +605,7 @@ static int open_virtio_port(void)
 		if (d)
 			closedir(d);
 		usleep(50000);
-	} while (mono_now_ms() < until);
+	} while (mono_ms() < until);
 	say("channel: no virtio port named '%s' after %d s", IMG_VIRTIO_PORT,
 	    AGENT_PORT_WAIT_MS / 1000);
 	return -1;
@@ -623,11 +616,11 @@ static int open_virtio_port(void)
  * kfleetd answers the exit frame with a line; wait for it, bounded. */
 static void wait_ack(int fd)
 {
-	int64_t until = mono_now_ms() + AGENT_ACK_WAIT_MS;
+	int64_t until = mono_ms() + AGENT_ACK_WAIT_MS;
 	char b[64];
 
 	for (;;) {
-		int64_t left = until - mono_now_ms();
+		int64_t left = until - mono_ms();
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
 
 		if (left <= 0) {
@@ -637,26 +630,6 @@ static void wait_ack(int fd)
 		if (poll(&pf, 1, (int)left) > 0 && read(fd, b, sizeof(b)) > 0)
 			return;
 	}
-}
-
-/* mkdir -p for the guest's own paths; 0 / -1 with errno */
-static int make_dirs(const char *path, mode_t mode)
-{
-	char p[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(p))
-		return errno = ENAMETOOLONG, -1;
-	memcpy(p, path, n + 1);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* Makes the job's root disk the root, as switch_root does: mount it, bring
@@ -677,11 +650,11 @@ static int switch_to_disk(struct agent *a)
 		{ "devtmpfs", "/newroot/dev", "devtmpfs", 0755 },
 		{ "tmpfs", "/newroot/tmp", "tmpfs", 01777 },
 	};
-	int64_t until = mono_now_ms() + AGENT_PORT_WAIT_MS;
+	int64_t until = mono_ms() + AGENT_PORT_WAIT_MS;
 	struct stat st;
 	char dst[PATH_MAX];
 
-	while (stat(a->root_dev, &st) < 0 && mono_now_ms() < until)
+	while (stat(a->root_dev, &st) < 0 && mono_ms() < until)
 		usleep(50000);
 	if (mkdir("/newroot", 0755) < 0 && errno != EEXIST) {
 		set_exit(a, "error=root disk: mkdir /newroot: %s", strerror(errno));
@@ -698,13 +671,13 @@ static int switch_to_disk(struct agent *a)
 		if (stat(binds[i], &st) < 0)
 			continue;
 		snprintf(dst, sizeof(dst), "/newroot%s", binds[i]);
-		if (make_dirs(dst, 0755) < 0 || mount(binds[i], dst, NULL, MS_BIND | MS_REC, NULL) < 0) {
+		if (mkdir_p(dst, 0755) < 0 || mount(binds[i], dst, NULL, MS_BIND | MS_REC, NULL) < 0) {
 			set_exit(a, "error=root disk: bind %s: %s", binds[i], strerror(errno));
 			return -1;
 		}
 	}
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		if (make_dirs(m[i].dir, m[i].mode) < 0 ||
+		if (mkdir_p(m[i].dir, m[i].mode) < 0 ||
 		    (mount(m[i].src, m[i].dir, m[i].type, 0, NULL) < 0 && errno != EBUSY)) {
 			set_exit(a, "error=root disk: mount %s: %s", m[i].dir, strerror(errno));
 			return -1;
@@ -832,7 +805,7 @@ int main(int argc, char **argv)
 		say("root disk '%s' left alone in test mode", a.root_dev);
 	else if (*a.root_dev && switch_to_disk(&a) < 0)
 		goto done;
-	if (*a.results && make_dirs(a.results, 0755) < 0) {
+	if (*a.results && mkdir_p(a.results, 0755) < 0) {
 		set_exit(&a, "error=results directory '%s': %s", a.results, strerror(errno));
 		goto done;
 	}
