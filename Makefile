@@ -123,8 +123,8 @@ KBUILD_FUZZ_SRCS := kernels/build.c kernels/kimage.c common/cmd.c common/buf.c c
 build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)
-COPYOUT_FUZZ_SRCS := images/copyout.c common/util.c common/hash.c common/buf.c common/log.c
-build/fuzz/copyout_fuzz: fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) images/copyout.h
+COPYOUT_FUZZ_SRCS := images/extract.c images/quote.c images/watchdog.c common/util.c common/buf.c
+build/fuzz/copyout_fuzz: fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) images/copyout.h images/copyoutint.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) \
 		$(shell pkg-config --libs libguestfs libarchive libcrypto) -lpthread
