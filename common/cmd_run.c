@@ -163,6 +163,79 @@ static int spawn_setup(struct cmd *c, const int fds[3], posix_spawn_file_actions
 	return 0;
 }
 
+/* What can be checked before the child exists: the environment names,
+ * memory, the program in the child's PATH (set to CMD_PATH when the caller
+ * gave none), the working directory. Returns the program's path (caller
+ * frees), or NULL with c->res.err and *err set. */
+static char *check_spawn(struct cmd *c, const char *label, char **err)
+{
+	const char *child_path;
+	struct stat st;
+	char *path;
+
+	if (c->bad_env) {
+		c->res.err = EINVAL;
+		cmd_set_err(err, label, "'%s' is not an environment variable name", c->bad_env);
+		return NULL;
+	}
+	if (cmd_env_find(c, "PATH", 4) < 0)
+		cmd_env(c, "PATH", CMD_PATH);
+	if (c->oom || !label || !c->argc) {
+		c->res.err = ENOMEM;
+		cmd_set_err(err, label, "out of memory");
+		return NULL;
+	}
+	child_path = c->env[cmd_env_find(c, "PATH", 4)] + 5;
+	path = find_program(c->argv[0], child_path);
+	if (!path) {
+		c->res.err = ENOENT;
+		cmd_set_err(err, label, "'%s' not found in PATH '%s'", c->argv[0], child_path);
+		return NULL;
+	}
+	if (c->dir && (stat(c->dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		c->res.err = access(c->dir, F_OK) < 0 ? errno : ENOTDIR;
+		cmd_set_err(err, label, "working directory '%s': %s", c->dir,
+			    strerror(c->res.err));
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* *err for open_stdio()'s failure on stream why: with the file's name
+ * when the stream was one */
+static void stdio_error(struct cmd *c, const char *label, const char *why, char **err)
+{
+	const char *file = !strcmp(why, "stdin") ? c->in_path :
+			   !strcmp(why, "stdout") ? c->out_path : c->err_path;
+
+	if (file && ((!strcmp(why, "stdin") && c->in == CMD_IN_FILE) ||
+		     (!strcmp(why, "stdout") && c->out == CMD_OUT_FILE) ||
+		     (!strcmp(why, "stderr") && c->errto == CMD_OUT_FILE)))
+		cmd_set_err(err, label, "%s '%s': %s", why, file, strerror(c->res.err));
+	else
+		cmd_set_err(err, label, "%s: %s", why, strerror(c->res.err));
+}
+
+/* The captured streams' read ends (rd, taken: set to -1) as sinks for
+ * cmd_supervise(), non-blocking; returns how many */
+static int take_sinks(struct cmd *c, int rd[2], struct cmd_sink sinks[2])
+{
+	int nsinks = 0;
+
+	for (int i = 0; i < 2; i++) {
+		if (rd[i] < 0)
+			continue;
+		fcntl(rd[i], F_SETFL, O_NONBLOCK);
+		sinks[nsinks].fd = rd[i];
+		sinks[nsinks].b = i == 0 ? c->out_buf :
+				  c->errto == CMD_OUT_BUF ? c->err_buf : &c->capture;
+		sinks[nsinks++].truncated = i == 0 ? &c->res.out_truncated : &c->res.err_truncated;
+		rd[i] = -1;
+	}
+	return nsinks;
+}
+
 int cmd_run(struct cmd *c, char **err)
 {
 	posix_spawn_file_actions_t fa;
@@ -172,8 +245,7 @@ int cmd_run(struct cmd *c, char **err)
 	struct cmd_sink sinks[2];
 	int nsinks = 0;
 	char *label = NULL, *path = NULL;
-	const char *child_path, *why;
-	struct stat st;
+	const char *why;
 	pid_t pid;
 
 	if (err)
@@ -190,40 +262,11 @@ int cmd_run(struct cmd *c, char **err)
 	c->ran = 1;
 	memset(&c->res, 0, sizeof(c->res));
 	c->res.end = CMD_END_SPAWN;
-	if (c->bad_env) {
-		c->res.err = EINVAL;
-		cmd_set_err(err, label, "'%s' is not an environment variable name", c->bad_env);
+	path = check_spawn(c, label, err);
+	if (!path)
 		goto out;
-	}
-	if (cmd_env_find(c, "PATH", 4) < 0)
-		cmd_env(c, "PATH", CMD_PATH);
-	if (c->oom || !label || !c->argc) {
-		c->res.err = ENOMEM;
-		cmd_set_err(err, label, "out of memory");
-		goto out;
-	}
-	child_path = c->env[cmd_env_find(c, "PATH", 4)] + 5;
-	path = find_program(c->argv[0], child_path);
-	if (!path) {
-		c->res.err = ENOENT;
-		cmd_set_err(err, label, "'%s' not found in PATH '%s'", c->argv[0], child_path);
-		goto out;
-	}
-	if (c->dir && (stat(c->dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		c->res.err = access(c->dir, F_OK) < 0 ? errno : ENOTDIR;
-		cmd_set_err(err, label, "working directory '%s': %s", c->dir, strerror(c->res.err));
-		goto out;
-	}
 	if (open_stdio(c, fds, rd, &why) < 0) {
-		const char *file = !strcmp(why, "stdin") ? c->in_path :
-				   !strcmp(why, "stdout") ? c->out_path : c->err_path;
-
-		if (file && ((!strcmp(why, "stdin") && c->in == CMD_IN_FILE) ||
-			     (!strcmp(why, "stdout") && c->out == CMD_OUT_FILE) ||
-			     (!strcmp(why, "stderr") && c->errto == CMD_OUT_FILE)))
-			cmd_set_err(err, label, "%s '%s': %s", why, file, strerror(c->res.err));
-		else
-			cmd_set_err(err, label, "%s: %s", why, strerror(c->res.err));
+		stdio_error(c, label, why, err);
 		goto out;
 	}
 	e = posix_spawn_file_actions_init(&fa);
@@ -248,16 +291,7 @@ int cmd_run(struct cmd *c, char **err)
 			close(fds[i]);
 		fds[i] = -1;
 	}
-	for (int i = 0; i < 2; i++) {
-		if (rd[i] < 0)
-			continue;
-		fcntl(rd[i], F_SETFL, O_NONBLOCK);
-		sinks[nsinks].fd = rd[i];
-		sinks[nsinks].b = i == 0 ? c->out_buf :
-				  c->errto == CMD_OUT_BUF ? c->err_buf : &c->capture;
-		sinks[nsinks++].truncated = i == 0 ? &c->res.out_truncated : &c->res.err_truncated;
-		rd[i] = -1;
-	}
+	nsinks = take_sinks(c, rd, sinks);
 	cmd_supervise(c, pid, sinks, nsinks);
 	if (c->res.end == CMD_END_EXIT && c->res.code == 0)
 		rc = 0;

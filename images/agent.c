@@ -726,14 +726,120 @@ static int usage(void)
 	return 2;
 }
 
+/* Reads the arguments: none in a guest (where it must be init's child in
+ * a kfleet initramfs), --root and --channel together in test mode. 0, or
+ * the exit code */
+static int parse_args(struct agent *a, int argc, char **argv, const char **channel)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
+			a->root = argv[++i];
+		else if (strcmp(argv[i], "--channel") == 0 && i + 1 < argc)
+			*channel = argv[++i];
+		else
+			return usage();
+	}
+	if (*a->root || *channel) {          /* *channel: given, even if "" */
+		if (!*a->root || !*channel)
+			return usage();
+		a->test_mode = 1;
+		return 0;
+	}
+	/* Never mount or power off anything but a guest */
+	if (getppid() != 1) {
+		say("not started by the guest's init; use --root/--channel to test");
+		return 2;
+	}
+	if (!in_initramfs()) {
+		say("'/' is not a kfleet initramfs; use --root/--channel to test");
+		return 2;
+	}
+	return 0;
+}
+
+/* The results directory and the root disk, before the command: 0, or -1
+ * with the exit payload set */
+static int prepare_run(struct agent *a)
+{
+	if (*a->results && a->test_mode) {
+		/* the command runs on the host: its results go under --root */
+		char r[sizeof(a->results)];
+
+		if (snprintf(r, sizeof(r), "%s%s", a->root, a->results) >= (int)sizeof(r)) {
+			set_exit(a, "error=results directory '%s%s': path too long", a->root,
+				 a->results);
+			return -1;
+		}
+		memcpy(a->results, r, sizeof(r));
+	}
+	if (*a->root_dev && a->test_mode)
+		say("root disk '%s' left alone in test mode", a->root_dev);
+	else if (*a->root_dev && switch_to_disk(a) < 0)
+		return -1;
+	if (*a->results && mkdir_p(a->results, 0755) < 0) {
+		set_exit(a, "error=results directory '%s': %s", a->results, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the command from cmd_path and runs it */
+static void run_job(struct agent *a, const char *cmd_path)
+{
+	char *cmd = slurp(cmd_path, AGENT_CMD_MAX, NULL);
+
+	if (!cmd) {
+		if (errno == EFBIG)
+			set_exit(a, "error=command '%s' longer than %d bytes", IMG_CMD_PATH, AGENT_CMD_MAX);
+		else
+			set_exit(a, "error=command '%s': %s", IMG_CMD_PATH, strerror(errno));
+		return;
+	}
+	say("run %lld: starting command", a->run_id);
+	run_command(a, cmd);
+	free(cmd);
+}
+
+/* Reports the end (TRUNC, EXIT), lets go of the channel and the disk, and
+ * in a guest reboots; returns the exit code in test mode or when the
+ * reboot failed */
+static int finish(struct agent *a)
+{
+	if (a->dropped) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%llu", a->dropped);
+		send_text(a, FRAME_TRUNC, n);
+	}
+	send_text(a, FRAME_EXIT, a->exit_payload);
+	if (a->virtio && !a->test_mode && a->chan_fd >= 0)
+		wait_ack(a->chan_fd);
+
+	if (a->chan_fd >= 0) {
+		if (isatty(a->chan_fd))
+			tcdrain(a->chan_fd);
+		close(a->chan_fd);
+	}
+	if (*a->root_dev && !a->test_mode)
+		settle_disk();
+	sync();
+	say("run %lld: %s", a->run_id, a->exit_payload);
+	if (a->test_mode)
+		return 0;
+	/* a reboot, which the domain's on_reboot turns into its end: unlike a
+	 * power-off it needs no ACPI (a tinyconfig kernel only halts) */
+	reboot(RB_AUTOBOOT);
+	say("reboot: %s", strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct agent a;
 	char conf_path[PATH_MAX], cmd_path[PATH_MAX];
 	const char *channel = NULL;
-	char *cmd = NULL;
 	struct sigaction sa;
-	int i;
+	int rc;
 
 	memset(&a, 0, sizeof(a));
 	a.root = "";
@@ -741,30 +847,8 @@ int main(int argc, char **argv)
 	a.run_id = -1;
 	a.timeout_s = AGENT_TIMEOUT_DEF;
 	a.output_max = AGENT_OUTPUT_DEF;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
-			a.root = argv[++i];
-		else if (strcmp(argv[i], "--channel") == 0 && i + 1 < argc)
-			channel = argv[++i];
-		else
-			return usage();
-	}
-	if (*a.root || channel) {
-		if (!*a.root || !channel)
-			return usage();
-		a.test_mode = 1;
-	} else {
-		/* Never mount or power off anything but a guest */
-		if (getppid() != 1) {
-			say("not started by the guest's init; use --root/--channel to test");
-			return 2;
-		}
-		if (!in_initramfs()) {
-			say("'/' is not a kfleet initramfs; use --root/--channel to test");
-			return 2;
-		}
-	}
+	if ((rc = parse_args(&a, argc, argv, &channel)) != 0)
+		return rc;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
@@ -789,62 +873,7 @@ int main(int argc, char **argv)
 		a.chan_fd = a.virtio ? open_virtio_port() : open_tty(IMG_AGENT_TTY);
 	}
 	send_hello(&a);
-
-	if (*a.results && a.test_mode) {
-		/* the command runs on the host: its results go under --root */
-		char r[sizeof(a.results)];
-
-		if (snprintf(r, sizeof(r), "%s%s", a.root, a.results) >= (int)sizeof(r)) {
-			set_exit(&a, "error=results directory '%s%s': path too long", a.root,
-				 a.results);
-			goto done;
-		}
-		memcpy(a.results, r, sizeof(r));
-	}
-	if (*a.root_dev && a.test_mode)
-		say("root disk '%s' left alone in test mode", a.root_dev);
-	else if (*a.root_dev && switch_to_disk(&a) < 0)
-		goto done;
-	if (*a.results && mkdir_p(a.results, 0755) < 0) {
-		set_exit(&a, "error=results directory '%s': %s", a.results, strerror(errno));
-		goto done;
-	}
-	cmd = slurp(cmd_path, AGENT_CMD_MAX, NULL);
-	if (!cmd) {
-		if (errno == EFBIG)
-			set_exit(&a, "error=command '%s' longer than %d bytes", IMG_CMD_PATH, AGENT_CMD_MAX);
-		else
-			set_exit(&a, "error=command '%s': %s", IMG_CMD_PATH, strerror(errno));
-	} else {
-		say("run %lld: starting command", a.run_id);
-		run_command(&a, cmd);
-	}
-	free(cmd);
-done:
-	if (a.dropped) {
-		char n[32];
-
-		snprintf(n, sizeof(n), "%llu", a.dropped);
-		send_text(&a, FRAME_TRUNC, n);
-	}
-	send_text(&a, FRAME_EXIT, a.exit_payload);
-	if (a.virtio && !a.test_mode && a.chan_fd >= 0)
-		wait_ack(a.chan_fd);
-
-	if (a.chan_fd >= 0) {
-		if (isatty(a.chan_fd))
-			tcdrain(a.chan_fd);
-		close(a.chan_fd);
-	}
-	if (*a.root_dev && !a.test_mode)
-		settle_disk();
-	sync();
-	say("run %lld: %s", a.run_id, a.exit_payload);
-	if (a.test_mode)
-		return 0;
-	/* a reboot, which the domain's on_reboot turns into its end: unlike a
-	 * power-off it needs no ACPI (a tinyconfig kernel only halts) */
-	reboot(RB_AUTOBOOT);
-	say("reboot: %s", strerror(errno));
-	return 1;
+	if (prepare_run(&a) == 0)
+		run_job(&a, cmd_path);
+	return finish(&a);
 }
