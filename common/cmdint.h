@@ -1,5 +1,5 @@
 /* cmdint.h: what the files of common/'s subprocess helper share (cmd.h is
- * its face): the command being built (cmd.c), the messages that name it and
+ * its face): the command being built (cmd_build.c), the messages that name it and
  * its end (cmd_msg.c), spawning (cmd_run.c) and supervising (cmd_wait.c). */
 #ifndef KF_CMDINT_H
 #define KF_CMDINT_H
@@ -47,7 +47,7 @@ struct cmd_sink {
 	int *truncated;
 };
 
-/* cmd.c: the index of NAME (n bytes) in c->env, or -1 */
+/* cmd_build.c: the index of NAME (n bytes) in c->env, or -1 */
 ssize_t cmd_env_find(const struct cmd *c, const char *name, size_t n);
 
 /* cmd_msg.c: "git mailinfo", "sh", "qemu-img create" from the argv; caller frees */

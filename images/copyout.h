@@ -4,7 +4,9 @@
  * its own QEMU) reads it read-only and sends back a tar stream, which is
  * checked and extracted here (regular files and directories only, bounded).
  * kfleetd's workers call img_copy_out() after a run's guest has stopped;
- * each call uses its own libguestfs handle, so calls may run concurrently. */
+ * each call uses its own libguestfs handle, so calls may run concurrently.
+ * Code: tarout.c (img_copy_out), extract.c, appliance.c, watchdog.c,
+ * quote.c, inspect.c (img_disk_root), sharing copyoutint.h. */
 #ifndef KF_COPYOUT_H
 #define KF_COPYOUT_H
 

@@ -1,7 +1,7 @@
 /* copyoutint.h: what the files of a results copy-out share (copyout.h is
  * the part's face for it): the watchdog (watchdog.c), the libguestfs
  * appliance session (appliance.c), the quoting of guest text (quote.c) and
- * the extraction (extract.c); copyout.c and inspect.c drive them. */
+ * the extraction (extract.c); tarout.c and inspect.c drive them. */
 #ifndef KF_COPYOUTINT_H
 #define KF_COPYOUTINT_H
 

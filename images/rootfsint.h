@@ -1,6 +1,6 @@
 /* rootfsint.h: what the files of a root disk image share (rootfs.h is the
- * part's face): the checked spec and its cache key (rootfs_spec.c) and the
- * build of a missing image (rootfs_build.c); rootfs.c drives them. */
+ * part's face): the checked spec and its cache key (rootfs_key.c) and the
+ * build of a missing image (rootfs_build.c); rootfs_cache.c drives them. */
 #ifndef KF_ROOTFSINT_H
 #define KF_ROOTFSINT_H
 
@@ -23,7 +23,7 @@ struct rootfs {
 	char *image;                    /* DIR/rootfs-HASH.ext4 */
 };
 
-/* rootfs_spec.c: a build error, prefixed with the image's description */
+/* rootfs_key.c: a build error, prefixed with the image's description */
 int img_rootfs_fail(struct rootfs *r, char **err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Debian policy 5.6.1: [a-z0-9][a-z0-9+.-]+, at most IMG_ROOTFS_NAME_MAX */

@@ -1,4 +1,4 @@
-/* copyout.c: copies a finished guest's results directory out of its disk
+/* tarout.c: copies a finished guest's results directory out of its disk
  * image (copyout.h). libguestfs's appliance (appliance.c) mounts the guest's
  * filesystem read-only inside its own QEMU and streams the directory back
  * as a tar archive into a file next to the destination, which extract.c

@@ -1,5 +1,5 @@
-/* rootfs.c: root disk images from Debian packages (rootfs.h).
- * A job's package list (checked, sorted, plus dash: rootfs_spec.c) keys a
+/* rootfs_cache.c: root disk images from Debian packages (rootfs.h).
+ * A job's package list (checked, sorted, plus dash: rootfs_key.c) keys a
  * cache entry; a miss is built once, under a lock, in a temporary directory
  * under the cache (rootfs_build.c), into the image the orchestrator
  * attaches to the guest. */

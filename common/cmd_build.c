@@ -1,4 +1,4 @@
-/* cmd.c: runs programs for every part of kfleet (git for series intake,
+/* cmd_build.c: runs programs for every part of kfleet (git for series intake,
  * later make, qemu-img, mkfs): posix_spawn() with a clean environment,
  * only fds 0-2, a process group of its own, bounded output capture and a
  * deadline, then one message for whatever went wrong. See cmd.h. This file

@@ -1,4 +1,4 @@
-/* rootfs_spec.c: a root disk image's spec checked (package names, suite,
+/* rootfs_key.c: a root disk image's spec checked (package names, suite,
  * mirror, timeout: all from a job definition) and turned into what keys its
  * cache entry: the sorted package list plus dash, and the SHA-256 of it all. */
 #include "images/rootfsint.h"
