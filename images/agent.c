@@ -125,43 +125,18 @@ static int send_text(struct agent *a, enum frame_type t, const char *s)
  * frees). Returns NULL with errno set; EFBIG when the file is longer. */
 static char *slurp(const char *path, size_t max, size_t *lenp)
 {
-	char *data = NULL, *result = NULL;
-	size_t len = 0;
-	ssize_t r;
-	int fd, saved;
+	struct buf b = BUF_INIT(0);
+	int saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_file(path, &b, max) < 0 || b.truncated) {
+		saved = b.truncated ? EFBIG : errno;
+		buf_release(&b);
+		errno = saved;
 		return NULL;
-	data = malloc(max + 2);
-	if (!data)
-		goto out;
-	for (;;) {
-		r = read(fd, data + len, max + 1 - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > max) {
-			errno = EFBIG;
-			goto out;
-		}
 	}
-	data[len] = '\0';
 	if (lenp)
-		*lenp = len;
-	result = data;
-	data = NULL;
-out:
-	saved = errno;
-	free(data);
-	close(fd);
-	errno = saved;
-	return result;
+		*lenp = b.len;
+	return buf_detach(&b);
 }
 
 static int parse_ull(const char *s, unsigned long long max, unsigned long long *out)
