@@ -369,8 +369,8 @@ int img_copy_make_work(const char *host, char *work, size_t n, char **err)
 
 /* Extracts the archive on tar_fd into WORK/tree and renames that to host */
 int img_copy_extract_into(int tar_fd, const char *work, const char *host, const char *what,
-			const struct img_copy_limits *lim, struct watchdog *wd,
-			struct img_copy_report *rep, char **err)
+			  const struct img_copy_limits *lim, struct watchdog *wd,
+			  struct img_copy_report *rep, char **err)
 {
 	struct extract x = {
 		.root = -1, .what = what, .wd = wd, .rep = rep,
