@@ -176,30 +176,15 @@ static int set_change(const struct trend *t, struct trend_change *c, double *lef
 	return 0;
 }
 
-/* Searches the points pts[a..b) for a change point and, when there is one,
- * both sides of it */
-static void segment(struct seg *s, size_t a, size_t b)
+/* Tags every run of pts[a..b) with its point, sorts them, and sums the
+ * midranks per point into rs (cnt: runs per point). Returns the tie
+ * correction's sum of g^3 - g over groups of equal values. */
+static double seg_ranks(struct seg *s, size_t a, size_t b, struct tagged *tg, size_t r,
+			double *rs, size_t *cnt)
 {
-	size_t npts = b - a, r = 0, i = 0, nc = 0, found = 0;
-	struct tagged *tg = NULL;
-	double *rs = NULL, *left = NULL, *right = NULL, tie = 0;
-	size_t *cnt = NULL;
-	struct cand *cd = NULL;
+	double tie = 0;
+	size_t i = 0;
 
-	if (s->oom || npts < 2 * TREND_MIN_POINTS || s->t->changes_dropped)
-		return;
-	for (size_t p = a; p < b; p++)
-		r += s->t->v[s->pts[p]].n;
-	tg = malloc(r * sizeof(*tg));
-	rs = calloc(npts, sizeof(*rs));
-	cnt = calloc(npts, sizeof(*cnt));
-	cd = malloc(npts * sizeof(*cd));
-	left = malloc(r * sizeof(*left));
-	right = malloc(r * sizeof(*right));
-	if (!tg || !rs || !cnt || !cd || !left || !right) {
-		s->oom = 1;
-		goto out;
-	}
 	for (size_t p = a, k = 0; p < b; p++) {
 		const struct trend_point *pt = &s->t->v[s->pts[p]];
 
@@ -222,30 +207,48 @@ static void segment(struct seg *s, size_t a, size_t b)
 			rs[tg[k].pos] += rank;
 		i = j + 1;
 	}
-	{
-		double rl = 0, nl = 0, nn = (double)r;
+	return tie;
+}
 
-		for (size_t p = 0; p + TREND_MIN_POINTS <= npts; p++) {
-			double nr, mu, var;
+/* Scores every split of the segment (npts points from a, r runs) with at
+ * least TREND_MIN_POINTS on each side by its Mann-Whitney z into cd,
+ * best first; returns how many */
+static size_t seg_candidates(size_t a, size_t npts, size_t r, const double *rs,
+			     const size_t *cnt, double tie, struct cand *cd)
+{
+	double rl = 0, nl = 0, nn = (double)r;
+	size_t nc = 0;
 
-			if (p >= TREND_MIN_POINTS) {
-				nr = nn - nl;
-				mu = nl * nr / 2;
-				var = nl * nr / 12 * ((nn + 1) - tie / (nn * (nn - 1)));
-				if (var > 0) {
-					cd[nc].split = a + p;
-					cd[nc].z = fabs(rl - nl * (nl + 1) / 2 - mu) / sqrt(var);
-					if (cd[nc].z > 0)
-						nc++;
-				}
+	for (size_t p = 0; p + TREND_MIN_POINTS <= npts; p++) {
+		double nr, mu, var;
+
+		if (p >= TREND_MIN_POINTS) {
+			nr = nn - nl;
+			mu = nl * nr / 2;
+			var = nl * nr / 12 * ((nn + 1) - tie / (nn * (nn - 1)));
+			if (var > 0) {
+				cd[nc].split = a + p;
+				cd[nc].z = fabs(rl - nl * (nl + 1) / 2 - mu) / sqrt(var);
+				if (cd[nc].z > 0)
+					nc++;
 			}
-			rl += rs[p];
-			nl += (double)cnt[p];
 		}
+		rl += rs[p];
+		nl += (double)cnt[p];
 	}
 	qsort(cd, nc, sizeof(*cd), cmp_cand);
-	/* the best scoring split that is big enough and holds is tested */
-	for (size_t k = 0; k < nc && !found; k++) {
+	return nc;
+}
+
+/* Tests the best scoring split that is big enough and holds, and records
+ * it as a change; returns its index, or 0 when none is kept (s->oom set
+ * when memory ran out). left and right hold the runs of a side. */
+static size_t seg_pick(struct seg *s, size_t a, size_t b, const struct cand *cd, size_t nc,
+		       double *left, double *right)
+{
+	size_t npts = b - a;
+
+	for (size_t k = 0; k < nc; k++) {
 		size_t sp = cd[k].split, nl, nr;
 		struct trend_change ch = { .index = s->pts[sp], .splits = npts - 2 * TREND_MIN_POINTS + 1 };
 		double mid;
@@ -261,17 +264,47 @@ static void segment(struct seg *s, size_t a, size_t b)
 			continue;
 		if (set_change(s->t, &ch, left, nl, right, nr, 1) < 0) {
 			s->oom = 1;
-			goto out;
+			return 0;
 		}
 		if (!(ch.p < TREND_ALPHA))
-			break;
+			return 0;
 		if (s->t->nc == TREND_CHANGES_MAX) {
 			s->t->changes_dropped = 1;
-			break;
+			return 0;
 		}
 		s->t->c[s->t->nc++] = ch;
-		found = sp;
+		return sp;
 	}
+	return 0;
+}
+
+/* Searches the points pts[a..b) for a change point and, when there is one,
+ * both sides of it */
+static void segment(struct seg *s, size_t a, size_t b)
+{
+	size_t npts = b - a, r = 0, nc, found = 0;
+	struct tagged *tg = NULL;
+	double *rs = NULL, *left = NULL, *right = NULL, tie;
+	size_t *cnt = NULL;
+	struct cand *cd = NULL;
+
+	if (s->oom || npts < 2 * TREND_MIN_POINTS || s->t->changes_dropped)
+		return;
+	for (size_t p = a; p < b; p++)
+		r += s->t->v[s->pts[p]].n;
+	tg = malloc(r * sizeof(*tg));
+	rs = calloc(npts, sizeof(*rs));
+	cnt = calloc(npts, sizeof(*cnt));
+	cd = malloc(npts * sizeof(*cd));
+	left = malloc(r * sizeof(*left));
+	right = malloc(r * sizeof(*right));
+	if (!tg || !rs || !cnt || !cd || !left || !right) {
+		s->oom = 1;
+		goto out;
+	}
+	tie = seg_ranks(s, a, b, tg, r, rs, cnt);
+	nc = seg_candidates(a, npts, r, rs, cnt, tie, cd);
+	found = seg_pick(s, a, b, cd, nc, left, right);
 out:
 	free(tg);
 	free(rs);

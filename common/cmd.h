@@ -3,6 +3,7 @@
  * command never fails: a failure while building is kept and reported by
  * cmd_run(), which also reports spawn failures, signals, exit codes and
  * timeouts as one message ("git mailinfo: exited with 128: fatal: ...").
+ * Code: cmd_build.c, cmd_run.c, cmd_wait.c, cmd_msg.c, sharing cmdint.h.
  *
  * The child gets:
  *   - an environment of only what the caller adds with cmd_env() and

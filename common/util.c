@@ -1,12 +1,12 @@
-/* util.c: time, file and path helpers, SHA-256 (OpenSSL's libcrypto) and
- * strict number parsing, shared by every part of kfleet. */
+/* util.c: time, file and path helpers and strict number parsing, shared by
+ * every part of kfleet and by the static guest agent (no library beyond libc:
+ * hashing is in hash.c, host facts in host.c). */
 #include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,61 +271,6 @@ char *exe_dir(void)
 	return strdup(p);
 }
 
-static void to_hex(const unsigned char *d, unsigned n, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-
-	for (unsigned i = 0; i < n; i++) {
-		out[2 * i] = hx[d[i] >> 4];
-		out[2 * i + 1] = hx[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-void sha256_mem(const void *p, size_t n, char out[65])
-{
-	unsigned char d[EVP_MAX_MD_SIZE];
-	unsigned dn = 0;
-
-	EVP_Digest(p, n, d, &dn, EVP_sha256(), NULL);
-	to_hex(d, dn, out);
-}
-
-int sha256_file(const char *path, char out[65])
-{
-	unsigned char d[EVP_MAX_MD_SIZE], chunk[65536];
-	unsigned dn = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1, saved;
-	EVP_MD_CTX *ctx;
-
-	if (fd < 0)
-		return -1;
-	ctx = EVP_MD_CTX_new();
-	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		goto out;
-	for (;;) {
-		ssize_t r = read(fd, chunk, sizeof(chunk));
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		EVP_DigestUpdate(ctx, chunk, (size_t)r);
-	}
-	EVP_DigestFinal_ex(ctx, d, &dn);
-	to_hex(d, dn, out);
-	rc = 0;
-out:
-	saved = errno;
-	EVP_MD_CTX_free(ctx);
-	close(fd);
-	errno = saved;
-	return rc;
-}
-
 int parse_int(const char *s, long long min, long long max, long long *out)
 {
 	char *end;
@@ -363,31 +308,4 @@ int parse_size(const char *s, unsigned long long *out)
 		return -1;
 	*out = v * mul;
 	return 0;
-}
-
-int kvm_usable_here(char *why, size_t n)
-{
-	FILE *f;
-	char line[4096];
-	int flags = 0;
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		if (why)
-			snprintf(why, n, "/dev/kvm cannot be opened");
-		return 0;
-	}
-	close(fd);
-	f = fopen("/proc/cpuinfo", "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "flags", 5))
-			continue;
-		flags = strstr(line, " vmx") || strstr(line, " svm");
-		break;
-	}
-	if (f)
-		fclose(f);
-	if (!flags && why)
-		snprintf(why, n, "/dev/kvm exists but the CPU shows no vmx/svm flag");
-	return flags;
 }

@@ -1,4 +1,5 @@
-/* util.h: the few helpers every part uses: time, files, paths, hashing. */
+/* util.h: the few helpers every part uses: time, files, paths, numbers;
+ * it hands on hash.h and host.h, so one include serves the host side. */
 #ifndef KF_UTIL_H
 #define KF_UTIL_H
 
@@ -6,6 +7,8 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/hash.h"   /* sha256_file, sha256_mem (hash.c) */
+#include "common/host.h"   /* kvm_usable_here (host.c) */
 
 int64_t now_ms(void);                  /* wall clock, ms since the epoch */
 int64_t mono_ms(void);                 /* monotonic clock, ms */
@@ -34,15 +37,6 @@ char *path_join(const char *a, const char *b);
 char *path_abs(const char *path);
 /* Directory of the running executable, caller frees */
 char *exe_dir(void);
-
-/* SHA-256 of a file or a memory block as 64 hex chars + NUL into out. 0 / -1 */
-/* This machine's KVM is usable: /dev/kvm opens and the CPU shows VMX or
- * SVM (nested setups expose a /dev/kvm whose guests never run). 1, or 0
- * with why (when why is not NULL). */
-int kvm_usable_here(char *why, size_t n);
-
-int sha256_file(const char *path, char out[65]);
-void sha256_mem(const void *p, size_t n, char out[65]);
 
 /* Strict integer parse of a whole string within [min, max]. 0 / -1 */
 int parse_int(const char *s, long long min, long long max, long long *out);

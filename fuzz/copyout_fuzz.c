@@ -1,5 +1,5 @@
 /* copyout_fuzz.c: libFuzzer target for the extraction half of a results
- * copy-out (images/copyout.c, img_copy_extract): the tar a guest's disk
+ * copy-out (images/extract.c, img_copy_extract): the tar a guest's disk
  * yields is whatever the guest wrote, so any bytes must be taken without a
  * fault, and whatever comes out must be regular files and directories
  * inside the target directory, within the limits, or nothing at all. */

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 
 #include "common/frame.h"
+#include "common/util.h"
 #include "images/images.h"
 
 #define AGENT_CONF_MAX    4096
@@ -75,14 +76,6 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	fflush(stderr);
-}
-
-static int64_t mono_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -132,43 +125,18 @@ static int send_text(struct agent *a, enum frame_type t, const char *s)
  * frees). Returns NULL with errno set; EFBIG when the file is longer. */
 static char *slurp(const char *path, size_t max, size_t *lenp)
 {
-	char *data = NULL, *result = NULL;
-	size_t len = 0;
-	ssize_t r;
-	int fd, saved;
+	struct buf b = BUF_INIT(0);
+	int saved;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_file(path, &b, max) < 0 || b.truncated) {
+		saved = b.truncated ? EFBIG : errno;
+		buf_release(&b);
+		errno = saved;
 		return NULL;
-	data = malloc(max + 2);
-	if (!data)
-		goto out;
-	for (;;) {
-		r = read(fd, data + len, max + 1 - len);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > max) {
-			errno = EFBIG;
-			goto out;
-		}
 	}
-	data[len] = '\0';
 	if (lenp)
-		*lenp = len;
-	result = data;
-	data = NULL;
-out:
-	saved = errno;
-	free(data);
-	close(fd);
-	errno = saved;
-	return result;
+		*lenp = b.len;
+	return buf_detach(&b);
 }
 
 static int parse_ull(const char *s, unsigned long long max, unsigned long long *out)
@@ -439,10 +407,10 @@ static void run_command(struct agent *a, const char *cmd)
 	}
 	close(pfd[1]);
 	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
-	deadline = mono_now_ms() + (int64_t)a->timeout_s * 1000;
+	deadline = mono_ms() + (int64_t)a->timeout_s * 1000;
 
 	while (pipe_open || !exited) {
-		now = mono_now_ms();
+		now = mono_ms();
 		if (!exited && now >= deadline) {
 			timed_out = 1;
 			break;
@@ -471,7 +439,7 @@ static void run_command(struct agent *a, const char *cmd)
 			w = waitpid(pid, &status, WNOHANG);
 			if (w == pid) {
 				exited = 1;
-				drain_deadline = mono_now_ms() + AGENT_DRAIN_MS;
+				drain_deadline = mono_ms() + AGENT_DRAIN_MS;
 			} else if (w < 0 && errno != EINTR) {
 				set_exit(a, "error=waitpid: %s", strerror(errno));
 				failed = 1;
@@ -485,8 +453,8 @@ static void run_command(struct agent *a, const char *cmd)
 		kill_group(pid);
 	if (pipe_open) {
 		/* what the killed group wrote before it died */
-		until = mono_now_ms() + AGENT_KILL_DRAIN_MS;
-		while (pipe_open && (now = mono_now_ms()) < until) {
+		until = mono_ms() + AGENT_KILL_DRAIN_MS;
+		while (pipe_open && (now = mono_ms()) < until) {
 			pf.fd = pfd[0];
 			pf.events = POLLIN;
 			pf.revents = 0;
@@ -577,7 +545,7 @@ static void load_modules(void)
  * driver probes asynchronously, so this waits a while for it. */
 static int open_virtio_port(void)
 {
-	int64_t until = mono_now_ms() + AGENT_PORT_WAIT_MS;
+	int64_t until = mono_ms() + AGENT_PORT_WAIT_MS;
 
 	do {
 		DIR *d = opendir("/sys/class/virtio-ports");
@@ -612,7 +580,7 @@ static int open_virtio_port(void)
 		if (d)
 			closedir(d);
 		usleep(50000);
-	} while (mono_now_ms() < until);
+	} while (mono_ms() < until);
 	say("channel: no virtio port named '%s' after %d s", IMG_VIRTIO_PORT,
 	    AGENT_PORT_WAIT_MS / 1000);
 	return -1;
@@ -623,11 +591,11 @@ static int open_virtio_port(void)
  * kfleetd answers the exit frame with a line; wait for it, bounded. */
 static void wait_ack(int fd)
 {
-	int64_t until = mono_now_ms() + AGENT_ACK_WAIT_MS;
+	int64_t until = mono_ms() + AGENT_ACK_WAIT_MS;
 	char b[64];
 
 	for (;;) {
-		int64_t left = until - mono_now_ms();
+		int64_t left = until - mono_ms();
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
 
 		if (left <= 0) {
@@ -637,26 +605,6 @@ static void wait_ack(int fd)
 		if (poll(&pf, 1, (int)left) > 0 && read(fd, b, sizeof(b)) > 0)
 			return;
 	}
-}
-
-/* mkdir -p for the guest's own paths; 0 / -1 with errno */
-static int make_dirs(const char *path, mode_t mode)
-{
-	char p[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(p))
-		return errno = ENAMETOOLONG, -1;
-	memcpy(p, path, n + 1);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, mode) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* Makes the job's root disk the root, as switch_root does: mount it, bring
@@ -677,11 +625,11 @@ static int switch_to_disk(struct agent *a)
 		{ "devtmpfs", "/newroot/dev", "devtmpfs", 0755 },
 		{ "tmpfs", "/newroot/tmp", "tmpfs", 01777 },
 	};
-	int64_t until = mono_now_ms() + AGENT_PORT_WAIT_MS;
+	int64_t until = mono_ms() + AGENT_PORT_WAIT_MS;
 	struct stat st;
 	char dst[PATH_MAX];
 
-	while (stat(a->root_dev, &st) < 0 && mono_now_ms() < until)
+	while (stat(a->root_dev, &st) < 0 && mono_ms() < until)
 		usleep(50000);
 	if (mkdir("/newroot", 0755) < 0 && errno != EEXIST) {
 		set_exit(a, "error=root disk: mkdir /newroot: %s", strerror(errno));
@@ -698,13 +646,13 @@ static int switch_to_disk(struct agent *a)
 		if (stat(binds[i], &st) < 0)
 			continue;
 		snprintf(dst, sizeof(dst), "/newroot%s", binds[i]);
-		if (make_dirs(dst, 0755) < 0 || mount(binds[i], dst, NULL, MS_BIND | MS_REC, NULL) < 0) {
+		if (mkdir_p(dst, 0755) < 0 || mount(binds[i], dst, NULL, MS_BIND | MS_REC, NULL) < 0) {
 			set_exit(a, "error=root disk: bind %s: %s", binds[i], strerror(errno));
 			return -1;
 		}
 	}
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		if (make_dirs(m[i].dir, m[i].mode) < 0 ||
+		if (mkdir_p(m[i].dir, m[i].mode) < 0 ||
 		    (mount(m[i].src, m[i].dir, m[i].type, 0, NULL) < 0 && errno != EBUSY)) {
 			set_exit(a, "error=root disk: mount %s: %s", m[i].dir, strerror(errno));
 			return -1;
@@ -753,14 +701,120 @@ static int usage(void)
 	return 2;
 }
 
+/* Reads the arguments: none in a guest (where it must be init's child in
+ * a kfleet initramfs), --root and --channel together in test mode. 0, or
+ * the exit code */
+static int parse_args(struct agent *a, int argc, char **argv, const char **channel)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
+			a->root = argv[++i];
+		else if (strcmp(argv[i], "--channel") == 0 && i + 1 < argc)
+			*channel = argv[++i];
+		else
+			return usage();
+	}
+	if (*a->root || *channel) {          /* *channel: given, even if "" */
+		if (!*a->root || !*channel)
+			return usage();
+		a->test_mode = 1;
+		return 0;
+	}
+	/* Never mount or power off anything but a guest */
+	if (getppid() != 1) {
+		say("not started by the guest's init; use --root/--channel to test");
+		return 2;
+	}
+	if (!in_initramfs()) {
+		say("'/' is not a kfleet initramfs; use --root/--channel to test");
+		return 2;
+	}
+	return 0;
+}
+
+/* The results directory and the root disk, before the command: 0, or -1
+ * with the exit payload set */
+static int prepare_run(struct agent *a)
+{
+	if (*a->results && a->test_mode) {
+		/* the command runs on the host: its results go under --root */
+		char r[sizeof(a->results)];
+
+		if (snprintf(r, sizeof(r), "%s%s", a->root, a->results) >= (int)sizeof(r)) {
+			set_exit(a, "error=results directory '%s%s': path too long", a->root,
+				 a->results);
+			return -1;
+		}
+		memcpy(a->results, r, sizeof(r));
+	}
+	if (*a->root_dev && a->test_mode)
+		say("root disk '%s' left alone in test mode", a->root_dev);
+	else if (*a->root_dev && switch_to_disk(a) < 0)
+		return -1;
+	if (*a->results && mkdir_p(a->results, 0755) < 0) {
+		set_exit(a, "error=results directory '%s': %s", a->results, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the command from cmd_path and runs it */
+static void run_job(struct agent *a, const char *cmd_path)
+{
+	char *cmd = slurp(cmd_path, AGENT_CMD_MAX, NULL);
+
+	if (!cmd) {
+		if (errno == EFBIG)
+			set_exit(a, "error=command '%s' longer than %d bytes", IMG_CMD_PATH, AGENT_CMD_MAX);
+		else
+			set_exit(a, "error=command '%s': %s", IMG_CMD_PATH, strerror(errno));
+		return;
+	}
+	say("run %lld: starting command", a->run_id);
+	run_command(a, cmd);
+	free(cmd);
+}
+
+/* Reports the end (TRUNC, EXIT), lets go of the channel and the disk, and
+ * in a guest reboots; returns the exit code in test mode or when the
+ * reboot failed */
+static int finish(struct agent *a)
+{
+	if (a->dropped) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%llu", a->dropped);
+		send_text(a, FRAME_TRUNC, n);
+	}
+	send_text(a, FRAME_EXIT, a->exit_payload);
+	if (a->virtio && !a->test_mode && a->chan_fd >= 0)
+		wait_ack(a->chan_fd);
+
+	if (a->chan_fd >= 0) {
+		if (isatty(a->chan_fd))
+			tcdrain(a->chan_fd);
+		close(a->chan_fd);
+	}
+	if (*a->root_dev && !a->test_mode)
+		settle_disk();
+	sync();
+	say("run %lld: %s", a->run_id, a->exit_payload);
+	if (a->test_mode)
+		return 0;
+	/* a reboot, which the domain's on_reboot turns into its end: unlike a
+	 * power-off it needs no ACPI (a tinyconfig kernel only halts) */
+	reboot(RB_AUTOBOOT);
+	say("reboot: %s", strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct agent a;
 	char conf_path[PATH_MAX], cmd_path[PATH_MAX];
 	const char *channel = NULL;
-	char *cmd = NULL;
 	struct sigaction sa;
-	int i;
+	int rc;
 
 	memset(&a, 0, sizeof(a));
 	a.root = "";
@@ -768,30 +822,8 @@ int main(int argc, char **argv)
 	a.run_id = -1;
 	a.timeout_s = AGENT_TIMEOUT_DEF;
 	a.output_max = AGENT_OUTPUT_DEF;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
-			a.root = argv[++i];
-		else if (strcmp(argv[i], "--channel") == 0 && i + 1 < argc)
-			channel = argv[++i];
-		else
-			return usage();
-	}
-	if (*a.root || channel) {
-		if (!*a.root || !channel)
-			return usage();
-		a.test_mode = 1;
-	} else {
-		/* Never mount or power off anything but a guest */
-		if (getppid() != 1) {
-			say("not started by the guest's init; use --root/--channel to test");
-			return 2;
-		}
-		if (!in_initramfs()) {
-			say("'/' is not a kfleet initramfs; use --root/--channel to test");
-			return 2;
-		}
-	}
+	if ((rc = parse_args(&a, argc, argv, &channel)) != 0)
+		return rc;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
@@ -816,62 +848,7 @@ int main(int argc, char **argv)
 		a.chan_fd = a.virtio ? open_virtio_port() : open_tty(IMG_AGENT_TTY);
 	}
 	send_hello(&a);
-
-	if (*a.results && a.test_mode) {
-		/* the command runs on the host: its results go under --root */
-		char r[sizeof(a.results)];
-
-		if (snprintf(r, sizeof(r), "%s%s", a.root, a.results) >= (int)sizeof(r)) {
-			set_exit(&a, "error=results directory '%s%s': path too long", a.root,
-				 a.results);
-			goto done;
-		}
-		memcpy(a.results, r, sizeof(r));
-	}
-	if (*a.root_dev && a.test_mode)
-		say("root disk '%s' left alone in test mode", a.root_dev);
-	else if (*a.root_dev && switch_to_disk(&a) < 0)
-		goto done;
-	if (*a.results && make_dirs(a.results, 0755) < 0) {
-		set_exit(&a, "error=results directory '%s': %s", a.results, strerror(errno));
-		goto done;
-	}
-	cmd = slurp(cmd_path, AGENT_CMD_MAX, NULL);
-	if (!cmd) {
-		if (errno == EFBIG)
-			set_exit(&a, "error=command '%s' longer than %d bytes", IMG_CMD_PATH, AGENT_CMD_MAX);
-		else
-			set_exit(&a, "error=command '%s': %s", IMG_CMD_PATH, strerror(errno));
-	} else {
-		say("run %lld: starting command", a.run_id);
-		run_command(&a, cmd);
-	}
-	free(cmd);
-done:
-	if (a.dropped) {
-		char n[32];
-
-		snprintf(n, sizeof(n), "%llu", a.dropped);
-		send_text(&a, FRAME_TRUNC, n);
-	}
-	send_text(&a, FRAME_EXIT, a.exit_payload);
-	if (a.virtio && !a.test_mode && a.chan_fd >= 0)
-		wait_ack(a.chan_fd);
-
-	if (a.chan_fd >= 0) {
-		if (isatty(a.chan_fd))
-			tcdrain(a.chan_fd);
-		close(a.chan_fd);
-	}
-	if (*a.root_dev && !a.test_mode)
-		settle_disk();
-	sync();
-	say("run %lld: %s", a.run_id, a.exit_payload);
-	if (a.test_mode)
-		return 0;
-	/* a reboot, which the domain's on_reboot turns into its end: unlike a
-	 * power-off it needs no ACPI (a tinyconfig kernel only halts) */
-	reboot(RB_AUTOBOOT);
-	say("reboot: %s", strerror(errno));
-	return 1;
+	if (prepare_run(&a) == 0)
+		run_job(&a, cmd_path);
+	return finish(&a);
 }

@@ -4,7 +4,9 @@
  * its own QEMU) reads it read-only and sends back a tar stream, which is
  * checked and extracted here (regular files and directories only, bounded).
  * kfleetd's workers call img_copy_out() after a run's guest has stopped;
- * each call uses its own libguestfs handle, so calls may run concurrently. */
+ * each call uses its own libguestfs handle, so calls may run concurrently.
+ * Code: tarout.c (img_copy_out), extract.c, appliance.c, watchdog.c,
+ * quote.c, inspect.c (img_disk_root), sharing copyoutint.h. */
 #ifndef KF_COPYOUT_H
 #define KF_COPYOUT_H
 
@@ -58,10 +60,6 @@ int img_copy_out(const char *disk, const char *format, const char *guest_dir,
 		 const char *host_dir, const struct img_copy_limits *lim,
 		 struct img_copy_report *rep, char **err);
 
-/* The second half of img_copy_out(), for tests and fuzzing: extracts the tar
- * archive at path (as guestfs_tar_out() writes it) into host_dir with the
- * same rules and the same all-or-nothing result (no timeout). 0 with *rep
- * filled, or -1 with *err (caller frees). */
 /* The root filesystem of a disk image the user names (a distro's cloud
  * image, say), found by libguestfs's inspection in its appliance: the
  * device it is in a guest that has the disk as vda ("/dev/vda1") and its
@@ -70,6 +68,10 @@ int img_copy_out(const char *disk, const char *format, const char *guest_dir,
 int img_disk_root(const char *disk, const char *format, char *dev, size_t dev_n, char *fstype,
 		  size_t fstype_n, char **err);
 
+/* The second half of img_copy_out(), for tests and fuzzing: extracts the tar
+ * archive at path (as guestfs_tar_out() writes it) into host_dir with the
+ * same rules and the same all-or-nothing result (no timeout). 0 with *rep
+ * filled, or -1 with *err (caller frees). */
 int img_copy_extract(const char *tar, const char *host_dir, const struct img_copy_limits *lim,
 		     struct img_copy_report *rep, char **err);
 

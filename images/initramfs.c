@@ -211,6 +211,24 @@ static int write_base(struct cpio *c, const char *busybox, const char *agent, ch
 	return 0;
 }
 
+/* Finishes the temporary file tmp written on *fd: mode 0644, synced when
+ * sync is set, closed (*fd = -1 once it is) and renamed to path. 0, or -1
+ * with *err "KIND 'FILE': why". */
+static int commit_tmp(int *fd, const char *tmp, const char *path, const char *kind, int sync,
+		      char **err)
+{
+	if (fchmod(*fd, 0644) < 0 || (sync && fsync(*fd) < 0))
+		return set_errf(err, "%s '%s': %s", kind, tmp, strerror(errno));
+	if (close(*fd) < 0) {
+		*fd = -1;
+		return set_errf(err, "%s '%s': %s", kind, tmp, strerror(errno));
+	}
+	*fd = -1;
+	if (rename(tmp, path) < 0)
+		return set_errf(err, "%s '%s': %s", kind, path, strerror(errno));
+	return 0;
+}
+
 /* Returns cache_dir/KIND-HASH.cpio.gz, writing it with write() first when it
  * is not there yet: into a temporary file, then renamed (atomic: a
  * concurrent builder renames the same bytes over it). Caller frees. */
@@ -247,20 +265,8 @@ static char *cache_build(const char *cache_dir, const char *kind, const char *ha
 	if (cpio_open(&c, fd, 1, tmp, err) < 0 || write(&c, ctx, err) < 0 ||
 	    cpio_finish(&c, 1, err) < 0)
 		goto out;
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
-		set_errf(err, "%s '%s': %s", kind, tmp, strerror(errno));
+	if (commit_tmp(&fd, tmp, path, kind, 1, err) < 0)
 		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		set_errf(err, "%s '%s': %s", kind, tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		set_errf(err, "%s '%s': %s", kind, path, strerror(errno));
-		goto out;
-	}
 	made = 0;
 	result = path;
 	path = NULL;
@@ -711,20 +717,8 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 	for (size_t i = 0; i < r->nextra && i < sizeof(r->extra) / sizeof(r->extra[0]); i++)
 		if (r->extra[i] && append_file(fd, r->extra[i], tmp, err) < 0)
 			goto out;
-	if (fchmod(fd, 0644) < 0) {
-		set_errf(err, "initrd '%s': %s", tmp, strerror(errno));
+	if (commit_tmp(&fd, tmp, out, "initrd", 0, err) < 0)
 		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		set_errf(err, "initrd '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, out) < 0) {
-		set_errf(err, "initrd '%s': %s", out, strerror(errno));
-		goto out;
-	}
 	made = 0;
 	rc = 0;
 out:

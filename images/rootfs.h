@@ -3,7 +3,8 @@
  * mmdebstrap extracts the packages a job names, with their dependencies,
  * into a directory; mkfs.ext4 -d turns that into a raw ext4 image that the
  * orchestrator attaches to the guest. Images are cached by the SHA-256 of
- * everything that went into them. */
+ * everything that went into them. Code: rootfs_cache.c (img_rootfs),
+ * rootfs_key.c (the spec and the key), rootfs_build.c, sharing rootfsint.h. */
 #ifndef KF_ROOTFS_H
 #define KF_ROOTFS_H
 

@@ -168,112 +168,130 @@ static struct job_metric_def *metric_for(struct jparse *p, const char *name)
 	return &d->metrics[d->nmetrics++];
 }
 
+/* command = ...: an indented line continues the command (inih hands it
+ * over under the same key): a script of several lines */
+static void add_command(struct jparse *p, const char *v)
+{
+	struct job_def *d = p->d;
+
+	if (d->command && p->linebuf && (p->linebuf[0] == ' ' || p->linebuf[0] == '\t')) {
+		char *joined = NULL;
+
+		if (asprintf(&joined, "%s\n%s", d->command, v) < 0)
+			jerr(p, "out of memory");
+		else {
+			free(d->command);
+			d->command = joined;
+		}
+	} else if (d->command) {
+		jerr(p, "command: given twice (continue a long command on indented lines)");
+	} else {
+		set_str(p, &d->command, v);
+	}
+}
+
+/* One key of [job] */
+static void job_key(struct jparse *p, const char *key, const char *v)
+{
+	struct job_def *d = p->d;
+
+	if (!strcmp(key, "name")) {
+		if (!valid_name(v, 64, "_.-"))
+			jerr(p, "name: '%s' must be 1-64 of a-z, 0-9, '_', '.', '-'", v);
+		else
+			set_str(p, &d->name, v);
+	} else if (!strcmp(key, "description")) {
+		set_str(p, &d->description, v);
+	} else if (!strcmp(key, "kind")) {
+		if (!one_of(v, kinds, sizeof(kinds) / sizeof(kinds[0])))
+			jerr(p, "kind: '%s' is not selftest, stress or bench", v);
+		else
+			set_str(p, &d->kind, v);
+	} else if (!strcmp(key, "command")) {
+		add_command(p, v);
+	} else if (!strcmp(key, "parser")) {
+		if (!one_of(v, parsers, sizeof(parsers) / sizeof(parsers[0])))
+			jerr(p, "parser: '%s' is not ktap, test_progs, bench, metrics or none", v);
+		else
+			set_str(p, &d->parser, v);
+	} else if (!strcmp(key, "programs")) {
+		set_list(p, key, v, d->programs, &d->nprograms, JOBDEF_PROGRAMS_MAX, "A_.-");
+	} else if (!strcmp(key, "modules")) {
+		set_list(p, key, v, d->modules, &d->nmodules, JOBDEF_PROGRAMS_MAX, "A_.-");
+	} else if (!strcmp(key, "rootfs")) {
+		/* Debian package names: lower case, digits, '+', '.', '-' */
+		set_list(p, key, v, d->rootfs, &d->nrootfs, JOBDEF_ROOTFS_MAX, "+.-");
+	} else if (!strcmp(key, "image")) {
+		if (v[0] != '/' || strlen(v) > 1000 || strpbrk(v, " \t\r\n"))
+			jerr(p, "image: '%s' is not an absolute path to a disk image", v);
+		else
+			set_str(p, &d->image, v);
+	} else if (!strcmp(key, "results")) {
+		if (v[0] != '/' || strlen(v) > 200 || strstr(v, "/..") ||
+		    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789/_.-") != strlen(v))
+			jerr(p, "results: '%s' is not an absolute guest path of letters, "
+			     "digits and /_.-", v);
+		else
+			set_str(p, &d->results, v);
+	} else if (!strcmp(key, "config")) {
+		if (strncmp(v, "CONFIG_", 7) || !strchr(v, '='))
+			jerr(p, "config: '%s' is not CONFIG_NAME=value", v);
+		else if (d->nconfig == JOBDEF_CONFIG_MAX)
+			jerr(p, "config: more than %d options", JOBDEF_CONFIG_MAX);
+		else
+			d->config[d->nconfig++] = strdup(v);
+	} else if (!strcmp(key, "selftests")) {
+		if (!valid_name(v, 64, "_.-"))
+			jerr(p, "selftests: '%s' is not a kselftest target (like timers, "
+			     "net, size)", v);
+		else
+			set_str(p, &d->selftests, v);
+	} else if (!strcmp(key, "timeout")) {
+		set_int(p, key, v, 7 * 86400, &d->timeout_s);
+	} else if (!strcmp(key, "memory_mb")) {
+		set_int(p, key, v, 1 << 22, &d->memory_mb);
+	} else if (!strcmp(key, "vcpus")) {
+		set_int(p, key, v, 4096, &d->vcpus);
+	} else {
+		jerr(p, "[job]: unknown key '%s'", key);
+	}
+}
+
+/* One key of [metric NAME] */
+static void metric_key(struct jparse *p, const char *section, const char *key, const char *v)
+{
+	struct job_metric_def *m = metric_for(p, section + 7);
+
+	if (!m)
+		return;
+	if (!strcmp(key, "unit")) {
+		free(m->unit);
+		m->unit = strdup(v);
+	} else if (!strcmp(key, "better")) {
+		if (!strcmp(v, "higher"))
+			m->higher_better = 1;
+		else if (!strcmp(v, "lower"))
+			m->higher_better = 0;
+		else
+			jerr(p, "better: '%s' is not higher or lower", v);
+	} else {
+		jerr(p, "[%s]: unknown key '%s'", section, key);
+	}
+}
+
 static int jhandler(void *user, const char *section, const char *key, const char *v)
 {
 	struct jparse *p = user;
-	struct job_def *d = p->d;
 
 	if (!key)
 		return 1;
-	if (!strcmp(section, "job")) {
-		if (!strcmp(key, "name")) {
-			if (!valid_name(v, 64, "_.-"))
-				jerr(p, "name: '%s' must be 1-64 of a-z, 0-9, '_', '.', '-'", v);
-			else
-				set_str(p, &d->name, v);
-		} else if (!strcmp(key, "description")) {
-			set_str(p, &d->description, v);
-		} else if (!strcmp(key, "kind")) {
-			if (!one_of(v, kinds, sizeof(kinds) / sizeof(kinds[0])))
-				jerr(p, "kind: '%s' is not selftest, stress or bench", v);
-			else
-				set_str(p, &d->kind, v);
-		} else if (!strcmp(key, "command")) {
-			/* an indented line continues the command (inih hands it over
-			 * under the same key): a script of several lines */
-			if (d->command && p->linebuf && (p->linebuf[0] == ' ' || p->linebuf[0] == '\t')) {
-				char *joined = NULL;
-
-				if (asprintf(&joined, "%s\n%s", d->command, v) < 0)
-					jerr(p, "out of memory");
-				else {
-					free(d->command);
-					d->command = joined;
-				}
-			} else if (d->command) {
-				jerr(p, "command: given twice (continue a long command on indented "
-				     "lines)");
-			} else {
-				set_str(p, &d->command, v);
-			}
-		} else if (!strcmp(key, "parser")) {
-			if (!one_of(v, parsers, sizeof(parsers) / sizeof(parsers[0])))
-				jerr(p, "parser: '%s' is not ktap, test_progs, bench, metrics or none", v);
-			else
-				set_str(p, &d->parser, v);
-		} else if (!strcmp(key, "programs")) {
-			set_list(p, key, v, d->programs, &d->nprograms, JOBDEF_PROGRAMS_MAX, "A_.-");
-		} else if (!strcmp(key, "modules")) {
-			set_list(p, key, v, d->modules, &d->nmodules, JOBDEF_PROGRAMS_MAX, "A_.-");
-		} else if (!strcmp(key, "rootfs")) {
-			/* Debian package names: lower case, digits, '+', '.', '-' */
-			set_list(p, key, v, d->rootfs, &d->nrootfs, JOBDEF_ROOTFS_MAX, "+.-");
-		} else if (!strcmp(key, "image")) {
-			if (v[0] != '/' || strlen(v) > 1000 || strpbrk(v, " \t\r\n"))
-				jerr(p, "image: '%s' is not an absolute path to a disk image", v);
-			else
-				set_str(p, &d->image, v);
-		} else if (!strcmp(key, "results")) {
-			if (v[0] != '/' || strlen(v) > 200 || strstr(v, "/..") ||
-			    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				   "0123456789/_.-") != strlen(v))
-				jerr(p, "results: '%s' is not an absolute guest path of letters, "
-				     "digits and /_.-", v);
-			else
-				set_str(p, &d->results, v);
-		} else if (!strcmp(key, "config")) {
-			if (strncmp(v, "CONFIG_", 7) || !strchr(v, '='))
-				jerr(p, "config: '%s' is not CONFIG_NAME=value", v);
-			else if (d->nconfig == JOBDEF_CONFIG_MAX)
-				jerr(p, "config: more than %d options", JOBDEF_CONFIG_MAX);
-			else
-				d->config[d->nconfig++] = strdup(v);
-		} else if (!strcmp(key, "selftests")) {
-			if (!valid_name(v, 64, "_.-"))
-				jerr(p, "selftests: '%s' is not a kselftest target (like timers, "
-				     "net, size)", v);
-			else
-				set_str(p, &d->selftests, v);
-		} else if (!strcmp(key, "timeout")) {
-			set_int(p, key, v, 7 * 86400, &d->timeout_s);
-		} else if (!strcmp(key, "memory_mb")) {
-			set_int(p, key, v, 1 << 22, &d->memory_mb);
-		} else if (!strcmp(key, "vcpus")) {
-			set_int(p, key, v, 4096, &d->vcpus);
-		} else {
-			jerr(p, "[job]: unknown key '%s'", key);
-		}
-	} else if (!strncmp(section, "metric ", 7)) {
-		struct job_metric_def *m = metric_for(p, section + 7);
-
-		if (!m)
-			return 1;
-		if (!strcmp(key, "unit")) {
-			free(m->unit);
-			m->unit = strdup(v);
-		} else if (!strcmp(key, "better")) {
-			if (!strcmp(v, "higher"))
-				m->higher_better = 1;
-			else if (!strcmp(v, "lower"))
-				m->higher_better = 0;
-			else
-				jerr(p, "better: '%s' is not higher or lower", v);
-		} else {
-			jerr(p, "[%s]: unknown key '%s'", section, key);
-		}
-	} else {
+	if (!strcmp(section, "job"))
+		job_key(p, key, v);
+	else if (!strncmp(section, "metric ", 7))
+		metric_key(p, section, key, v);
+	else
 		jerr(p, "unknown section '[%s]' (known: job, metric NAME)", section);
-	}
 	return 1;
 }
 

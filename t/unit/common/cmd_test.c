@@ -1,4 +1,4 @@
-/* cmd_test.c: unit tests for common/cmd.c, the one subprocess helper, with
+/* cmd_test.c: unit tests for common/cmd.h (cmd_*.c), the one subprocess helper, with
  * real programs (sh, true, false, sleep, cat, env, ls): exit codes and
  * messages, stdin from a buffer or a file, capped output, files, timeouts
  * (also a child that ignores SIGTERM, and its process group), a clean

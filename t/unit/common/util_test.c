@@ -1,6 +1,6 @@
 /* util_test.c: unit tests for common/util.c: strict number and size
  * parsing (overflow, suffixes, junk), bounded file reads (head and tail),
- * atomic writes with their mode, path helpers, SHA-256 and mkdir -p.
+ * atomic writes with their mode, path helpers and mkdir -p.
  * Each file test works in its own temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -380,45 +380,6 @@ static void test_exe_dir(void **state)
 	free(d);
 }
 
-/* --- hashing -------------------------------------------------------------- */
-
-static void test_sha256(void **state)
-{
-	const char *dir = *state;
-	char out[65], out2[65], *p = tu_path(dir, "blob");
-	char big[100000];
-
-	(void)state;
-	/* FIPS 180-2 test vectors */
-	sha256_mem("abc", 3, out);
-	assert_string_equal(out,
-		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	sha256_mem("", 0, out);
-	assert_string_equal(out,
-		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-	sha256_mem("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56, out);
-	assert_string_equal(out,
-		"248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-
-	/* the file form agrees, also across its 64 KiB read chunks */
-	for (size_t i = 0; i < sizeof(big); i++)
-		big[i] = (char)(i % 251);
-	tu_write(p, big, sizeof(big), 0);
-	assert_int_equal(sha256_file(p, out), 0);
-	sha256_mem(big, sizeof(big), out2);
-	assert_string_equal(out, out2);
-	assert_int_equal(strlen(out), 64);
-	tu_write_str(p, "abc");
-	assert_int_equal(sha256_file(p, out), 0);
-	assert_string_equal(out,
-		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	free(p);
-	p = tu_path(dir, "missing");
-	assert_int_equal(sha256_file(p, out), -1);
-	assert_int_equal(errno, ENOENT);
-	free(p);
-}
-
 /* --- mkdir_p -------------------------------------------------------------- */
 
 static void test_mkdir_p(void **state)
@@ -502,7 +463,6 @@ int main(void)
 		cmocka_unit_test(test_path_join),
 		cmocka_unit_test(test_path_abs),
 		cmocka_unit_test(test_exe_dir),
-		cmocka_unit_test_setup_teardown(test_sha256, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_p, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_p_file_in_the_way, setup, teardown),
 		cmocka_unit_test(test_clocks),

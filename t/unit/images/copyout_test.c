@@ -1,4 +1,5 @@
-/* copyout_test.c: unit tests for images/copyout.c.
+/* copyout_test.c: unit tests for the results copy-out (copyout.h: images/tarout.c
+ * and the files it drives: extract.c, appliance.c, watchdog.c, quote.c, inspect.c).
  * The extraction half (img_copy_extract) runs on tar archives written here
  * with libarchive: hostile names, links, devices, duplicates, limits. The
  * whole path (img_copy_out) runs on ext4 images made with mkfs.ext4 -d: a

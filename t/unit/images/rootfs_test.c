@@ -1,4 +1,4 @@
-/* rootfs_test.c: unit tests for images/rootfs.c.
+/* rootfs_test.c: unit tests for rootfs.h (images/rootfs_cache.c, rootfs_key.c, rootfs_build.c).
  * Runs img_rootfs() against fake mmdebstrap scripts written into a
  * temporary directory (they log their arguments and make a small tree), so
  * the real mkfs.ext4 packs something known; reads the image back with

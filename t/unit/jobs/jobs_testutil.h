@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "fuzz/jobs_fuzz.h"   /* fuzz_clean: one rule for clean text */
 #include "jobs/jobs.h"
 
 /* t/data/jobs/NAME, caller frees */
@@ -55,30 +56,11 @@ static inline void jt_parse_samples(jt_samples_fn fn, const char *s, size_t n,
 	free(c);
 }
 
-/* 1 when s is valid UTF-8 without control characters */
+/* 1 when s is valid UTF-8 without control characters: the fuzz targets'
+ * rule (fuzz/jobs_fuzz.h), without their bound */
 static inline int jt_clean_text(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-		if (*p < 0x80) {
-			p++;
-			continue;
-		}
-		{
-			int k = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 ? 2 : 0;
-
-			if (!k || *p > 0xf4)
-				return 0;
-			for (int i = 1; i < k; i++)
-				if ((p[i] & 0xc0) != 0x80)
-					return 0;
-			p += k;
-		}
-	}
-	return 1;
+	return fuzz_clean(s, (size_t)-1);
 }
 
 /* What every parse must give: bounded, counted, clean rows; JSON that

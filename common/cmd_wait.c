@@ -1,0 +1,171 @@
+/* cmd_wait.c: supervises a spawned child for cmd_run() (cmdint.h): its
+ * stdout and stderr pipes pumped into buffers bounded by their caps, the
+ * deadline and the cancel flag enforced on its whole process group, then
+ * its end (exit code or signal) reaped into c->res. */
+#include "common/cmdint.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+
+/* Reads what is there from a sink's pipe; 0 on EOF (closes it), 1 more */
+static int sink_read(struct cmd_sink *s)
+{
+	char chunk[65536];
+
+	for (;;) {
+		ssize_t r = read(s->fd, chunk, sizeof(chunk));
+		size_t cap, room, n;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 1;
+		if (r <= 0) {
+			close(s->fd);
+			s->fd = -1;
+			return 0;
+		}
+		n = (size_t)r;
+		cap = s->b->cap ? s->b->cap : CMD_OUT_MAX;
+		room = s->b->len < cap ? cap - s->b->len : 0;
+		if (n > room) {
+			n = room;
+			s->b->truncated = 1;
+			*s->truncated = 1;
+		}
+		if (n && buf_append(s->b, chunk, n) < 0)
+			*s->truncated = 1;
+	}
+}
+
+/* The child is not reaped before this, so its pid (the group's id) cannot
+ * have been reused. */
+static void kill_group(pid_t pid, int sig)
+{
+	kill(-pid, sig);
+	kill(pid, sig);
+}
+
+/* Has the child exited? Leaves it a zombie (WNOWAIT): its pid stays
+ * reserved until cmd_supervise() reaps it last, so signalling its process
+ * group stays safe. */
+static int exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return errno == ECHILD;   /* someone else reaped it */
+	return si.si_pid == pid;
+}
+
+/* Waits for the child while draining its pipes and enforcing the deadline,
+ * then reaps it. Fills c->res. */
+void cmd_supervise(struct cmd *c, pid_t pid, struct cmd_sink *sinks, int nsinks)
+{
+	int64_t start = mono_ms(), deadline = -1, kill_at = -1, linger_at = -1;
+	int pidfd = pidfd_open(pid, 0), status = 0, gone = 0, timed_out = 0;
+	pid_t w;
+
+	if (c->timeout_ms)
+		deadline = start + c->timeout_ms;
+	for (;;) {
+		struct pollfd pfd[3];
+		int n = 0, open_sinks = 0, wait_ms = -1;
+		int64_t now = mono_ms(), next = -1;
+
+		if (!gone && exited(pid)) {
+			gone = 1;
+			c->res.ms = now - start;
+			if (timed_out)
+				kill_group(pid, SIGKILL);   /* what is left of a timed-out command */
+			linger_at = now + CMD_LINGER_MS;
+		}
+		for (int i = 0; i < nsinks; i++)
+			if (sinks[i].fd >= 0)
+				open_sinks++;
+		if (gone && !open_sinks)
+			break;
+		if (gone && (timed_out || now >= linger_at)) {
+			/* something the child started still holds its output */
+			kill_group(pid, SIGKILL);
+			for (int i = 0; i < nsinks; i++) {
+				if (sinks[i].fd >= 0 && sink_read(&sinks[i]))
+					close(sinks[i].fd);
+				sinks[i].fd = -1;
+			}
+			break;
+		}
+		if (!gone && !timed_out && c->cancel && *c->cancel) {
+			c->res.canceled = 1;
+			deadline = now;
+		}
+		if (!gone && deadline >= 0 && !timed_out && now >= deadline) {
+			timed_out = 1;
+			kill_group(pid, SIGTERM);
+			kill_at = now + c->grace_ms;
+		}
+		if (!gone && kill_at >= 0 && now >= kill_at) {
+			kill_group(pid, SIGKILL);
+			kill_at = -1;
+		}
+		/* when to look again */
+		if (!gone && deadline >= 0 && !timed_out)
+			next = deadline;
+		if (!gone && kill_at >= 0)
+			next = next < 0 || kill_at < next ? kill_at : next;
+		if (gone)
+			next = linger_at;
+		if (next >= 0)
+			wait_ms = next > now ? (int)(next - now) : 0;
+		if (!gone && pidfd < 0 && (wait_ms < 0 || wait_ms > 10))
+			wait_ms = 10;   /* no pidfd: look for the exit now and then */
+		if (!gone && c->cancel && (wait_ms < 0 || wait_ms > 200))
+			wait_ms = 200;  /* look at the cancel flag now and then */
+		for (int i = 0; i < nsinks; i++) {
+			if (sinks[i].fd >= 0) {
+				pfd[n].fd = sinks[i].fd;
+				pfd[n].events = POLLIN;
+				n++;
+			}
+		}
+		if (!gone && pidfd >= 0) {
+			pfd[n].fd = pidfd;
+			pfd[n].events = POLLIN;
+			n++;
+		}
+		if (poll(pfd, (nfds_t)n, wait_ms) < 0 && errno != EINTR)
+			usleep(10000);
+		for (int i = 0; i < nsinks; i++)
+			if (sinks[i].fd >= 0)
+				sink_read(&sinks[i]);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	do
+		w = waitpid(pid, &status, 0);
+	while (w < 0 && errno == EINTR);
+	if (w != pid) {
+		c->res.end = CMD_END_SPAWN;
+		c->res.err = errno ? errno : ECHILD;
+		return;
+	}
+	if (WIFSIGNALED(status))
+		c->res.signo = WTERMSIG(status);
+	if (WIFEXITED(status))
+		c->res.code = WEXITSTATUS(status);
+	if (timed_out)
+		c->res.end = CMD_END_TIMEOUT;
+	else if (WIFSIGNALED(status))
+		c->res.end = CMD_END_SIGNAL;
+	else
+		c->res.end = CMD_END_EXIT;
+}
