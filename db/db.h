@@ -237,7 +237,7 @@ int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row *
 		   size_t *n);
 void sample_rows_free(struct sample_row *rows, size_t n);
 
-/* ---- trees, submissions and builds (build.c) ----
+/* ---- trees, submissions and builds (builds.c) ----
  * Rows of these tables are plain structs of text and integer fields; each
  * has a field table (db_tree_fields, ...) that names its columns, so the
  * API turns any of them into JSON with one function. */

@@ -1,4 +1,4 @@
-/* build.c: the database side of turning a tree and a series into kernels:
+/* builds.c: the database side of turning a tree and a series into kernels:
  * trees to clone, submissions (a series or a commit to build and test),
  * builds keyed by their content, and the links from a submission to its
  * builds and requests. The builder thread (orchestrator/builder.c) is the

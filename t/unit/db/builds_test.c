@@ -1,4 +1,4 @@
-/* build_test.c: unit tests for db/build.c: trees (a name once, fetches
+/* builds_test.c: unit tests for db/builds.c: trees (a name once, fetches
  * asked for and recorded), submissions (queued, claimed once, ended),
  * builds by key (started, done with the kernel registered as built,
  * failed, restarted; left building by a dead daemon: failed), the links
