@@ -1,7 +1,8 @@
 /* dbint.h: what only db/ itself sees: the connection struct, the
  * statement helpers (db.c), the row mapper (row.c) and the pieces one
  * table's file lends another. The table files (runs.c, results.c, ...)
- * sit on these; db.h and query.h are what the rest of kfleet sees. */
+ * sit on these; db.h and query.h are what the rest of kfleet sees.
+ * Include it after db/db.h. */
 #ifndef KF_DBINT_H
 #define KF_DBINT_H
 
