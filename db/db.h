@@ -237,15 +237,27 @@ int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row *
 		   size_t *n);
 void sample_rows_free(struct sample_row *rows, size_t n);
 
-/* ---- trees, submissions and builds (build.c) ----
+/* ---- trees, submissions and builds (trees.c, submissions.c, builds.c) ----
  * Rows of these tables are plain structs of text and integer fields; each
  * has a field table (db_tree_fields, ...) that names its columns, so the
- * API turns any of them into JSON with one function. */
+ * API turns any of them into JSON with one function. db/ fills every row
+ * struct by such a table (row.c). */
 
-enum db_field_type { DB_FIELD_TEXT, DB_FIELD_INT, DB_FIELD_TIME };
+enum db_field_type {
+	DB_FIELD_TEXT,             /* char *, NULL for NULL */
+	DB_FIELD_INT,              /* int64_t */
+	DB_FIELD_TIME,             /* int64_t ms, 0 for NULL */
+	/* only in db/'s own tables, never in the exported ones below: */
+	DB_FIELD_INT32,            /* int */
+	DB_FIELD_REAL,             /* double */
+	DB_FIELD_STATE,            /* enum run_state, from its name */
+	DB_FIELD_OUTCOME,          /* enum run_outcome, from its name (NULL: none) */
+	DB_FIELD_HAS,              /* int: 1 when the column is not NULL; the
+				      next field reads the same column */
+};
 struct db_field {
 	const char *name;          /* the column and the JSON key */
-	size_t offset;             /* of a char * or an int64_t in the row struct */
+	size_t offset;             /* of the member in the row struct */
 	enum db_field_type type;
 };
 

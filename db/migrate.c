@@ -1,6 +1,7 @@
 /* migrate.c: the schema, as numbered steps. db_open() runs every step above
  * the file's PRAGMA user_version, each in its own transaction. A step, once
  * released, never changes: new needs get a new step at the end. */
+#include "db/db.h"
 #include "db/dbint.h"
 
 const char *const db_migrations[] = {

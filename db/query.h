@@ -3,7 +3,9 @@
  * same kind took, a request's progress and result rows, the hosts, and a
  * job's metric values and results across a tree's commits (trends). They
  * only read, on the caller's connection (db_sqlite()), so any thread with
- * its own struct db may call them. Symbols carry the dbq_ prefix. */
+ * its own struct db may call them. Symbols carry the dbq_ prefix; each
+ * is defined beside its table (runs.c, requests.c, hosts.c) or in
+ * trend_data.c. */
 #ifndef KF_DB_QUERY_H
 #define KF_DB_QUERY_H
 

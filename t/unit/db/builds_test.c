@@ -1,8 +1,9 @@
-/* build_test.c: unit tests for db/build.c: trees (a name once, fetches
- * asked for and recorded), submissions (queued, claimed once, ended),
- * builds by key (started, done with the kernel registered as built,
- * failed, restarted; left building by a dead daemon: failed), the links
- * from a submission to its builds and requests, and recorded applies. */
+/* builds_test.c: unit tests for db/trees.c, db/submissions.c and
+ * db/builds.c: trees (a name once, fetches asked for and recorded),
+ * submissions (queued, claimed once, ended), builds by key (started, done
+ * with the kernel registered as built, failed, restarted; left building by
+ * a dead daemon: failed), the links from a submission to its builds and
+ * requests, and recorded applies. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,53 +13,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <sqlite3.h>
-
-#include "db/db.h"
-#include "t/unit/testutil.h"
+#include "t/unit/db/dbtest.h"
 
 #define C1 "1111111111111111111111111111111111111111"
 #define C2 "2222222222222222222222222222222222222222"
 
-struct fixture {
-	char dir[128];
-	char *path;
-	struct db *db;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	char *err = NULL;
-
-	if (!f)
-		return -1;
-	tu_tmpdir(f->dir, sizeof(f->dir), "dbbuild");
-	f->path = tu_path(f->dir, "kfleet.db");
-	f->db = db_open(f->path, &err);
-	if (!f->db) {
-		fprintf(stderr, "db_open: %s\n", err ? err : "?");
-		free(err);
-		return -1;
-	}
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	db_close(f->db);
-	tu_rmrf(f->dir);
-	free(f->path);
-	free(f);
-	return 0;
-}
-
 static void test_trees(void **state)
 {
-	struct fixture *f = *state;
+	struct dbt *f = *state;
 	struct tree_row t, *v = NULL;
 	size_t n = 0;
 
@@ -101,7 +63,7 @@ static void test_trees(void **state)
 
 static void test_submissions(void **state)
 {
-	struct fixture *f = *state;
+	struct dbt *f = *state;
 	struct submission s, got, *v = NULL;
 	size_t n = 0;
 	int64_t id1, id2;
@@ -161,7 +123,7 @@ static void test_submissions(void **state)
 
 static void test_builds(void **state)
 {
-	struct fixture *f = *state;
+	struct dbt *f = *state;
 	struct build_row b, got, *v = NULL;
 	struct submission s;
 	int64_t id, again, *reqs = NULL;
@@ -263,9 +225,9 @@ static void test_builds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_trees, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_submissions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_builds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trees, dbt_setup, dbt_teardown),
+		cmocka_unit_test_setup_teardown(test_submissions, dbt_setup, dbt_teardown),
+		cmocka_unit_test_setup_teardown(test_builds, dbt_setup, dbt_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
