@@ -64,8 +64,12 @@ kf_start() {
 	"$BIN/kfleetd" -c "$T/kfleetd.ini" >>"$T/kfleetd.log" 2>&1 &
 	KF_PID=$!
 	for _ in $(seq 1 300); do
-		port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/kfleetd.log" | tail -n 1)
-		if [ -n "$port" ] && [ "$(grep -c 'kfleetd ready' "$T/kfleetd.log")" -ge "${KF_STARTS:-1}" ]; then
+		# the port of this start's ready line: counted first, so a restart
+		# does not take the last start's port
+		port=
+		[ "$(grep -c 'kfleetd ready' "$T/kfleetd.log")" -ge "${KF_STARTS:-1}" ] &&
+			port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/kfleetd.log" | tail -n 1)
+		if [ -n "$port" ]; then
 			KF_URL=http://127.0.0.1:$port
 			KF_STARTS=$(( ${KF_STARTS:-1} + 1 ))
 			sqlite3 "$T/var/kfleet.db" "select value from meta where key='instance'" > "$T/instance"

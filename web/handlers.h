@@ -64,7 +64,7 @@ WEB_HANDLER(api_request);           /* GET /api/requests/ID */
  * kernels, cell by cell */
 WEB_HANDLER(api_compare);
 
-/* builds.c: trees, submissions and builds */
+/* kernel_builds.c: trees, submissions and builds */
 WEB_HANDLER(api_trees);             /* GET /api/trees */
 WEB_HANDLER(api_trees_add);         /* POST /api/trees */
 WEB_HANDLER(api_tree_fetch);        /* POST /api/trees/NAME/fetch */

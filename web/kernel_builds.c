@@ -1,4 +1,4 @@
-/* builds.c: kernel trees, submissions and builds in the JSON API
+/* kernel_builds.c: kernel trees, submissions and builds in the JSON API
  * (/api/trees, /api/submissions, /api/builds; and /api/import, results
  * from elsewhere) and as pages (/trees,
  * /submissions, /submissions/ID, /builds/ID, /builds/ID/log). A submission
