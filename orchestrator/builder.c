@@ -27,6 +27,13 @@ struct builder {
 	char toolchain[2][400];   /* x86_64, arm64; "" until read */
 };
 
+int builder_vcpus(const char *s)
+{
+	long long n;
+
+	return parse_int(s, 1, 4096, &n) < 0 ? 0 : (int)n;
+}
+
 /* Splits a ',' list in place into at most LIST_MAX words */
 static size_t split(char *s, char **v)
 {
@@ -444,7 +451,7 @@ static void queue_runs(struct builder *b, const struct submission *s, char **arc
 				for (int64_t k = 0; k < s->repeats; k++) {
 					struct run_spec spec = {
 						.kernel = kernels[2 * a], .arch = arches[a],
-						.job = jobs[j], .vcpus = nvcpus ? atoi(vcpus[v]) : 0,
+						.job = jobs[j], .vcpus = nvcpus ? builder_vcpus(vcpus[v]) : 0,
 						.memory_mb = (int)s->memory_mb,
 					};
 					int64_t rid;
@@ -479,7 +486,7 @@ static void queue_requests(struct builder *b, const struct submission *s, char *
 			for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++) {
 				struct run_spec spec = {
 					.kernel = kernels[2 * a], .arch = arches[a], .job = jobs[j],
-					.vcpus = nvcpus ? atoi(vcpus[v]) : 0,
+					.vcpus = nvcpus ? builder_vcpus(vcpus[v]) : 0,
 					.memory_mb = (int)s->memory_mb,
 				};
 				int64_t rid;
@@ -732,11 +739,4 @@ void builder_stop(struct orch *o)
 	db_close(b->db);
 	free(b);
 	o->builder = NULL;
-}
-
-void builder_kick(struct orch *o)
-{
-	pthread_mutex_lock(&o->lock);
-	pthread_cond_broadcast(&o->build_work);
-	pthread_mutex_unlock(&o->lock);
 }
