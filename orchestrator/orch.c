@@ -75,6 +75,63 @@ static void recover(struct orch *o)
 			guest_sweep(&o->hosts[i], prefix);
 }
 
+/* The job definitions; a broken job file is reported and left out, never
+ * fatal. 0 / -1 (out of memory) */
+static int load_jobs(struct orch *o)
+{
+	const struct config *c = o->conf;
+	struct buf jerr = BUF_INIT(64 * 1024);
+	int left_out = job_set_load(&o->jobs, c->job_dirs, &jerr);
+
+	if (left_out < 0) {
+		buf_release(&jerr);
+		return -1;
+	}
+	for (char *l = jerr.data, *nl; l && *l; l = nl) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl++ = '\0';
+		log_warn("jobs: %s", l);
+	}
+	log_info("jobs: %zu loaded from '%s'%s", o->jobs.n, c->job_dirs,
+		 left_out ? ", some left out (see above)" : "");
+	buf_release(&jerr);
+	return 0;
+}
+
+/* Connects every configured host and records it, in placement. 0 / -1
+ * with *err (NULL: out of memory) */
+static int connect_hosts(struct orch *o, char **err)
+{
+	const struct config *c = o->conf;
+
+	o->hosts = calloc(c->nhosts, sizeof(*o->hosts));
+	if (!o->hosts)
+		return -1;
+	o->nhosts = c->nhosts;
+	for (size_t i = 0; i < c->nhosts; i++) {
+		struct host *h = &o->hosts[i];
+
+		h->conf = &c->hosts[i];
+		h->callback_id = -1;
+		h->healthy = 1;
+		pthread_mutex_init(&h->lock, NULL);
+		if (guest_host_connect(o, h, err) < 0)
+			return -1;
+		log_info("host '%s' (%s): x86_64 %s (%s), max %d vCPUs; arm64 %s, max %d vCPUs; "
+			 "%" PRId64 " MiB, QEMU %s, libvirt %s", h->conf->name, h->conf->uri,
+			 h->accel, h->why_accel, h->max_vcpus,
+			 h->accel_arm64[0] ? h->accel_arm64 : "none", h->max_vcpus_arm64,
+			 h->memory_kb / 1024, h->qemu_version, h->libvirt_version);
+		/* connected: in placement, whatever an earlier daemon left said */
+		if (db_host_upsert(o->db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
+				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0 ||
+		    db_host_health(o->db, h->conf->name, 1, NULL) < 0)
+			return set_errf(err, "database: %s", db_errmsg(o->db));
+	}
+	return 0;
+}
+
 struct orch *orch_new(const struct config *c, char **err)
 {
 	struct orch *o = calloc(1, sizeof(*o));
@@ -114,23 +171,8 @@ struct orch *orch_new(const struct config *c, char **err)
 	}
 	if (access(o->agent_x86_64, R_OK) < 0)
 		log_warn("agent '%s': %s; x86_64 runs will fail", o->agent_x86_64, strerror(errno));
-	{
-		struct buf jerr = BUF_INIT(64 * 1024);
-		int left_out = job_set_load(&o->jobs, c->job_dirs, &jerr);
-
-		if (left_out < 0)
-			goto fail;
-		/* a broken job file is reported and left out, never fatal */
-		for (char *l = jerr.data, *nl; l && *l; l = nl) {
-			nl = strchr(l, '\n');
-			if (nl)
-				*nl++ = '\0';
-			log_warn("jobs: %s", l);
-		}
-		log_info("jobs: %zu loaded from '%s'%s", o->jobs.n, c->job_dirs,
-			 left_out ? ", some left out (see above)" : "");
-		buf_release(&jerr);
-	}
+	if (load_jobs(o) < 0)
+		goto fail;
 	o->db = db_open(o->db_path, &e);
 	if (!o->db) {
 		*err = e;
@@ -147,34 +189,8 @@ struct orch *orch_new(const struct config *c, char **err)
 		event_loop_registered = 1;
 	}
 	o->event_timer = virEventAddTimeout(500, tick, o, NULL);
-	o->hosts = calloc(c->nhosts, sizeof(*o->hosts));
-	if (!o->hosts)
+	if (connect_hosts(o, err) < 0)
 		goto fail;
-	o->nhosts = c->nhosts;
-	for (size_t i = 0; i < c->nhosts; i++) {
-		struct host *h = &o->hosts[i];
-
-		h->conf = &c->hosts[i];
-		h->callback_id = -1;
-		h->healthy = 1;
-		pthread_mutex_init(&h->lock, NULL);
-		if (guest_host_connect(o, h, &e) < 0) {
-			*err = e;
-			goto fail;
-		}
-		log_info("host '%s' (%s): x86_64 %s (%s), max %d vCPUs; arm64 %s, max %d vCPUs; "
-			 "%" PRId64 " MiB, QEMU %s, libvirt %s", h->conf->name, h->conf->uri,
-			 h->accel, h->why_accel, h->max_vcpus,
-			 h->accel_arm64[0] ? h->accel_arm64 : "none", h->max_vcpus_arm64,
-			 h->memory_kb / 1024, h->qemu_version, h->libvirt_version);
-		/* connected: in placement, whatever an earlier daemon left said */
-		if (db_host_upsert(o->db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
-				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0 ||
-		    db_host_health(o->db, h->conf->name, 1, NULL) < 0) {
-			set_errf(err, "database: %s", db_errmsg(o->db));
-			goto fail;
-		}
-	}
 	if (pthread_create(&o->event_thread, NULL, event_main, o)) {
 		set_errf(err, "cannot start the libvirt event thread");
 		goto fail;

@@ -36,6 +36,49 @@ static void wake(struct orch *o, pthread_cond_t *cond, int all)
 
 /* --- runs --------------------------------------------------------------- */
 
+/* The job s names, with its programs built for arch; NULL with *err */
+static const struct job_def *run_job(struct orch *o, const struct run_spec *s, const char *arch,
+				     char **err)
+{
+	const struct job_def *job = job_set_find(&o->jobs, s->job);
+
+	if (!job) {
+		set_errf(err, "job '%s': no such job (kfleet jobs lists them)", s->job);
+		return NULL;
+	}
+	if (s->command && *s->command) {
+		set_errf(err, "job '%s': give a job or a command, not both", s->job);
+		return NULL;
+	}
+	for (size_t i = 0; i < job->nprograms; i++) {
+		char *p = orch_program_path(o->conf, arch, job->programs[i]);
+		int ok = p && access(p, R_OK) == 0;
+
+		if (!ok) {
+			set_errf(err, "job '%s': program '%s' is not built for %s ('%s': %s)",
+				 s->job, job->programs[i], arch, p ? p : job->programs[i],
+				 strerror(errno));
+			free(p);
+			return NULL;
+		}
+		free(p);
+	}
+	return job;
+}
+
+/* The most vCPUs (of the arch) and memory any host here has */
+static void host_limits(const struct orch *o, int arm, int *max_vcpus, int64_t *max_mem_kb)
+{
+	for (size_t i = 0; i < o->nhosts; i++) {
+		int mv = arm ? o->hosts[i].max_vcpus_arm64 : o->hosts[i].max_vcpus;
+
+		if (mv > *max_vcpus)
+			*max_vcpus = mv;
+		if (o->hosts[i].memory_kb > *max_mem_kb)
+			*max_mem_kb = o->hosts[i].memory_kb;
+	}
+}
+
 /* Validates s and fills req (sha is its storage for the kernel's hash):
  * 0, or -1 with *err for the user. */
 static int prepare(struct orch *o, const struct run_spec *s, struct run_request *r, char sha[65],
@@ -62,25 +105,10 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 		return set_errf(err, "arch 'arm64': no busybox '%s' (images/fetch-arm64.sh "
 			    "installs Debian's)", c->busybox_arm64);
 	if (s->job && *s->job) {
-		job = job_set_find(&o->jobs, s->job);
+		job = run_job(o, s, arch, err);
 		if (!job)
-			return set_errf(err, "job '%s': no such job (kfleet jobs lists them)", s->job);
-		if (s->command && *s->command)
-			return set_errf(err, "job '%s': give a job or a command, not both", s->job);
+			return -1;
 		command = job->command;
-		for (size_t i = 0; i < job->nprograms; i++) {
-			char *p = orch_program_path(c, arch, job->programs[i]);
-			int ok = p && access(p, R_OK) == 0;
-
-			if (!ok) {
-				set_errf(err, "job '%s': program '%s' is not built for %s ('%s': %s)",
-				     s->job, job->programs[i], arch, p ? p : job->programs[i],
-				     strerror(errno));
-				free(p);
-				return -1;
-			}
-			free(p);
-		}
 	}
 	if (!command || !*command)
 		return set_errf(err, "command: empty");
@@ -93,14 +121,7 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 		*err = e;
 		return -1;
 	}
-	for (size_t i = 0; i < o->nhosts; i++) {
-		int mv = arm ? o->hosts[i].max_vcpus_arm64 : o->hosts[i].max_vcpus;
-
-		if (mv > max_vcpus)
-			max_vcpus = mv;
-		if (o->hosts[i].memory_kb > max_mem_kb)
-			max_mem_kb = o->hosts[i].memory_kb;
-	}
+	host_limits(o, arm, &max_vcpus, &max_mem_kb);
 	memset(&req, 0, sizeof(req));
 	req.kernel_path = s->kernel;
 	req.arch = arch;
