@@ -610,8 +610,10 @@ static int build_all(struct builder *b, const struct submission *s, struct sub_b
 				buf_printf(failed, "%s%s %s: %s", failed->len ? "; " : "",
 					   sb->arches[a], side ? "patched" : "base",
 					   err ? err : "failed");
-			if (b->o->stopping)
-				goto stop;
+			if (b->o->stopping) {
+				rc = -1;
+				goto out;
+			}
 		}
 	nt = failed->len ? 0 : job_selftests(b, sb->jobs, sb->njobs, targets, LIST_MAX);
 	for (size_t a = 0; a < sb->narch && nt; a++)
@@ -625,12 +627,11 @@ static int build_all(struct builder *b, const struct submission *s, struct sub_b
 					buf_printf(failed, "%s%s %s: %s", failed->len ? "; " : "",
 						   sb->arches[a], side ? "patched" : "base",
 						   err ? err : "selftests failed");
-				if (b->o->stopping)
-					goto stop;
+				if (b->o->stopping) {
+					rc = -1;
+					goto out;
+				}
 			}
-	goto out;
-stop:
-	rc = -1;
 out:
 	free(err);
 	return rc;
