@@ -27,6 +27,13 @@ struct builder {
 	char toolchain[2][400];   /* x86_64, arm64; "" until read */
 };
 
+int builder_vcpus(const char *s)
+{
+	long long n;
+
+	return parse_int(s, 1, 4096, &n) < 0 ? 0 : (int)n;
+}
+
 /* Splits a ',' list in place into at most LIST_MAX words */
 static size_t split(char *s, char **v)
 {
@@ -444,7 +451,7 @@ static void queue_runs(struct builder *b, const struct submission *s, char **arc
 				for (int64_t k = 0; k < s->repeats; k++) {
 					struct run_spec spec = {
 						.kernel = kernels[2 * a], .arch = arches[a],
-						.job = jobs[j], .vcpus = nvcpus ? atoi(vcpus[v]) : 0,
+						.job = jobs[j], .vcpus = nvcpus ? builder_vcpus(vcpus[v]) : 0,
 						.memory_mb = (int)s->memory_mb,
 					};
 					int64_t rid;
@@ -479,7 +486,7 @@ static void queue_requests(struct builder *b, const struct submission *s, char *
 			for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++) {
 				struct run_spec spec = {
 					.kernel = kernels[2 * a], .arch = arches[a], .job = jobs[j],
-					.vcpus = nvcpus ? atoi(vcpus[v]) : 0,
+					.vcpus = nvcpus ? builder_vcpus(vcpus[v]) : 0,
 					.memory_mb = (int)s->memory_mb,
 				};
 				int64_t rid;
@@ -496,128 +503,192 @@ static void queue_requests(struct builder *b, const struct submission *s, char *
 			}
 }
 
-static void process(struct builder *b, struct submission *s)
+/* The submission's tree, cloned or fetched first when it wants that. 0,
+ * or -1 with the submission ended; t filled either way (release it). */
+static int tree_ready(struct builder *b, struct submission *s, struct tree_row *t)
 {
-	char *arches[LIST_MAX], *frags[LIST_MAX], *jobs[LIST_MAX], *vcpus[LIST_MAX];
-	char *kernels[2 * LIST_MAX] = { 0 };
-	char *arch_s = s->arches ? strdup(s->arches) : NULL;
-	char *frag_s = s->fragments ? strdup(s->fragments) : NULL;
-	char *job_s = s->jobs ? strdup(s->jobs) : NULL, *vcpu_s = s->vcpus ? strdup(s->vcpus) : NULL;
-	size_t narch = split(arch_s, arches), nfrag = split(frag_s, frags);
-	size_t njobs = split(job_s, jobs), nvcpus = split(vcpu_s, vcpus), nopts;
-	const char *opts[64];
-	struct series *ser = NULL;
-	struct tree_row t;
-	struct buf log = BUF_INIT(1u << 20), failed = BUF_INIT(8192), notes = BUF_INIT(8192);
-	char base[41], patched[41] = "", why[512], hash[65], *err = NULL, *patches = NULL;
-	char *owned[LIST_MAX + 1], *snapdir = NULL, *config_given = s->config;
-	const char *saved_configs = NULL;
-	size_t nowned = 0;
-	int found = db_tree_get(b->db, s->tree, &t), rc;
+	int found = db_tree_get(b->db, s->tree, t);
 
-	memset(&t, 0, found == 1 ? 0 : sizeof(t));
+	memset(t, 0, found == 1 ? 0 : sizeof(*t));
 	if (found != 1) {
 		db_submission_end(b->db, s->id, "failed", "error", "tree: not registered", NULL);
-		goto out;
+		return -1;
 	}
-	if (!t.head || t.fetch_wanted) {
-		tree_sync(b, &t);
-		db_row_release(db_tree_fields, &t, sizeof(t));
-		if (db_tree_get(b->db, s->tree, &t) != 1 || !t.head) {
+	if (!t->head || t->fetch_wanted) {
+		tree_sync(b, t);
+		db_row_release(db_tree_fields, t, sizeof(*t));
+		if (db_tree_get(b->db, s->tree, t) != 1 || !t->head) {
 			db_submission_end(b->db, s->id, "failed", "error",
-					  t.detail ? t.detail : "tree: clone failed", NULL);
-			goto out;
+					  t->detail ? t->detail : "tree: clone failed", NULL);
+			return -1;
 		}
 	}
-	if (s->mbox_path && series_parse_mbox(s->mbox_path, &ser, &err) < 0) {
-		db_submission_end(b->db, s->id, "failed", "error", err, NULL);
-		goto out;
-	}
+	return 0;
+}
+
+/* The base (picked and recorded once) and, with a series, the patched
+ * commit it applies to (once per base and patches). 0, or -1 with the
+ * submission ended; log gets git am's output. */
+static int base_and_patched(struct builder *b, struct submission *s, const struct tree_row *t,
+			    const struct series *ser, char base[41], char patched[41],
+			    struct buf *log)
+{
+	char why[512], hash[65], *err = NULL, *patches = NULL;
+	int rc = -1, applied;
+
 	if (s->base_commit) {
-		snprintf(base, sizeof(base), "%s", s->base_commit);
+		snprintf(base, 41, "%s", s->base_commit);
 	} else {
-		if (pick_base(b, s, &t, ser, base, why, sizeof(why), &err) < 0) {
+		if (pick_base(b, s, t, ser, base, why, sizeof(why), &err) < 0) {
 			db_submission_end(b->db, s->id, "failed", "error", err, NULL);
 			goto out;
 		}
 		db_submission_set_base(b->db, s->id, base, why);
 		log_info("submission %" PRId64 ": base %.12s: %s", s->id, base, why);
 	}
-	if (ser) {
-		if (asprintf(&patches, "%s.patches", s->mbox_path) < 0 ||
-		    write_patches(ser, patches, hash) < 0) {
-			db_submission_end(b->db, s->id, "failed", "error",
-					  "series: cannot write its patches", NULL);
+	if (!ser) {
+		rc = 0;
+		goto out;
+	}
+	if (asprintf(&patches, "%s.patches", s->mbox_path) < 0 ||
+	    write_patches(ser, patches, hash) < 0) {
+		db_submission_end(b->db, s->id, "failed", "error",
+				  "series: cannot write its patches", NULL);
+		goto out;
+	}
+	if (db_apply_find(b->db, s->tree, base, hash, patched) != 1) {
+		applied = kbuild_apply(&b->env, s->tree, base, patches, ser->count, patched, log,
+				       &err);
+		if (applied != 0) {
+			db_submission_end(b->db, s->id, "failed",
+					  applied == 1 ? "does-not-apply" : "error", err,
+					  buf_str(log));
+			log_info("submission %" PRId64 ": %s", s->id, err ? err : "?");
 			goto out;
 		}
-		if (db_apply_find(b->db, s->tree, base, hash, patched) != 1) {
-			rc = kbuild_apply(&b->env, s->tree, base, patches, ser->count, patched, &log,
-					  &err);
-			if (rc != 0) {
-				db_submission_end(b->db, s->id, "failed",
-						  rc == 1 ? "does-not-apply" : "error", err,
-						  buf_str(&log));
-				log_info("submission %" PRId64 ": %s", s->id, err ? err : "?");
+		db_apply_record(b->db, s->tree, base, hash, patched);
+	}
+	db_submission_set_patched(b->db, s->id, patched);
+	rc = 0;
+out:
+	free(patches);
+	free(err);
+	return rc;
+}
+
+/* What one submission builds: its lists, split from the row's strings */
+struct sub_build {
+	char *arches[LIST_MAX], *frags[LIST_MAX], *jobs[LIST_MAX], *vcpus[LIST_MAX];
+	size_t narch, nfrag, njobs, nvcpus, nopts;
+	const char *opts[64];
+	char *kernels[2 * LIST_MAX];   /* [2a] base, [2a + 1] patched, per arch */
+	int sides;                      /* 2 with a series, else 1 */
+	const char *commit[2];          /* base, patched */
+};
+
+/* Builds the kernels of every arch and side, then the selftests the jobs
+ * need for each; what failed goes into failed. -1 when kfleetd stops. */
+static int build_all(struct builder *b, const struct submission *s, struct sub_build *sb,
+		     struct buf *failed)
+{
+	const char *targets[LIST_MAX];
+	size_t nt;
+	char *err = NULL;
+	int rc = 0;
+
+	for (size_t a = 0; a < sb->narch && s->kernel; a++)
+		sb->kernels[2 * a] = strdup(s->kernel);   /* built elsewhere: only tested */
+	for (size_t a = 0; a < sb->narch && !s->kernel; a++)
+		for (int side = 0; side < sb->sides; side++) {
+			int64_t bid = 0;
+
+			free(err);
+			err = NULL;
+			if (build_one(b, s, side ? "patched" : "base", sb->arches[a],
+				      sb->commit[side], sb->frags, sb->nfrag, sb->opts, sb->nopts,
+				      &bid, &sb->kernels[2 * a + side], &err) != 0)
+				buf_printf(failed, "%s%s %s: %s", failed->len ? "; " : "",
+					   sb->arches[a], side ? "patched" : "base",
+					   err ? err : "failed");
+			if (b->o->stopping) {
+				rc = -1;
 				goto out;
 			}
-			db_apply_record(b->db, s->tree, base, hash, patched);
 		}
-		db_submission_set_patched(b->db, s->id, patched);
+	nt = failed->len ? 0 : job_selftests(b, sb->jobs, sb->njobs, targets, LIST_MAX);
+	for (size_t a = 0; a < sb->narch && nt; a++)
+		for (int side = 0; side < sb->sides; side++)
+			for (size_t k = 0; k < nt; k++) {
+				free(err);
+				err = NULL;
+				if (build_selftests(b, s, sb->arches[a], sb->commit[side], sb->frags,
+						    sb->nfrag, sb->opts, sb->nopts,
+						    sb->kernels[2 * a + side], targets[k], &err) < 0)
+					buf_printf(failed, "%s%s %s: %s", failed->len ? "; " : "",
+						   sb->arches[a], side ? "patched" : "base",
+						   err ? err : "selftests failed");
+				if (b->o->stopping) {
+					rc = -1;
+					goto out;
+				}
+			}
+out:
+	free(err);
+	return rc;
+}
+
+static void process(struct builder *b, struct submission *s)
+{
+	struct sub_build sb = { .sides = 1 };
+	char *arch_s = s->arches ? strdup(s->arches) : NULL;
+	char *frag_s = s->fragments ? strdup(s->fragments) : NULL;
+	char *job_s = s->jobs ? strdup(s->jobs) : NULL, *vcpu_s = s->vcpus ? strdup(s->vcpus) : NULL;
+	struct series *ser = NULL;
+	struct tree_row t;
+	struct buf log = BUF_INIT(1u << 20), failed = BUF_INIT(8192), notes = BUF_INIT(8192);
+	char base[41], patched[41] = "", *err = NULL;
+	char *owned[LIST_MAX + 1], *snapdir = NULL, *config_given = s->config;
+	const char *saved_configs = NULL;
+	size_t nowned = 0;
+
+	sb.narch = split(arch_s, sb.arches);
+	sb.nfrag = split(frag_s, sb.frags);
+	sb.njobs = split(job_s, sb.jobs);
+	sb.nvcpus = split(vcpu_s, sb.vcpus);
+	if (tree_ready(b, s, &t) < 0)
+		goto out;
+	if (s->mbox_path && series_parse_mbox(s->mbox_path, &ser, &err) < 0) {
+		db_submission_end(b->db, s->id, "failed", "error", err, NULL);
+		goto out;
 	}
-	if (snapshot_configs(b, s, frags, nfrag, &s->config, owned, &nowned, &snapdir, &err) < 0) {
+	if (base_and_patched(b, s, &t, ser, base, patched, &log) < 0)
+		goto out;
+	if (snapshot_configs(b, s, sb.frags, sb.nfrag, &s->config, owned, &nowned, &snapdir,
+			     &err) < 0) {
 		db_submission_end(b->db, s->id, "failed", "error", err, NULL);
 		goto out;
 	}
 	saved_configs = b->env.configs_dir;
 	b->env.configs_dir = snapdir;
-	nopts = job_options(b, jobs, njobs, opts, sizeof(opts) / sizeof(opts[0]));
-	for (size_t a = 0; a < narch && s->kernel; a++)
-		kernels[2 * a] = strdup(s->kernel);   /* built elsewhere: only tested */
-	for (size_t a = 0; a < narch && !s->kernel; a++)
-		for (int side = 0; side < (ser ? 2 : 1); side++) {
-			int64_t bid = 0;
-
-			free(err);
-			err = NULL;
-			rc = build_one(b, s, side ? "patched" : "base", arches[a],
-				       side ? patched : base, frags, nfrag, opts, nopts, &bid,
-				       &kernels[2 * a + side], &err);
-			if (rc != 0)
-				buf_printf(&failed, "%s%s %s: %s", failed.len ? "; " : "", arches[a],
-					   side ? "patched" : "base", err ? err : "failed");
-			if (b->o->stopping)
-				goto out;
-		}
-	if (!failed.len) {
-		const char *targets[LIST_MAX];
-		size_t nt = job_selftests(b, jobs, njobs, targets, LIST_MAX);
-
-		for (size_t a = 0; a < narch; a++)
-			for (int side = 0; side < (ser ? 2 : 1); side++)
-				for (size_t k = 0; k < nt; k++) {
-					free(err);
-					err = NULL;
-					if (build_selftests(b, s, arches[a], side ? patched : base,
-							    frags, nfrag, opts, nopts,
-							    kernels[2 * a + side], targets[k], &err) < 0)
-						buf_printf(&failed, "%s%s %s: %s", failed.len ? "; " : "",
-							   arches[a], side ? "patched" : "base",
-							   err ? err : "selftests failed");
-					if (b->o->stopping)
-						goto out;
-				}
-	}
+	sb.nopts = job_options(b, sb.jobs, sb.njobs, sb.opts, sizeof(sb.opts) / sizeof(sb.opts[0]));
+	sb.sides = ser ? 2 : 1;
+	sb.commit[0] = base;
+	sb.commit[1] = patched;
+	if (build_all(b, s, &sb, &failed) < 0)
+		goto out;
 	if (failed.len) {
 		db_submission_end(b->db, s->id, "failed", "build-failed", buf_str(&failed), NULL);
 		goto out;
 	}
-	if (ser && njobs)
-		queue_requests(b, s, arches, narch, kernels, jobs, njobs, vcpus, nvcpus, &notes);
-	else if (njobs)
-		queue_runs(b, s, arches, narch, kernels, jobs, njobs, vcpus, nvcpus, &notes);
-	db_submission_end(b->db, s->id, njobs ? "testing" : "done", NULL,
+	if (ser && sb.njobs)
+		queue_requests(b, s, sb.arches, sb.narch, sb.kernels, sb.jobs, sb.njobs, sb.vcpus,
+			       sb.nvcpus, &notes);
+	else if (sb.njobs)
+		queue_runs(b, s, sb.arches, sb.narch, sb.kernels, sb.jobs, sb.njobs, sb.vcpus,
+			   sb.nvcpus, &notes);
+	db_submission_end(b->db, s->id, sb.njobs ? "testing" : "done", NULL,
 			  notes.len ? buf_str(&notes) : NULL, log.len ? buf_str(&log) : NULL);
-	log_info("submission %" PRId64 ": built%s", s->id, njobs ? ", runs queued" : "");
+	log_info("submission %" PRId64 ": built%s", s->id, sb.njobs ? ", runs queued" : "");
 out:
 	if (saved_configs)
 		b->env.configs_dir = saved_configs;
@@ -626,13 +697,12 @@ out:
 		free(owned[i]);
 	free(snapdir);
 	for (size_t i = 0; i < 2 * LIST_MAX; i++)
-		free(kernels[i]);
+		free(sb.kernels[i]);
 	series_free(ser);
 	db_row_release(db_tree_fields, &t, sizeof(t));
 	buf_release(&log);
 	buf_release(&failed);
 	buf_release(&notes);
-	free(patches);
 	free(err);
 	free(arch_s);
 	free(frag_s);
@@ -732,11 +802,4 @@ void builder_stop(struct orch *o)
 	db_close(b->db);
 	free(b);
 	o->builder = NULL;
-}
-
-void builder_kick(struct orch *o)
-{
-	pthread_mutex_lock(&o->lock);
-	pthread_cond_broadcast(&o->build_work);
-	pthread_mutex_unlock(&o->lock);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 
 int channel_open(struct channel *ch, const char *path, const char *output_path,
 		 unsigned long long output_max)
@@ -47,6 +48,7 @@ static void output(struct channel *ch, const void *p, size_t n)
 static void hello(struct channel *ch, const char *payload)
 {
 	char *copy = strdup(payload), *save = NULL;
+	long long v;
 
 	if (!copy)
 		return;
@@ -58,10 +60,10 @@ static void hello(struct channel *ch, const char *payload)
 		*eq++ = '\0';
 		if (!strcmp(l, "release"))
 			snprintf(ch->release, sizeof(ch->release), "%s", eq);
-		else if (!strcmp(l, "nproc"))
-			ch->nproc = atoi(eq);
-		else if (!strcmp(l, "mem_kb"))
-			ch->mem_kb = atoll(eq);
+		else if (!strcmp(l, "nproc") && parse_int(eq, 1, CHANNEL_NPROC_MAX, &v) == 0)
+			ch->nproc = (int)v;
+		else if (!strcmp(l, "mem_kb") && parse_int(eq, 0, CHANNEL_MEM_KB_MAX, &v) == 0)
+			ch->mem_kb = v;
 	}
 	free(copy);
 	ch->hello = 1;

@@ -258,11 +258,22 @@ static int uri_has_host(const char *uri)
 	return p && p[3] && p[3] != '/';
 }
 
-static int caps_max_vcpus(const char *caps)
+int guest_caps_max_vcpus(const char *caps)
 {
 	const char *p = caps ? strstr(caps, "<vcpu max='") : NULL;
+	const char *q = p ? strchr(p + 11, '\'') : NULL;
+	char num[16];
+	long long n;
 
-	return p ? atoi(p + 11) : 0;
+	if (!q || q - (p + 11) >= (long)sizeof(num))
+		return 0;
+	snprintf(num, sizeof(num), "%.*s", (int)(q - (p + 11)), p + 11);
+	return parse_int(num, 1, GUEST_VCPUS_MAX, &n) < 0 ? 0 : (int)n;
+}
+
+static int caps_max_vcpus(const char *caps)
+{
+	return guest_caps_max_vcpus(caps);
 }
 
 /* libvirt saying it has KVM is not enough: on some machines /dev/kvm is

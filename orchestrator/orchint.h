@@ -1,6 +1,9 @@
-/* orchint.h: the orchestrator's own structures, shared by its files:
- * orch.c (start-up, submit), guest.c (libvirt), sched.c (workers),
- * channel.c (the agent channel) and console.c (reading the console). */
+/* orchint.h: the orchestrator's own structures, shared by its files. From
+ * the top down: orch.c (start-up, shutdown) starts builder.c (submissions
+ * into kernels) and sched.c (the workers); submit.c checks and queues
+ * work; a worker runs a run through run.c's stages, which use disk.c,
+ * initrd.c, upload.c, pump.c, channel.c, results.c and outcome.c (with
+ * console.c); hosts.c, place.c, paths.c and guest.c (libvirt) are below. */
 #ifndef KF_ORCHINT_H
 #define KF_ORCHINT_H
 
@@ -11,6 +14,7 @@
 #include "common/buf.h"
 #include "common/frame.h"
 #include "db/db.h"
+#include "images/images.h"
 #include "jobs/jobs.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
@@ -49,6 +53,11 @@ void guest_cpu_model(const struct host *h, const struct guest_spec *s, char *out
 
 /* Appends the domain XML for spec to out. 0 / -1 */
 int guest_domain_xml(const struct guest_spec *spec, struct buf *out);
+
+#define GUEST_VCPUS_MAX 16384
+/* The N of <vcpu max='N'/> in libvirt's domain capabilities; 0 when it is
+ * missing or not a number from 1 to GUEST_VCPUS_MAX */
+int guest_caps_max_vcpus(const char *caps);
 
 struct host {
 	const struct config_host *conf;
@@ -129,6 +138,10 @@ void watch_wait(struct orch *o, struct watch *w, int ms);
 
 /* --- channel.c: the agent channel, read as it grows ---------------------- */
 
+/* The hello's numbers are taken when within these, else left 0 */
+#define CHANNEL_NPROC_MAX 16384
+#define CHANNEL_MEM_KB_MAX (1LL << 40)
+
 struct channel {
 	const char *path;
 	long long offset;        /* bytes of the file consumed */
@@ -179,7 +192,8 @@ struct orch {
 	char *agent_arm64;       /* ... and for arm64 guests */
 	char *tcg1_dir;          /* QEMU wrappers for single-threaded TCG (guest.c) */
 	struct job_set jobs;     /* loaded at start, read-only after */
-	struct db *db;           /* for orch_submit, under lock */
+	struct db *db;           /* for submit.c, under db_lock (never under lock) */
+	pthread_mutex_t db_lock;
 	char instance[17];
 	struct host *hosts;
 	size_t nhosts;
@@ -203,13 +217,22 @@ struct orch {
 	pthread_cond_t build_work;   /* signalled when a submission or tree fetch is queued */
 };
 
-/* orch.c: 1 when h can take a run now: its connection is alive, or was
- * made again (tried at most every few seconds; the database says when a
- * host leaves or rejoins placement). db is the caller's connection. */
+/* --- hosts.c: host health ------------------------------------------------ */
+
+/* 1 when h can take a run now: its connection is alive, or was made again
+ * (tried at most every few seconds; the database says when a host leaves
+ * or rejoins placement). db is the caller's connection. */
 int orch_host_ready(struct orch *o, struct host *h, struct db *db);
 /* Notes a domain that could not be destroyed because h's connection died;
  * orch_host_ready() destroys it after reconnecting. */
 void orch_host_orphan(struct host *h, const char *domain);
+
+/* --- place.c: placement -------------------------------------------------- */
+
+/* What h may take now, into fit (o->lock held) */
+void place_fit(const struct orch *o, const struct host *h, struct claim_fit *fit);
+
+/* --- paths.c: what others made for a run --------------------------------- */
 
 /* Where a job's program is built for arch: programs_dir/ARCH/NAME. Returns
  * a string the caller frees, NULL when memory ran out. */
@@ -224,22 +247,179 @@ char *orch_program_path(const struct config *c, const char *arch, const char *na
 char *orch_selftests_path(const char *state_dir, const char *kernel_path, const char *sha,
 			  const char *target);
 
-/* sched.c: starts the workers (slots per host); stops and joins them,
- * which ends guests in flight as infrastructure failures. */
+/* --- outcome.c: what a run's end means (pure) ---------------------------- */
+
+struct outcome {
+	enum run_outcome o;
+	char detail[512];
+	char *splat;             /* the console's crash report, caller frees */
+	int has_exit;
+	int exit_code;
+};
+
+/* What the run's watch and files say; strings borrowed */
+struct outcome_facts {
+	int hello;               /* the agent said hello */
+	int exited;              /* ... and sent an exit frame: */
+	const char *exit_payload;   /* "code=N", "signal=N", "timeout=N" */
+	const char *console;     /* the console's text (need not end in NUL) */
+	size_t console_len;
+	int pvpanic;             /* the guest reported a panic through pvpanic */
+	int flooded;             /* the console or the channel passed its cap */
+	int chan_flooded;        /* ... the channel */
+	int timed_out_boot;      /* no hello by the boot timeout */
+	int timed_out_run;       /* no exit by the command's timeout and the grace */
+	int silent;              /* no output for silence_timeout_s */
+	int output_cut;          /* the command's output was cut */
+	/* the limits, for the detail */
+	unsigned long long console_max, output_max;
+	long long chan_max;
+	int boot_timeout_s, timeout_s, exit_grace_s, silence_timeout_s;
+};
+
+/* Sets the outcome and its detail (printf) */
+void outcome_set(struct outcome *out, enum run_outcome o, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends to the detail (printf), cut at its size */
+void outcome_note(struct outcome *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The outcome from the exit frame, the console and the stop, in that order
+ * of weight: a crash in the console beats everything. out->splat is set
+ * for a crash report. */
+void outcome_decide(const struct outcome_facts *f, struct outcome *out);
+/* What a job's results say: exit 4 is a skip (kselftest's code; the
+ * "SKIP:" line of text, which may be NULL, says why), and an exit 0 with
+ * results that did not pass is a failure */
+void outcome_from_results(const struct job_results *res, const char *text,
+			  struct outcome *out);
+/* What weighs after the results: a flooded channel, a silent guest, and a
+ * note when the output was cut */
+void outcome_finish(const struct outcome_facts *f, struct outcome *out);
+
+/* --- results.c: a job's output and files, into the database -------------- */
+
+struct job_output {
+	struct buf text;         /* output.txt */
+	struct job_results res;
+	struct job_samples smp;
+	struct result_row *rows;     /* borrowing from res and smp */
+	struct sample_row *srows;
+};
+
+/* Reads and parses the job's output outp (no database, no lock). 0, or -1
+ * (unreadable, out of memory); release jo either way. */
+int results_parse(const struct job_def *d, int64_t run_id, const char *outp,
+		  struct job_output *jo);
+/* Stores the parsed rows as run_id's results and samples (logs a failure) */
+void results_store(struct db *db, int64_t run_id, const struct job_output *jo);
+void results_release(struct job_output *jo);
+/* All three, then outcome_from_results(): a run's job output */
+void results_take(struct db *db, const struct job_def *d, int64_t run_id, const char *outp,
+		  struct outcome *out);
+/* Copies the job's results directory out of the stopped guest's overlay
+ * (libguestfs reads it) into dir/results; a failure is noted in out */
+void results_copy_out(const struct job_def *d, int64_t run_id, const char *overlay,
+		      const char *dir, struct outcome *out);
+
+/* --- pump.c: a guest's streams into the run's files ---------------------- */
+
+struct pump {
+	const char *path;        /* the unix socket QEMU listens on ... */
+	int sock;
+	virStreamPtr st;         /* ... or a libvirt stream (a host reached by upload) */
+	int out;                 /* agent.log (or console.log), append */
+	int eof;
+	long long copied, max;
+};
+
+void pump_init(struct pump *p);
+/* Copies into file what sock (connected at the first poll that finds it
+ * listening) sends, up to max bytes. 0 / -1 (errno) */
+int pump_open_socket(struct pump *p, const char *sock, const char *file, long long max);
+/* The same from d's console (channel 0; dev NULL: the first) or the
+ * channel dev, as a stream. 0 / -1 with *err */
+int pump_open_stream(struct pump *p, virDomainPtr d, const char *dev, int channel,
+		     const char *file, long long max, char **err);
+/* Copies what is there now, never blocking */
+void pump_poll(struct pump *p);
+void pump_close(struct pump *p);
+
+/* --- disk.c: a job's root disk ------------------------------------------- */
+
+struct disk_image {
+	char fmt[8];             /* "raw", "qcow2" */
+	char key[65];            /* a job's own image: from path, size and mtime */
+	char dev[32];            /* its root: "/dev/vda1" */
+	char fstype[16];
+};
+
+struct run_disk {
+	char *image;             /* what the overlay is on */
+	struct disk_image di;
+	char *overlay;           /* the run's qcow2 overlay, in its directory */
+};
+
+/* The job's image (made or inspected once, then cached) and, when local,
+ * the run's overlay on it in dir. 0 / -1 with *err (for the outcome) */
+int disk_prepare(struct orch *o, const struct job_def *d, const char *arch, const char *dir,
+		 int local, struct run_disk *rd, char **err);
+/* qemu-img on a local overlay: "create" a new one on image, or "rebase" it
+ * (only the pointer changes) onto image. 0 / -1 with *err */
+int disk_overlay(const char *verb, const char *image, const char *fmt, const char *overlay,
+		 char **err);
+/* Removes the overlay and frees rd */
+void disk_release(struct run_disk *rd);
+
+/* --- upload.c: a run's files on a host reached by upload ----------------- */
+
+struct upload_files {
+	char *kernel, *initrd, *disk;    /* their paths on the host */
+};
+
+/* Uploads what r's guest boots (image NULL: no root disk) to h. 0 / -1 with *err */
+int upload_run_files(struct host *h, const struct run *r, const char *initrd, const char *image,
+		     const struct disk_image *di, struct upload_files *rf, char **err);
+/* The run's overlay back from h into disk, onto the local image. 0 / -1 with *err */
+int upload_fetch_overlay(struct host *h, const struct run *r, const char *image,
+			 const char *fmt, const char *disk, char **err);
+/* Deletes the run's own volumes on h (logs a failure) */
+void upload_drop(struct host *h, const struct run *r);
+void upload_release(struct upload_files *rf);
+
+/* --- initrd.c: a run's initrd -------------------------------------------- */
+
+struct run_initrd {
+	char *base, *moddir, *mods, *progs, *kselftests;
+	struct img_run ir;       /* ir.virtio: the agent uses the virtio port */
+};
+
+/* Writes r's initrd to path (rd: the root disk, or NULL). 0 / -1 with
+ * *err (for the outcome); release ri either way. */
+int initrd_prepare(struct orch *o, const struct run *r, const struct job_def *job,
+		   const struct run_disk *rd, const char *path, struct run_initrd *ri, char **err);
+void initrd_release(struct run_initrd *ri);
+
+/* --- run.c: one run ------------------------------------------------------ */
+
+/* Runs the claimed run r on h to its end; out gets the outcome to store */
+void run_guest(struct orch *o, struct host *h, struct db *db, const struct run *r,
+	       struct outcome *out);
+
+/* --- sched.c: the workers ------------------------------------------------ */
+
+/* Starts the workers (slots per host); stops and joins them, which ends
+ * guests in flight as infrastructure failures. */
 int sched_start(struct orch *o);
 void sched_stop(struct orch *o);
 
-/* Parses what job d printed (the file outp) for run r as a run does, stores
- * the results and samples, and returns the outcome a command that exited 0
- * gets from them (passed, or failed: detail says why). kfleet import. */
-enum run_outcome sched_parse_output(struct db *db, const struct job_def *d, const struct run *r,
-				    const char *outp, char *detail, size_t n);
+/* --- builder.c ----------------------------------------------------------- */
 
-/* builder.c: the thread that clones trees and builds submissions; stop
- * cancels a build in flight (the submission carries on after a restart).
- * kick wakes it when work was queued. */
+/* The thread that clones trees and builds submissions (o->build_work
+ * wakes it); stop cancels a build in flight (the submission carries on
+ * after a restart). */
 int builder_start(struct orch *o);
 void builder_stop(struct orch *o);
-void builder_kick(struct orch *o);
+/* A submission's vCPU count: 1 to 4096, else 0 (the job's default) */
+int builder_vcpus(const char *s);
 
 #endif

@@ -1,7 +1,10 @@
-/* submit.c: how trees and series enter kfleet. Both are checked here,
- * while the user waits for the answer (a tree name or URL that cannot
- * work, an mbox that is not a complete series, a job or arch kfleet does
- * not have), stored, and handed to the builder thread. */
+/* submit.c: how work enters kfleet: runs and requests (from the API, and
+ * from the builder once a submission's kernels are built), imported
+ * results, trees and series. Each is checked here, while the user waits
+ * for the answer (a kernel of the wrong arch, a tree name or URL that
+ * cannot work, an mbox that is not a complete series, a job kfleet does
+ * not have), stored, and handed to the workers or the builder thread.
+ * The daemon's own database connection is taken under o->db_lock only. */
 #include "orchestrator/orchint.h"
 
 #include <errno.h>
@@ -18,6 +21,323 @@
 #include "kernels/kernels.h"
 
 #define SUBMIT_LIST_MAX 16
+#define COMMAND_MAX (16 * 1024)
+
+/* Wakes the threads waiting on cond (the workers or the builder) */
+static void wake(struct orch *o, pthread_cond_t *cond, int all)
+{
+	pthread_mutex_lock(&o->lock);
+	if (all)
+		pthread_cond_broadcast(cond);
+	else
+		pthread_cond_signal(cond);
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* --- runs --------------------------------------------------------------- */
+
+/* The job s names, with its programs built for arch; NULL with *err */
+static const struct job_def *run_job(struct orch *o, const struct run_spec *s, const char *arch,
+				     char **err)
+{
+	const struct job_def *job = job_set_find(&o->jobs, s->job);
+
+	if (!job) {
+		set_errf(err, "job '%s': no such job (kfleet jobs lists them)", s->job);
+		return NULL;
+	}
+	if (s->command && *s->command) {
+		set_errf(err, "job '%s': give a job or a command, not both", s->job);
+		return NULL;
+	}
+	for (size_t i = 0; i < job->nprograms; i++) {
+		char *p = orch_program_path(o->conf, arch, job->programs[i]);
+		int ok = p && access(p, R_OK) == 0;
+
+		if (!ok) {
+			set_errf(err, "job '%s': program '%s' is not built for %s ('%s': %s)",
+				 s->job, job->programs[i], arch, p ? p : job->programs[i],
+				 strerror(errno));
+			free(p);
+			return NULL;
+		}
+		free(p);
+	}
+	return job;
+}
+
+/* The most vCPUs (of the arch) and memory any host here has */
+static void host_limits(const struct orch *o, int arm, int *max_vcpus, int64_t *max_mem_kb)
+{
+	for (size_t i = 0; i < o->nhosts; i++) {
+		int mv = arm ? o->hosts[i].max_vcpus_arm64 : o->hosts[i].max_vcpus;
+
+		if (mv > *max_vcpus)
+			*max_vcpus = mv;
+		if (o->hosts[i].memory_kb > *max_mem_kb)
+			*max_mem_kb = o->hosts[i].memory_kb;
+	}
+}
+
+/* Validates s and fills req (sha is its storage for the kernel's hash):
+ * 0, or -1 with *err for the user. */
+static int prepare(struct orch *o, const struct run_spec *s, struct run_request *r, char sha[65],
+		   char **err)
+{
+	const struct config *c = o->conf;
+	struct run_request req;
+	char *e = NULL;
+	int max_vcpus = 0;
+	int64_t max_mem_kb = 0;
+	const char *arch = s->arch && *s->arch ? s->arch : "x86_64";
+	const char *command = s->command;
+	const struct job_def *job = NULL;
+
+	*err = NULL;
+	int arm = !strcmp(arch, "arm64");
+
+	if (strcmp(arch, "x86_64") && !arm)
+		return set_errf(err, "arch '%s': unknown (known: x86_64, arm64)", arch);
+	if (arm && access(o->agent_arm64, R_OK) < 0)
+		return set_errf(err, "arch 'arm64': no guest agent '%s' (build it with "
+			    "gcc-aarch64-linux-gnu installed)", o->agent_arm64);
+	if (arm && access(c->busybox_arm64, R_OK) < 0)
+		return set_errf(err, "arch 'arm64': no busybox '%s' (images/fetch-arm64.sh "
+			    "installs Debian's)", c->busybox_arm64);
+	if (s->job && *s->job) {
+		job = run_job(o, s, arch, err);
+		if (!job)
+			return -1;
+		command = job->command;
+	}
+	if (!command || !*command)
+		return set_errf(err, "command: empty");
+	if (strlen(command) > COMMAND_MAX)
+		return set_errf(err, "command: %zu bytes, more than the %d allowed",
+			   strlen(command), COMMAND_MAX);
+	if (!s->kernel || !*s->kernel)
+		return set_errf(err, "kernel: missing");
+	if (kimage_check(s->kernel, arch, &e) < 0) {
+		*err = e;
+		return -1;
+	}
+	host_limits(o, arm, &max_vcpus, &max_mem_kb);
+	memset(&req, 0, sizeof(req));
+	req.kernel_path = s->kernel;
+	req.arch = arch;
+	req.command = command;
+	req.job = job ? job->name : NULL;
+	req.vcpus = s->vcpus ? s->vcpus : job && job->vcpus ? job->vcpus : 1;
+	req.memory_mb = s->memory_mb ? s->memory_mb :
+			job && job->memory_mb ? job->memory_mb : c->run_memory_mb;
+	req.timeout_s = s->timeout_s ? s->timeout_s :
+			job && job->timeout_s ? job->timeout_s : c->run_timeout_s;
+	req.max_attempts = c->max_attempts;
+	if (max_vcpus == 0)
+		return set_errf(err, "arch '%s': no host here runs it", arch);
+	if (req.vcpus < 1 || req.vcpus > max_vcpus)
+		return set_errf(err, "vcpus %d: must be from 1 to %d, the most any host here takes "
+			    "for %s", req.vcpus, max_vcpus, arch);
+	if (req.memory_mb < 64 || (int64_t)req.memory_mb * 1024 > max_mem_kb)
+		return set_errf(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
+			   "any host here has", req.memory_mb, max_mem_kb / 1024);
+	if (s->topology && *s->topology) {
+		unsigned so, co, th;
+		char end;
+
+		if (sscanf(s->topology, "%u:%u:%u%c", &so, &co, &th, &end) != 3 || !so || !co ||
+		    !th || (long long)so * co * th != req.vcpus)
+			return set_errf(err, "topology '%s': must be SOCKETS:CORES:THREADS whose product "
+				    "is the %d vCPUs", s->topology, req.vcpus);
+		req.topology = s->topology;
+	}
+	req.numa_nodes = s->numa_nodes > 0 ? s->numa_nodes : 1;
+	if (req.numa_nodes > 1 && (req.vcpus % req.numa_nodes || req.memory_mb % req.numa_nodes))
+		return set_errf(err, "numa %d: the %d vCPUs and %d MiB must split evenly over the nodes",
+			    req.numa_nodes, req.vcpus, req.memory_mb);
+	if (req.numa_nodes > 64)
+		return set_errf(err, "numa %d: at most 64 nodes", req.numa_nodes);
+	if (req.timeout_s < 1 || req.timeout_s > 7 * 86400)
+		return set_errf(err, "timeout %d s: must be from 1 s to 7 days", req.timeout_s);
+	if (sha256_file(s->kernel, sha) < 0)
+		return set_errf(err, "kernel '%s': %s", s->kernel, strerror(errno));
+	req.kernel_sha256 = sha;
+	if (job && job->selftests) {
+		char *k = orch_selftests_path(o->state_dir, s->kernel, sha, job->selftests);
+		int ok = k && access(k, R_OK) == 0;
+
+		free(k);
+		if (!ok)
+			return set_errf(err, "job '%s': needs the kselftest target '%s' built for "
+					"this kernel: submit it through a tree (kfleet submit --tree "
+					"T --job %s, and --kernel PATH for a kernel built elsewhere)",
+					s->job, job->selftests, s->job);
+	}
+	*r = req;
+	return 0;
+}
+
+int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **err)
+{
+	struct run_request req;
+	char sha[65];
+	int rc;
+
+	if (prepare(o, s, &req, sha, err) < 0)
+		return -1;
+	pthread_mutex_lock(&o->db_lock);
+	rc = db_run_insert(o->db, &req, id);
+	if (rc < 0)
+		set_errf(err, "database: %s", db_errmsg(o->db));
+	pthread_mutex_unlock(&o->db_lock);
+	if (rc < 0)
+		return -2;
+	wake(o, &o->work, 0);
+	log_info("run %" PRId64 ": queued: %s on '%s', %d vCPUs, %d MiB", *id, req.arch,
+		 s->kernel, req.vcpus, req.memory_mb);
+	return 0;
+}
+
+/* The parser an import names: a job's, or one of the parsers as a job of
+ * its own (tmp). NULL with *err. */
+static const struct job_def *import_def(struct orch *o, const struct import_spec *sp,
+					struct job_def *tmp, char **err)
+{
+	static const char *const parsers[] = { "ktap", "test_progs", "bench", "metrics" };
+
+	if (sp->job && *sp->job) {
+		const struct job_def *def = job_set_find(&o->jobs, sp->job);
+
+		if (!def)
+			set_errf(err, "job '%s': no such job (kfleet jobs lists them)", sp->job);
+		return def;
+	}
+	for (size_t i = 0; i < sizeof(parsers) / sizeof(parsers[0]); i++)
+		if (sp->parser && !strcmp(sp->parser, parsers[i])) {
+			tmp->name = "imported";
+			tmp->parser = (char *)parsers[i];
+			return tmp;
+		}
+	set_errf(err, "parser '%s': not ktap, test_progs, bench or metrics (or name a job)",
+		 sp->parser ? sp->parser : "");
+	return NULL;
+}
+
+/* The log into the imported run's directory, parsed and stored as its
+ * results: only the database calls are under db_lock, not the writing or
+ * the parsing of up to JOB_OUTPUT_MAX bytes. 0 / -2 with *err. */
+static int import_log(struct orch *o, const struct import_spec *sp, const struct job_def *def,
+		      int64_t id, enum run_outcome *oc, char **err)
+{
+	struct outcome out = { .o = RUN_OUT_PASSED, .has_exit = 1, .exit_code = 0 };
+	struct job_output jo;
+	char rel[64], *dir = NULL, *outp = NULL;
+	int rc = -2;
+
+	snprintf(rel, sizeof(rel), "%" PRId64 "/imported", id);
+	dir = path_join(o->runs_dir, rel);
+	outp = dir ? path_join(dir, RUN_FILE_OUTPUT) : NULL;
+	if (!outp || mkdir_p(dir, 0755) < 0 || write_file(outp, sp->log, sp->len, 0644) < 0) {
+		set_errf(err, "import: '%s': %s", dir ? dir : "?", strerror(errno));
+		pthread_mutex_lock(&o->db_lock);
+		db_run_set_outcome(o->db, id, "infra", "import: cannot write the log");
+		pthread_mutex_unlock(&o->db_lock);
+		goto out;
+	}
+	pthread_mutex_lock(&o->db_lock);
+	db_run_started(o->db, id, "imported", NULL, NULL, NULL, dir);
+	pthread_mutex_unlock(&o->db_lock);
+	if (results_parse(def, id, outp, &jo) == 0) {
+		pthread_mutex_lock(&o->db_lock);
+		results_store(o->db, id, &jo);
+		pthread_mutex_unlock(&o->db_lock);
+		outcome_from_results(&jo.res, buf_str(&jo.text), &out);
+	}
+	results_release(&jo);
+	pthread_mutex_lock(&o->db_lock);
+	db_run_set_outcome(o->db, id, run_outcome_name(out.o), out.detail[0] ? out.detail : NULL);
+	pthread_mutex_unlock(&o->db_lock);
+	*oc = out.o;
+	rc = 0;
+out:
+	free(outp);
+	free(dir);
+	return rc;
+}
+
+int orch_import(struct orch *o, const struct import_spec *sp, int64_t *id, char **err)
+{
+	struct job_def tmp = { 0 };
+	const struct job_def *def;
+	struct run_spec spec = { 0 };
+	struct run_request req;
+	char sha[65], *cmd = NULL;
+	enum run_outcome oc = RUN_OUT_NONE;
+	int rc = -1;
+
+	*err = NULL;
+	if (!sp->log || sp->len > JOB_OUTPUT_MAX)
+		return set_errf(err, "log: %s", sp->log ? "larger than 64 MiB" : "missing");
+	def = import_def(o, sp, &tmp, err);
+	if (!def)
+		return -1;
+	if (asprintf(&cmd, "imported from %.200s", sp->name && *sp->name ? sp->name : "a log") < 0)
+		return set_errf(err, "out of memory");
+	/* the kernel as for a run; a job's own command is not what ran */
+	spec.kernel = sp->kernel;
+	spec.arch = sp->arch;
+	spec.vcpus = sp->vcpus;
+	spec.command = cmd;
+	if (prepare(o, &spec, &req, sha, err) < 0)
+		goto out;
+	req.job = def == &tmp ? NULL : def->name;
+	pthread_mutex_lock(&o->db_lock);
+	rc = db_run_import(o->db, &req, "passed", NULL, NULL, id);
+	if (rc < 0)
+		set_errf(err, "database: %s", db_errmsg(o->db));
+	pthread_mutex_unlock(&o->db_lock);
+	if (rc < 0 || import_log(o, sp, def, *id, &oc, err) < 0) {
+		rc = -2;
+		goto out;
+	}
+	log_info("run %" PRId64 ": imported from '%s' (%s, kernel '%s'): %s", *id,
+		 sp->name ? sp->name : "?", def->parser, sp->kernel, run_outcome_name(oc));
+	rc = 0;
+out:
+	free(cmd);
+	return rc;
+}
+
+int orch_submit_request(struct orch *o, const struct run_spec *s, const char *patched,
+			int repeat, int64_t *id, char **err)
+{
+	struct run_spec ps = *s;
+	struct run_request base, pat;
+	char sha_b[65], sha_p[65];
+	int rc;
+
+	*err = NULL;
+	if (repeat < 1 || repeat > 100)
+		return set_errf(err, "repeat %d: must be from 1 to 100", repeat);
+	if (!patched || !*patched)
+		return set_errf(err, "patched: missing");
+	ps.kernel = patched;
+	if (prepare(o, s, &base, sha_b, err) < 0 || prepare(o, &ps, &pat, sha_p, err) < 0)
+		return -1;
+	pthread_mutex_lock(&o->db_lock);
+	rc = db_request_insert(o->db, &base, &pat, repeat, id);
+	if (rc < 0)
+		set_errf(err, "database: %s", db_errmsg(o->db));
+	pthread_mutex_unlock(&o->db_lock);
+	if (rc < 0)
+		return -2;
+	wake(o, &o->work, 1);
+	log_info("request %" PRId64 ": %d x (base '%s', patched '%s'), interleaved", *id, repeat,
+		 s->kernel, patched);
+	return 0;
+}
+
+/* --- trees and series ---------------------------------------------------- */
 
 static int url_ok(const char *u)
 {
@@ -50,11 +370,11 @@ int orch_tree_add(struct orch *o, const char *name, const char *url, const char 
 	if (branch && (!*branch || branch[0] == '-' || strlen(branch) > 200 ||
 		       strpbrk(branch, " \t\n:~^?*[\\")))
 		return set_errf(err, "tree '%s': branch '%.200s': not a branch name", name, branch);
-	pthread_mutex_lock(&o->lock);
+	pthread_mutex_lock(&o->db_lock);
 	rc = db_tree_add(o->db, name, url, branch);
 	if (rc < 0)
 		set_errf(err, "database: %s", db_errmsg(o->db));
-	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&o->db_lock);
 	if (rc < 0)
 		return -2;
 	if (rc == 1)
@@ -62,7 +382,7 @@ int orch_tree_add(struct orch *o, const char *name, const char *url, const char 
 				name, name);
 	log_info("tree '%s': added: '%s'%s%s", name, url, branch ? " branch " : "",
 		 branch ? branch : "");
-	builder_kick(o);
+	wake(o, &o->build_work, 1);
 	return 0;
 }
 
@@ -71,16 +391,16 @@ int orch_tree_fetch(struct orch *o, const char *name, char **err)
 	int rc;
 
 	*err = NULL;
-	pthread_mutex_lock(&o->lock);
+	pthread_mutex_lock(&o->db_lock);
 	rc = db_tree_want_fetch(o->db, name);
 	if (rc < 0)
 		set_errf(err, "database: %s", db_errmsg(o->db));
-	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&o->db_lock);
 	if (rc < 0)
 		return -2;
 	if (rc == 0)
 		return set_errf(err, "tree '%.80s': no such tree (kfleet trees lists them)", name);
-	builder_kick(o);
+	wake(o, &o->build_work, 1);
 	return 0;
 }
 
@@ -217,9 +537,9 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 		set_errf(err, "tree: none given, and the series' subjects name none");
 		goto out;
 	}
-	pthread_mutex_lock(&o->lock);
+	pthread_mutex_lock(&o->db_lock);
 	found = db_tree_get(o->db, tree, &t);
-	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&o->db_lock);
 	if (found != 1) {
 		set_errf(err, found < 0 ? "database error" : sp->tree && *sp->tree ?
 			 "tree '%.80s': no such tree (kfleet tree add NAME PATH-or-URL)" :
@@ -282,11 +602,11 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	s.repeats = sp->repeat ? sp->repeat : 1;
 	s.memory_mb = sp->memory_mb;
 	s.kernel = (char *)sp->kernel;
-	pthread_mutex_lock(&o->lock);
+	pthread_mutex_lock(&o->db_lock);
 	rc = db_submission_insert(o->db, &s);
 	if (rc < 0)
 		set_errf(err, "database: %s", db_errmsg(o->db));
-	pthread_mutex_unlock(&o->lock);
+	pthread_mutex_unlock(&o->db_lock);
 	if (rc < 0) {
 		rc = -2;
 		goto out;
@@ -294,7 +614,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	*id = s.id;
 	log_info("submission %" PRId64 ": tree '%s', %s, %s", s.id, tree,
 		 ser ? ser->name : sp->kernel ? sp->kernel : "no series", s.arches);
-	builder_kick(o);
+	wake(o, &o->build_work, 1);
 out:
 	db_row_release(db_tree_fields, &t, sizeof(t));
 	series_free(ser);

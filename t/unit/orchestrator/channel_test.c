@@ -121,6 +121,34 @@ static void test_hello_split_mid_line(void **state)
 	assert_int_equal(f->ch.nproc, 4);
 }
 
+/* The hello's numbers are the guest's: one that does not parse, or is out
+ * of range, is left 0 as if it were missing (atoi took "4x" as 4) */
+static void test_hello_malformed_numbers(void **state)
+{
+	static const char *const bad[] = {
+		"nproc=4x\nmem_kb=12kB\n", "nproc=\nmem_kb=\n", "nproc=-1\nmem_kb=-5\n",
+		"nproc=0\nmem_kb=99999999999999999999\n", "nproc= 4\nmem_kb=0x10\n",
+		"nproc=16385\nmem_kb=1099511627777\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fixture *f = *state;
+		struct channel ch;
+		char line[FRAME_MAX_LINE + 1];
+		int len = frame_encode(line, 0, FRAME_HELLO, bad[i], strlen(bad[i]));
+
+		tu_write(f->chan, line, (size_t)len, 0);
+		assert_int_equal(channel_open(&ch, f->chan, f->out, 1 << 20), 0);
+		assert_int_equal(channel_poll(&ch), 1);
+		assert_int_equal(ch.hello, 1);
+		if (ch.nproc != 0 || ch.mem_kb != 0)
+			fail_msg("'%s': nproc %d, mem_kb %lld", bad[i], ch.nproc,
+				 (long long)ch.mem_kb);
+		channel_release(&ch);
+	}
+}
+
 static void test_missing_channel_file(void **state)
 {
 	struct fixture *f = *state;
@@ -433,6 +461,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_hello_split_mid_line),
+		T(test_hello_malformed_numbers),
 		T(test_missing_channel_file),
 		T(test_output_in_order),
 		T(test_binary_output),

@@ -21,6 +21,7 @@
 #include "orchestrator/orchestrator.h"
 #include "orchestrator/orchint.h"
 #include "t/unit/testutil.h"
+#include "t/unit/orchestrator/orch_testutil.h"
 
 struct fx {
 	char dir[256];
@@ -33,38 +34,16 @@ struct fx {
 
 static void quiet(void *u, virErrorPtr e) { (void)u; (void)e; }
 
-static void fake_bzimage(const char *path)
-{
-	static char img[128 * 1024];
-
-	memset(img, 0x90, sizeof(img));
-	img[0x1fe] = 0x55;
-	img[0x1ff] = (char)0xaa;
-	memcpy(img + 0x202, "HdrS", 4);
-	tu_write(path, img, sizeof(img), 0);
-}
-
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	const char *agent = getenv("KFLEET_AGENT");
-	char *e = NULL, *slash;
+	char *e = NULL;
 
 	tu_tmpdir(f->dir, sizeof(f->dir), "sched");
 	snprintf(f->kernel, sizeof(f->kernel), "%s/bzImage", f->dir);
-	fake_bzimage(f->kernel);
-	assert_int_equal(config_defaults(&f->c), 0);
-	free(f->c.state_dir);
-	f->c.state_dir = strdup(f->dir);
-	free(f->c.hosts[0].uri);
-	f->c.hosts[0].uri = strdup("test:///default");
-	f->c.boot_timeout_s = 1;
+	otu_fake_bzimage(f->kernel);
+	otu_config(&f->c, f->dir);
 	f->c.console_max = 64 * 1024;
-	free(f->c.agent_dir);
-	f->c.agent_dir = strdup(agent ? agent : "build/bin/kfleet-agent-x86_64");
-	slash = strrchr(f->c.agent_dir, '/');
-	if (slash)
-		*slash = '\0';
 	virSetErrorFunc(NULL, quiet);
 	log_set_level(LOG_LVL_WARN);
 	f->o = orch_new(&f->c, &e);

@@ -1,0 +1,195 @@
+/* initrd.c: a run's initrd, made of cached archives: the base (busybox and
+ * the agent), the kernel's modules the guest needs, the job's programs and
+ * its kselftests, then the run's own part (its command, limits, root disk)
+ * written by images/initramfs.c into the run's directory. */
+#include "orchestrator/orchint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "images/images.h"
+#include "kernels/kernels.h"
+
+/* The modules a guest needs for the agent channel, and pvpanic's ISA device
+ * on x86_64 where the kernel has it (a panic then ends the domain as
+ * CRASHED, whatever the console managed to say); the ones a kernel has
+ * built in are skipped. */
+static const char *const channel_modules[] = { "virtio_pci", "virtio_console", "?pvpanic_mmio" };
+/* A root disk: ext4 asks for crc32c through the crypto API, so nothing
+ * depends on crc32c_generic by symbol and it must be named */
+static const char *const disk_modules[] = { "virtio_blk", "ext4", "?crc32c_generic" };
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Finds RELEASE/modules.dep under the ':'-separated module roots; the
+ * directory, caller frees, or NULL. */
+static char *find_moddir(const char *roots, const char *release)
+{
+	const char *p = roots;
+
+	while (p && *p) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		char *dir = NULL, *dep;
+
+		if (n && asprintf(&dir, "%.*s/%s", (int)n, p, release) >= 0) {
+			dep = path_join(dir, "modules.dep");
+			if (dep && access(dep, R_OK) == 0) {
+				free(dep);
+				return dir;
+			}
+			free(dep);
+			free(dir);
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* The kernel's modules directory: a kernel kfleet built has its modules
+ * next to it, others are looked up under the config's modules_path.
+ * Caller frees; NULL when there is none. */
+static char *kernel_moddir(const struct config *c, const struct run *r)
+{
+	char release[128], *moddir = NULL;
+
+	if (kimage_release(r->kernel_path, r->arch, release, sizeof(release)) == 0) {
+		char *kdir = strdup(r->kernel_path), *slash = kdir ? strrchr(kdir, '/') : NULL;
+		char *roots = NULL;
+
+		if (slash && (*slash = '\0', asprintf(&roots, "%s/lib/modules", kdir)) >= 0) {
+			moddir = find_moddir(roots, release);
+			free(roots);
+		}
+		free(kdir);
+		if (!moddir)
+			moddir = find_moddir(c->modules_path, release);
+	}
+	return moddir;
+}
+
+/* The modules' archive: the channel's, the root disk's and the job's own */
+static char *modules_archive(struct orch *o, const char *moddir, const struct job_def *job,
+			     char **err)
+{
+	const char *names[NELEM(channel_modules) + NELEM(disk_modules) + JOBDEF_PROGRAMS_MAX];
+	size_t nn = 0;
+
+	for (size_t i = 0; i < NELEM(channel_modules); i++)
+		names[nn++] = channel_modules[i];
+	for (size_t i = 0; job && (job->nrootfs || job->image) && i < NELEM(disk_modules); i++)
+		names[nn++] = disk_modules[i];
+	for (size_t i = 0; job && i < job->nmodules; i++)
+		names[nn++] = job->modules[i];
+	return img_modules_initramfs(moddir, names, nn, o->cache_dir, err);
+}
+
+/* The job's programs, built for arch, as a cached archive; caller frees. */
+static char *job_programs(struct orch *o, const struct job_def *d, const char *arch, char **err)
+{
+	const char *src[JOBDEF_PROGRAMS_MAX];
+	char *paths[JOBDEF_PROGRAMS_MAX] = { 0 }, *archive = NULL;
+	size_t n = 0;
+
+	for (; n < d->nprograms; n++) {
+		paths[n] = orch_program_path(o->conf, arch, d->programs[n]);
+		if (!paths[n])
+			goto out;
+		src[n] = paths[n];
+	}
+	archive = img_programs_initramfs(src, (const char *const *)d->programs, n, o->cache_dir,
+					 err);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	return archive;
+}
+
+/* The job's archives: its programs and its kselftests. 0 / -1 with *err */
+static int job_archives(struct orch *o, const struct run *r, const struct job_def *job,
+			struct run_initrd *ri, char **err)
+{
+	char *e = NULL;
+
+	if (job->nprograms) {
+		ri->progs = job_programs(o, job, r->arch, &e);
+		if (!ri->progs) {
+			set_errf(err, "job '%s': %s", job->name, e ? e : "?");
+			free(e);
+			return -1;
+		}
+		ri->ir.extra[ri->ir.nextra++] = ri->progs;
+	}
+	if (job->selftests) {
+		/* built with the kernel, next to it, or for it by a submission
+		 * (orchestrator/builder.c) */
+		ri->kselftests = orch_selftests_path(o->state_dir, r->kernel_path, NULL,
+						      job->selftests);
+		if (!ri->kselftests || access(ri->kselftests, R_OK) < 0)
+			return set_errf(err, "job '%s': no selftests '%s' built for this kernel "
+					"('%s')", job->name, job->selftests,
+					ri->kselftests ? ri->kselftests : "?");
+		ri->ir.extra[ri->ir.nextra++] = ri->kselftests;
+	}
+	return 0;
+}
+
+int initrd_prepare(struct orch *o, const struct run *r, const struct job_def *job,
+		   const struct run_disk *rd, const char *path, struct run_initrd *ri, char **err)
+{
+	const struct config *c = o->conf;
+	int arm = !strcmp(r->arch, "arm64");
+	char *e = NULL;
+	int rc = -1;
+
+	memset(ri, 0, sizeof(*ri));
+	ri->base = img_base_initramfs(arm ? c->busybox_arm64 : c->busybox,
+				      arm ? o->agent_arm64 : o->agent_x86_64, o->cache_dir, &e);
+	if (!ri->base) {
+		set_errf(err, "initramfs: %s", e ? e : "?");
+		goto out;
+	}
+	/* With the kernel's modules at hand the agent uses a virtio-serial port;
+	 * without them x86_64 falls back to the second serial port, and arm64
+	 * (one UART only) hopes virtio is built in. */
+	ri->moddir = kernel_moddir(c, r);
+	if (ri->moddir) {
+		ri->mods = modules_archive(o, ri->moddir, job, &e);
+		if (!ri->mods) {
+			set_errf(err, "modules: %s", e ? e : "?");
+			goto out;
+		}
+		ri->ir.extra[ri->ir.nextra++] = ri->mods;
+	}
+	ri->ir.virtio = ri->moddir || arm;
+	if (rd) {
+		ri->ir.root_dev = rd->di.dev;
+		ri->ir.results = job->results;
+	}
+	if (job && job_archives(o, r, job, ri, err) < 0)
+		goto out;
+	ri->ir.run_id = r->id;
+	ri->ir.command = r->command;
+	ri->ir.timeout_s = r->timeout_s;
+	ri->ir.output_max = c->output_max;
+	if (img_run_initrd(ri->base, &ri->ir, path, &e) < 0) {
+		set_errf(err, "initrd: %s", e ? e : "?");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(e);
+	return rc;
+}
+
+void initrd_release(struct run_initrd *ri)
+{
+	free(ri->base);
+	free(ri->moddir);
+	free(ri->mods);
+	free(ri->progs);
+	free(ri->kselftests);
+	memset(ri, 0, sizeof(*ri));
+}

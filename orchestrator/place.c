@@ -1,0 +1,41 @@
+/* place.c: placement, what a host may take now. A worker asks this before
+ * it claims a run (db_run_claim_fit() picks the oldest queued run that
+ * fits), under o->lock, so it sees every host's slots and memory as they
+ * are. */
+#include "orchestrator/orchint.h"
+
+#include <limits.h>
+#include <string.h>
+
+#define HOST_MEM_RESERVE_MB 512 /* a host's memory kept for itself, not for guests */
+
+/* Memory: the host's, less what its running guests were given and
+ * HOST_MEM_RESERVE_MB for itself; guests are packed until it is used up.
+ * KVM first: a host that runs x86_64 under TCG leaves the runs that an
+ * idle KVM host could take to that host, so they run several times
+ * faster; when every KVM slot is busy it takes them, so the fleet stays
+ * busy. */
+void place_fit(const struct orch *o, const struct host *h, struct claim_fit *fit)
+{
+	int64_t mem = h->memory_kb / 1024 - HOST_MEM_RESERVE_MB - h->mem_used_mb;
+
+	memset(fit, 0, sizeof(*fit));
+	fit->max_vcpus_x86_64 = h->max_vcpus;
+	fit->max_vcpus_arm64 = h->max_vcpus_arm64;
+	fit->max_memory_mb = h->memory_kb <= 0 ? INT_MAX : mem < 0 ? 0 :
+			     mem > INT_MAX ? INT_MAX : (int)mem;
+	if (!strcmp(h->accel, "kvm"))
+		return;
+	for (size_t i = 0; i < o->nhosts; i++) {
+		const struct host *k = &o->hosts[i];
+		int64_t kmem = k->memory_kb / 1024 - HOST_MEM_RESERVE_MB - k->mem_used_mb;
+
+		if (k == h || strcmp(k->accel, "kvm") || !k->healthy || !k->conn ||
+		    k->busy >= k->conf->slots)
+			continue;
+		if (k->max_vcpus > fit->leave_vcpus)
+			fit->leave_vcpus = k->max_vcpus;
+		if (kmem > fit->leave_memory_mb)
+			fit->leave_memory_mb = kmem > INT_MAX ? INT_MAX : (int)kmem;
+	}
+}

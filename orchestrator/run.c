@@ -1,0 +1,573 @@
+/* run.c: one claimed run, from its files to its outcome, as a sequence of
+ * stages over one context: the run's directory, its root disk, its initrd,
+ * the upload to a remote host, the domain, the start, the watch (agent
+ * channel, console, timers, lifecycle events) and the conclusion (the
+ * outcome from outcome.c, the job's results from results.c). Whatever
+ * stage a run reached, run_release_ctx() destroys its guest and frees it. */
+#include "orchestrator/orchint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "images/images.h"
+
+#define POLL_MS 250
+#define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
+#define POWEROFF_GRACE_MS 5000 /* from the agent's exit frame to the guest gone */
+
+struct run_ctx {
+	struct orch *o;
+	struct host *h;
+	struct db *db;
+	const struct config *c;
+	const struct run *r;
+	const struct job_def *job;   /* NULL for a plain command */
+	struct outcome *out;
+	int arm;                     /* an arm64 guest */
+	int up;                      /* h is reached by upload */
+	/* the run's directory and its files */
+	char *dir, *console, *chan, *outp, *xmlp, *initrd_path;
+	struct run_disk disk;        /* a job's root disk (disk.overlay set) */
+	struct run_initrd initrd;
+	struct upload_files rf;      /* what the guest boots, on a remote host */
+	/* the guest */
+	struct guest_spec gs;
+	struct buf xml;
+	char *sock;                  /* the virtio channel's socket (a local host) */
+	char *emulator;              /* single-threaded TCG, or NULL */
+	long long chan_max;
+	struct pump pump;            /* the agent channel, into chan */
+	struct pump con;             /* the console, as a stream (a remote host) */
+	struct channel ch;
+	struct watch w;
+	int watching;
+	virDomainPtr d;
+	int64_t t0;                  /* mono_ms() at the start */
+	int destroyed;               /* the watch ended the guest */
+	struct outcome_facts facts;
+};
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? 0 : (long long)st.st_size;
+}
+
+/* Ends the stage as an infrastructure failure: -1 */
+static int infra(struct run_ctx *x, const char *what, const char *why)
+{
+	outcome_set(x->out, RUN_OUT_INFRA, "%s%s", what, why ? why : "?");
+	return -1;
+}
+
+/* --- the run's directory ------------------------------------------------- */
+
+static int ctx_init(struct run_ctx *x, struct orch *o, struct host *h, struct db *db,
+		    const struct run *r, struct outcome *out)
+{
+	char rel[64];
+
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->h = h;
+	x->db = db;
+	x->c = o->conf;
+	x->r = r;
+	x->out = out;
+	x->arm = !strcmp(r->arch, "arm64");
+	x->up = h->upload;
+	x->job = r->job ? job_set_find(&o->jobs, r->job) : NULL;
+	x->chan_max = (long long)(2 * x->c->output_max + (4u << 20));
+	buf_init(&x->xml, 1 << 20);
+	pump_init(&x->pump);
+	pump_init(&x->con);
+	x->ch.out_fd = -1;
+	snprintf(rel, sizeof(rel), "%" PRId64 "/a%d", r->id, r->attempt);
+	x->dir = path_join(o->runs_dir, rel);
+	if (!x->dir || mkdir_p(x->dir, 0755) < 0) {
+		outcome_set(out, RUN_OUT_INFRA, "run directory '%s': %s", x->dir ? x->dir : "?",
+			    strerror(errno));
+		return -1;
+	}
+	x->console = path_join(x->dir, RUN_FILE_CONSOLE);
+	x->chan = path_join(x->dir, RUN_FILE_AGENT);
+	x->outp = path_join(x->dir, RUN_FILE_OUTPUT);
+	x->xmlp = path_join(x->dir, RUN_FILE_XML);
+	x->initrd_path = path_join(x->dir, RUN_FILE_INITRD);
+	if (!x->console || !x->chan || !x->outp || !x->xmlp || !x->initrd_path)
+		return infra(x, "out of memory", "");
+	unlink(x->console);
+	unlink(x->chan);
+	if (r->job && !x->job) {
+		outcome_set(out, RUN_OUT_INFRA, "job '%s' is not known to this kfleetd", r->job);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- what the guest boots ------------------------------------------------ */
+
+static int stage_disk(struct run_ctx *x)
+{
+	char *err = NULL;
+	int rc = 0;
+
+	if (!x->job || (!x->job->nrootfs && !x->job->image))
+		return 0;
+	if (disk_prepare(x->o, x->job, x->r->arch, x->dir, !x->up, &x->disk, &err) < 0)
+		rc = infra(x, "", err);
+	free(err);
+	return rc;
+}
+
+static int stage_initrd(struct run_ctx *x)
+{
+	char *err = NULL;
+	int rc = 0;
+
+	if (initrd_prepare(x->o, x->r, x->job, x->disk.overlay ? &x->disk : NULL, x->initrd_path,
+			   &x->initrd, &err) < 0)
+		rc = infra(x, "", err);
+	free(err);
+	return rc;
+}
+
+static int stage_upload(struct run_ctx *x)
+{
+	char *err = NULL;
+	int rc = 0;
+
+	if (!x->up)
+		return 0;
+	if (upload_run_files(x->h, x->r, x->initrd_path, x->disk.image, &x->disk.di, &x->rf,
+			     &err) < 0) {
+		outcome_set(x->out, RUN_OUT_INFRA, "host '%s': upload: %s", x->h->conf->name,
+			    err ? err : "out of memory");
+		rc = -1;
+	}
+	free(err);
+	return rc;
+}
+
+/* --- the guest ----------------------------------------------------------- */
+
+/* The agent's virtio port on a local host: a unix socket QEMU listens on,
+ * copied into agent.log as it comes */
+static int open_socket(struct run_ctx *x)
+{
+	/* sun_path holds 107 bytes */
+	x->sock = path_join(x->dir, "agent.sock");
+	if (x->sock && strlen(x->sock) > 100) {
+		free(x->sock);
+		if (asprintf(&x->sock, "/tmp/kfleet-%s-%" PRId64 ".sock", x->o->instance,
+			     x->r->id) < 0)
+			x->sock = NULL;
+	}
+	if (!x->sock)
+		return infra(x, "out of memory", "");
+	unlink(x->sock);
+	if (pump_open_socket(&x->pump, x->sock, x->chan, x->chan_max) < 0) {
+		outcome_set(x->out, RUN_OUT_INFRA, "channel '%s': %s", x->chan, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void fill_spec(struct run_ctx *x)
+{
+	struct guest_spec *gs = &x->gs;
+	const struct run *r = x->r;
+
+	memset(gs, 0, sizeof(*gs));
+	gs->name = r->domain;
+	gs->run_id = r->id;
+	gs->attempt = r->attempt;
+	gs->arch = r->arch;
+	gs->accel = x->arm ? x->h->accel_arm64 : x->h->accel;
+	gs->vcpus = r->vcpus;
+	gs->memory_mb = r->memory_mb;
+	gs->kernel = x->up ? x->rf.kernel : r->kernel_path;
+	gs->initrd = x->up ? x->rf.initrd : x->initrd_path;
+	gs->streams = x->up;
+	gs->console = x->console;
+	gs->channel = x->chan;
+	gs->virtio = x->initrd.ir.virtio;
+	gs->pvpanic = !x->arm;
+	gs->numa_nodes = r->numa_nodes;
+	if (r->topology && sscanf(r->topology, "%d:%d:%d", &gs->sockets, &gs->cores,
+				  &gs->threads) != 3)
+		gs->sockets = gs->cores = gs->threads = 0;
+	x->emulator = guest_tcg1_emulator(x->o, x->h, r->arch, gs->accel, r->vcpus);
+	gs->emulator = x->emulator;
+	gs->socket = x->sock;
+	gs->disk = x->up ? x->rf.disk : x->disk.overlay;
+}
+
+/* The domain XML, into the run's directory, and the run's start recorded */
+static int stage_domain(struct run_ctx *x)
+{
+	if (x->initrd.ir.virtio && !x->up && open_socket(x) < 0)
+		return -1;
+	fill_spec(x);
+	if (guest_domain_xml(&x->gs, &x->xml) < 0 ||
+	    write_file(x->xmlp, x->xml.data, x->xml.len, 0644) < 0) {
+		outcome_set(x->out, RUN_OUT_INFRA, "domain XML '%s': %s", x->xmlp, strerror(errno));
+		return -1;
+	}
+	if (db_run_started(x->db, x->r->id, x->gs.accel, x->arm ? "virt" : "q35",
+			   x->h->qemu_version, x->h->libvirt_version, x->dir) < 0)
+		log_warn("run %" PRId64 ": cannot record its start: %s", x->r->id,
+			 db_errmsg(x->db));
+	if (channel_open(&x->ch, x->chan, x->outp, x->c->output_max) < 0) {
+		outcome_set(x->out, RUN_OUT_INFRA, "output '%s': %s", x->outp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the machine type libvirt chose (q35 -> pc-q35-7.2). */
+static void read_machine(virDomainPtr d, char *out, size_t n)
+{
+	char *xml = virDomainGetXMLDesc(d, 0);
+	const char *p = xml ? strstr(xml, "machine='") : NULL;
+
+	snprintf(out, n, "q35");
+	if (p) {
+		const char *q = strchr(p + 9, '\'');
+
+		if (q && (size_t)(q - p - 9) < n) {
+			memcpy(out, p + 9, (size_t)(q - p - 9));
+			out[q - p - 9] = '\0';
+		}
+	}
+	free(xml);
+}
+
+/* What the guest got (machine, CPU model), into the database and the log */
+static void record_start(struct run_ctx *x)
+{
+	const struct run *r = x->r;
+	char machine[64], cpu[96];
+
+	read_machine(x->d, machine, sizeof(machine));
+	db_run_started(x->db, r->id, x->gs.accel, machine, x->h->qemu_version,
+		       x->h->libvirt_version, x->dir);
+	guest_cpu_model(x->h, &x->gs, cpu, sizeof(cpu));
+	if (db_run_cpu_model(x->db, r->id, cpu) < 0)
+		log_warn("run %" PRId64 ": cannot record its CPU model: %s", r->id,
+			 db_errmsg(x->db));
+	log_info("run %" PRId64 ": guest '%s' started on host '%s' (%s %s, %d vCPUs, %d MiB, "
+		 "channel %s%s)", r->id, r->domain, x->h->conf->name, r->arch, x->gs.accel,
+		 r->vcpus, r->memory_mb, x->gs.virtio ? "virtio" : "ttyS1",
+		 x->emulator ? ", single-threaded TCG" : "");
+}
+
+/* Starts the guest, watched from before it exists; on a remote host it
+ * starts paused until its console and channel streams are open, so not a
+ * byte of the boot is missed */
+static int stage_start(struct run_ctx *x)
+{
+	struct host *h = x->h;
+	char *err = NULL, *e = NULL;
+	int rc = -1;
+
+	snprintf(x->w.name, sizeof(x->w.name), "%s", x->r->domain);
+	watch_add(x->o, &x->w);
+	x->watching = 1;
+	/* a guest of an earlier attempt that outlived a lost connection */
+	guest_destroy_name(h, x->r->domain);
+	x->t0 = mono_ms();
+	x->d = virDomainCreateXML(h->conn, x->xml.data, x->up ? VIR_DOMAIN_START_PAUSED : 0);
+	if (!x->d) {
+		e = guest_last_error();
+		outcome_set(x->out, RUN_OUT_INFRA, "libvirt on host '%s': %s", h->conf->name, e);
+		goto out;
+	}
+	if (x->up &&
+	    (pump_open_stream(&x->con, x->d, NULL, 0, x->console,
+			      (long long)x->c->console_max + 1, &err) < 0 ||
+	     pump_open_stream(&x->pump, x->d, x->gs.virtio ? IMG_VIRTIO_PORT : "serial1",
+			      x->gs.virtio, x->chan, x->chan_max, &err) < 0 ||
+	     virDomainResume(x->d) < 0)) {
+		e = err ? NULL : guest_last_error();
+		outcome_set(x->out, RUN_OUT_INFRA, "host '%s': %s", h->conf->name, err ? err : e);
+		goto out;
+	}
+	record_start(x);
+	rc = 0;
+out:
+	free(e);
+	free(err);
+	return rc;
+}
+
+/* --- the watch ----------------------------------------------------------- */
+
+static void pump_all(struct run_ctx *x)
+{
+	if (x->gs.virtio || x->up)
+		pump_poll(&x->pump);
+	if (x->up)
+		pump_poll(&x->con);
+}
+
+/* The agent waits for this before it powers off */
+static void ack_exit(struct run_ctx *x)
+{
+	if (x->gs.virtio && x->pump.sock >= 0 && write(x->pump.sock, "ack\n", 4) != 4)
+		log_warn("run %" PRId64 ": cannot acknowledge the agent's exit: %s", x->r->id,
+			 strerror(errno));
+	if (x->gs.virtio && x->pump.st && virStreamSend(x->pump.st, "ack\n", 4) != 4)
+		log_warn("run %" PRId64 ": cannot acknowledge the agent's exit through the "
+			 "channel stream", x->r->id);
+}
+
+struct timers {
+	int64_t boot_deadline, run_deadline, poweroff_deadline;
+	long long seen;          /* console + channel bytes at the last change */
+	int64_t last_output;
+};
+
+/* 1 when the guest is to be destroyed now: a limit passed (the facts say
+ * which), kfleetd stops or the host is gone (an infrastructure failure);
+ * 0 to go on watching */
+static int past_limit(struct run_ctx *x, const struct timers *t, int64_t now)
+{
+	const struct config *c = x->c;
+	struct outcome_facts *f = &x->facts;
+
+	if ((unsigned long long)file_size(x->console) > c->console_max) {
+		f->flooded = 1;
+	} else if (file_size(x->chan) >= x->chan_max) {
+		f->chan_flooded = f->flooded = 1;
+	} else if (!x->ch.hello && now > t->boot_deadline) {
+		f->timed_out_boot = 1;
+	} else if (t->run_deadline && now > t->run_deadline) {
+		f->timed_out_run = 1;
+	} else if (c->silence_timeout_s &&
+		   now - t->last_output > (int64_t)c->silence_timeout_s * 1000) {
+		f->silent = 1;
+	} else if (t->poweroff_deadline && now > t->poweroff_deadline) {
+		log_warn("run %" PRId64 ": guest did not power off within %d s of the "
+			 "command's end", x->r->id, POWEROFF_GRACE_MS / 1000);
+	} else if (x->o->stopping) {
+		outcome_set(x->out, RUN_OUT_INFRA, "kfleetd stopped while the run was in flight");
+	} else if (!virConnectIsAlive(x->h->conn)) {
+		outcome_set(x->out, RUN_OUT_INFRA, "lost the connection to host '%s'",
+			    x->h->conf->name);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* One look at the guest: new frames, the deadlines they set, the output
+ * seen. 1 when the guest stopped by itself. */
+static int watch_tick(struct run_ctx *x, struct timers *t, int64_t *now)
+{
+	const struct run *r = x->r;
+	int news, stopped;
+
+	pump_all(x);
+	news = channel_poll(&x->ch);
+	*now = mono_ms();
+	if (news > 0 && x->ch.hello && !t->run_deadline) {
+		t->run_deadline = *now + (int64_t)r->timeout_s * 1000 + EXIT_GRACE_MS;
+		db_run_booted(x->db, r->id, now_ms(), x->ch.release, x->ch.nproc, x->ch.mem_kb);
+		log_info("run %" PRId64 ": guest booted in %.1f s (%s, %d cpus)", r->id,
+			 (double)(*now - x->t0) / 1000, x->ch.release, x->ch.nproc);
+	}
+	if (x->ch.exited && !t->poweroff_deadline) {
+		t->poweroff_deadline = *now + POWEROFF_GRACE_MS;
+		ack_exit(x);
+	}
+	if (x->c->silence_timeout_s) {
+		long long bytes = file_size(x->console) + file_size(x->chan);
+
+		if (bytes != t->seen) {
+			t->seen = bytes;
+			t->last_output = *now;
+		}
+	}
+	pthread_mutex_lock(&x->o->lock);
+	stopped = x->w.stopped;
+	pthread_mutex_unlock(&x->o->lock);
+	/* virDomainIsActive: an event lost with a broken connection */
+	return stopped || virDomainIsActive(x->d) == 0;
+}
+
+/* libvirt keeps QEMU's own log (its command line, its errors) per domain
+ * name on a local host; a copy goes into the run's directory, where it
+ * helps to reproduce the run. */
+static void take_qemu_log(const struct host *h, const char *domain, const char *dir)
+{
+	struct buf b = BUF_INIT(0);
+	char *src = NULL, *dst = path_join(dir, RUN_FILE_QEMU_LOG);
+
+	if (strcmp(h->conf->uri, "qemu:///system") || !dst ||
+	    asprintf(&src, "/var/log/libvirt/qemu/%s.log", domain) < 0) {
+		free(dst);
+		return;
+	}
+	if (read_file(src, &b, 1u << 20) == 0)
+		write_file(dst, b.data ? b.data : "", b.len, 0644);
+	buf_release(&b);
+	free(src);
+	free(dst);
+}
+
+/* Keeps at most max bytes of the console, marking where it was cut. */
+static void cap_console(const char *path, unsigned long long max)
+{
+	long long n = file_size(path);
+	char note[96];
+	int fd;
+
+	if ((unsigned long long)n <= max)
+		return;
+	if (truncate(path, (off_t)max) < 0)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	snprintf(note, sizeof(note), "\n[kfleet: console cut at %llu of %lld bytes]\n", max, n);
+	if (write(fd, note, strlen(note)) < 0)
+		log_debug("console '%s': cannot mark the cut", path);
+	close(fd);
+}
+
+/* Follows the guest until it stops or is destroyed, then takes in what
+ * it left. -1 when the run ended as an infrastructure failure. */
+static int stage_watch(struct run_ctx *x)
+{
+	struct timers t = { .seen = -1 };
+	int64_t now;
+
+	t.boot_deadline = x->t0 + (int64_t)x->c->boot_timeout_s * 1000;
+	for (;;) {
+		if (watch_tick(x, &t, &now))
+			break;
+		if (!past_limit(x, &t, now)) {
+			watch_wait(x->o, &x->w, POLL_MS);
+			continue;
+		}
+		if (virDomainDestroy(x->d) < 0 && virConnectIsAlive(x->h->conn) != 1)
+			orch_host_orphan(x->h, x->r->domain);
+		x->destroyed = 1;
+		break;
+	}
+	pump_all(x);
+	channel_poll(&x->ch);
+	cap_console(x->console, x->c->console_max);
+	take_qemu_log(x->h, x->r->domain, x->dir);
+	return x->out->o == RUN_OUT_INFRA ? -1 : 0;
+}
+
+/* --- the conclusion ------------------------------------------------------ */
+
+/* The job's results directory out of the overlay (back from a remote host
+ * first); a failure is told in the detail and changes nothing else */
+static void copy_results(struct run_ctx *x)
+{
+	char *e = NULL;
+
+	if (x->up && upload_fetch_overlay(x->h, x->r, x->disk.image, x->disk.di.fmt,
+					  x->disk.overlay, &e) < 0)
+		outcome_note(x->out, " (results not copied: host '%s': %s)", x->h->conf->name,
+			     e ? e : "?");
+	else
+		results_copy_out(x->job, x->r->id, x->disk.overlay, x->dir, x->out);
+	free(e);
+}
+
+static void stage_conclude(struct run_ctx *x)
+{
+	struct outcome_facts *f = &x->facts;
+	const struct config *c = x->c;
+	struct buf text;
+
+	buf_init(&text, 0);
+	if (read_file(x->console, &text, 4u << 20) < 0)
+		buf_reset(&text);
+	pthread_mutex_lock(&x->o->lock);
+	f->pvpanic = x->w.crashed;
+	pthread_mutex_unlock(&x->o->lock);
+	if (f->pvpanic)
+		log_info("run %" PRId64 ": the guest reported a panic through pvpanic", x->r->id);
+	f->console = buf_str(&text);
+	f->console_len = text.len;
+	f->hello = x->ch.hello;
+	f->exited = x->ch.exited;
+	f->exit_payload = x->ch.exit_payload;
+	f->console_max = c->console_max;
+	f->boot_timeout_s = c->boot_timeout_s;
+	f->timeout_s = x->r->timeout_s;
+	f->exit_grace_s = EXIT_GRACE_MS / 1000;
+	f->chan_max = x->chan_max;
+	f->silence_timeout_s = c->silence_timeout_s;
+	f->output_cut = x->ch.out_capped || x->ch.truncated;
+	f->output_max = c->output_max;
+	outcome_decide(f, x->out);
+	buf_release(&text);
+	f->console = NULL;
+	if (x->job)
+		results_take(x->db, x->job, x->r->id, x->outp, x->out);
+	if (x->job && x->job->results && x->disk.overlay)
+		copy_results(x);
+	outcome_finish(f, x->out);
+	log_info("run %" PRId64 ": %s: %s%s", x->r->id, run_outcome_name(x->out->o),
+		 x->out->detail, x->destroyed ? " (guest destroyed)" : "");
+}
+
+/* --- whatever stage it reached ------------------------------------------- */
+
+static void run_release_ctx(struct run_ctx *x)
+{
+	if (x->watching)
+		watch_remove(x->o, &x->w);
+	if (x->d) {
+		if (virDomainIsActive(x->d) == 1)
+			virDomainDestroy(x->d);
+		virDomainFree(x->d);
+	}
+	channel_release(&x->ch);
+	pump_close(&x->pump);
+	pump_close(&x->con);
+	if (x->up && x->h->conn && virConnectIsAlive(x->h->conn) == 1)
+		upload_drop(x->h, x->r);
+	upload_release(&x->rf);
+	if (x->sock)
+		unlink(x->sock);
+	disk_release(&x->disk);
+	buf_release(&x->xml);
+	free(x->sock);
+	initrd_release(&x->initrd);
+	free(x->emulator);
+	free(x->initrd_path);
+	free(x->xmlp);
+	free(x->outp);
+	free(x->chan);
+	free(x->console);
+	free(x->dir);
+}
+
+void run_guest(struct orch *o, struct host *h, struct db *db, const struct run *r,
+	       struct outcome *out)
+{
+	struct run_ctx x;
+
+	if (ctx_init(&x, o, h, db, r, out) == 0 && stage_disk(&x) == 0 &&
+	    stage_initrd(&x) == 0 && stage_upload(&x) == 0 && stage_domain(&x) == 0 &&
+	    stage_start(&x) == 0 && stage_watch(&x) == 0)
+		stage_conclude(&x);
+	run_release_ctx(&x);
+}
