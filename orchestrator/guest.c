@@ -309,7 +309,7 @@ static int kvm_probe(struct host *h, char *why, size_t n)
 	return 0;
 }
 
-static int choose_accel(struct host *h)
+static int choose_accel(struct orch *o, struct host *h)
 {
 	const char *want = h->conf->accel;
 	const char *type = virConnectGetType(h->conn);
@@ -331,7 +331,8 @@ static int choose_accel(struct host *h)
 	if (!strcmp(want, "tcg") ||
 	    (!strcmp(want, "auto") && (!kvm_caps || (!uri_has_host(h->conf->uri) &&
 				       !kvm_usable_here(h->why_accel, sizeof(h->why_accel))) ||
-				       !kvm_probe(h, h->why_accel, sizeof(h->why_accel))))) {
+				       !kvm_probe(h, h->why_accel, sizeof(h->why_accel)) ||
+				       !kvmprobe_host(o, h, h->why_accel, sizeof(h->why_accel))))) {
 		snprintf(h->accel, sizeof(h->accel), "tcg");
 		if (!strcmp(want, "tcg"))
 			snprintf(h->why_accel, sizeof(h->why_accel), "accel = tcg in the config");
@@ -349,7 +350,7 @@ static int choose_accel(struct host *h)
 		return -1;   /* accel = kvm but libvirt has none */
 	snprintf(h->accel, sizeof(h->accel), "kvm");
 	snprintf(h->why_accel, sizeof(h->why_accel), "libvirt and the CPU support kvm%s",
-		 strcmp(want, "auto") ? "" : ", and a KVM guest starts");
+		 strcmp(want, "auto") ? "" : ", and a KVM guest boots");
 	return 0;
 }
 
@@ -428,7 +429,7 @@ int guest_host_connect(struct orch *o, struct host *h, char **err)
 		return -1;
 	}
 	choose_arm64(h);
-	if (choose_accel(h) < 0) {
+	if (choose_accel(o, h) < 0) {
 		char *e = guest_last_error();
 
 		if (asprintf(err, "host '%s' (%s): cannot use accel '%s': %s", h->conf->name,

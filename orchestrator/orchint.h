@@ -99,6 +99,19 @@ char *guest_tcg1_emulator(const struct orch *o, const struct host *h, const char
 /* Reads libvirt's last error as a string, caller frees. */
 char *guest_last_error(void);
 
+/* kvmprobe.c: boots kernel with initrd (paths on the host conn reaches)
+ * in a 1-vCPU guest of domain type ("kvm", "qemu") whose init powers it off,
+ * and waits up to timeout_ms for it to go. 1 when it did; 0 when the guest
+ * did not start or did not power off (why says which); -1 when it could
+ * not be tried (why). */
+int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, const char *initrd,
+		  int timeout_ms, char *why, size_t n);
+/* Whether KVM boots guests on h, whose paused KVM guest started: the
+ * answer kept for h's URI, QEMU and libvirt versions and the probe kernel
+ * (the newest /boot/vmlinuz-*), or kvmprobe_boot() of it with the base
+ * initramfs, as files or uploaded to h's pool. 1, or 0 with why. */
+int kvmprobe_host(struct orch *o, struct host *h, char *why, size_t n);
+
 /* --- watching domains: the lifecycle callback fills these ---------------- */
 
 struct watch {
