@@ -23,7 +23,7 @@ endif
 
 ARCH_HOST := $(shell uname -m)
 LIB_SRCS := $(filter-out images/agent.c orchestrator/kfleetd.c orchestrator/kfleet.c, \
-	$(wildcard analysis/*.c common/*.c db/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
+	$(wildcard analysis/*.c bisect/*.c common/*.c db/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard t/unit/*/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:t/unit/%.c=$(B)/t/unit/%)
