@@ -111,12 +111,15 @@ JOBS_FUZZ_LIBS := $(shell pkg-config --libs jansson) -lm
 build/fuzz/%_fuzz: fuzz/%_fuzz.c fuzz/jobs_fuzz.h jobs/%.c jobs/result.c jobs/jobs.h jobs/jobsint.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/$*_fuzz.c jobs/$*.c jobs/result.c $(JOBS_FUZZ_LIBS)
-SERIES_FUZZ_SRCS := kernels/series.c common/cmd.c common/buf.c common/util.c
+SERIES_FUZZ_SRCS := kernels/series.c kernels/mbox.c kernels/subject.c kernels/diffstat.c \
+	kernels/trailers.c common/cmd.c common/buf.c common/util.c
 build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsint.h kernels/kernels.h common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) $(shell pkg-config --libs jansson libcrypto)
-KBUILD_FUZZ_SRCS := kernels/build.c kernels/kimage.c common/cmd.c common/buf.c common/util.c common/log.c
-build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h common/cmd.h
+KBUILD_FUZZ_SRCS := kernels/apply.c kernels/buildlog.c kernels/kconfig.c kernels/sandbox.c \
+	kernels/tree.c kernels/kimage.c common/cmd.c common/buf.c common/util.c common/log.c
+build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h kernels/kernelsint.h \
+		common/cmd.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)
 COPYOUT_FUZZ_SRCS := images/copyout.c common/util.c common/buf.c common/log.c

@@ -1,8 +1,10 @@
-/* kernelsint.h: what only kernels/ itself (and its tests and fuzz target)
- * sees. series.c splits an mbox with git mailsplit and reads each message
- * with git mailinfo; everything after that (subject tags, trailers, the
- * diff, versions, completeness) is pure and declared here so it can be
- * tested and fuzzed without running git. */
+/* kernelsint.h: what only kernels/ itself (and its tests and fuzz
+ * targets) sees. Series intake: mbox.c reads an mbox into messages with
+ * git mailsplit and git mailinfo; everything after that (subject tags,
+ * trailers, the diff, versions, completeness) is pure and declared here so
+ * it can be tested and fuzzed without running git. Then what the build
+ * side's files (trees, git am, configs, sandbox, logs, builds, selftests)
+ * share among themselves. */
 #ifndef KF_KERNELSINT_H
 #define KF_KERNELSINT_H
 
@@ -24,7 +26,8 @@ struct series_tags {
 	const char *title;          /* the rest of the subject, borrowed from it */
 };
 
-/* Parses subject's leading reply prefixes and patch tags. Never fails. */
+/* subject.c. Parses subject's leading reply prefixes and patch tags.
+ * Never fails. */
 void series_subject_parse(const char *subject, struct series_tags *t);
 
 /* One message of the mbox as git mailsplit and git mailinfo left it. All
@@ -44,7 +47,14 @@ struct series_msg {
 
 void series_msg_release(struct series_msg *m);
 
-/* Builds the series out of n messages in mbox order: classifies them
+/* mbox.c. Reads the mbox data (len bytes, at most SERIES_MBOX_MAX, no NUL
+ * byte) into messages with git mailsplit and git mailinfo; name is what
+ * messages call it. 0 with *msgs (n of them: release each with
+ * series_msg_release(), then free the array), or -1 with *err. */
+int series_mbox_read(const char *name, const char *data, size_t len, struct series_msg **msgs,
+		     size_t *n, char **err);
+
+/* series.c. Builds the series out of n messages in mbox order: classifies them
  * (cover letter, patch, reply), picks the version, checks completeness,
  * reads trailers, base-commit, change-id and the diffs. name is the mbox
  * as messages call it. Moves the strings it keeps out of msgs (they become
@@ -53,7 +63,7 @@ void series_msg_release(struct series_msg *m);
 int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 		    struct series **out, char **err);
 
-/* The lines (1-based) on which git mailsplit starts each message of an
+/* mbox.c. The lines (1-based) on which git mailsplit starts each message of an
  * mbox, into lines[0..max-1]; returns how many messages there are (which
  * may be more than max). A file that does not start with a "From " line is
  * one message. */
@@ -64,16 +74,100 @@ size_t series_mbox_lines(const char *data, size_t len, unsigned *lines, size_t m
  * NULL when there is no such header. */
 char *series_header(const char *mail, size_t len, const char *name);
 
-/* Counts a patch's diff: files touched, lines added and removed. 0, or -1
+/* diffstat.c. Counts a patch's diff: files touched, lines added and removed. 0, or -1
  * when a hunk is cut short or overlong, with *why (caller frees) saying
  * where. *files is 0 when there is no diff at all. */
 int series_diffstat(const char *patch, int *files, int *ins, int *del, char **why);
 
-/* The trailers ("Signed-off-by: ...") of a commit message: its last
+/* trailers.c. The trailers ("Signed-off-by: ...") of a commit message: its last
  * paragraph, when git would take it as a trailer block. 0, or -1 when out
  * of memory. *out (caller frees with series_trailers_free()) may be NULL
  * when there are none. */
 int series_trailers(const char *body, struct series_trailer **out, size_t *n);
 void series_trailers_free(struct series_trailer *t, size_t n);
+/* The value of the first line "key value" in text that starts with key
+ * ("base-commit:"), blanks around it off; NULL when there is none, or it
+ * is empty. Returns a string the caller frees. */
+char *series_line_value(const char *text, const char *key);
+
+/* ---- trees, applying, building: what tree.c, apply.c, kconfig.c,
+ * sandbox.c, buildlog.c, build.c and selftests.c share ---- */
+
+struct cmd;
+
+#define KBUILD_GIT_TIMEOUT_MS (3600 * 1000)  /* a clone of a big tree */
+#define KBUILD_GIT_SHORT_MS   (120 * 1000)
+
+/* tree.c. Whether s is a full commit id (40 lowercase hex digits). */
+int kbuild_hex40(const char *s);
+/* state/trees/TREE.git, and the slot a build of s with config hash chash
+ * uses, state/slots/TREE-ARCH-HASH12 (its worktree src/, its O= obj/).
+ * Strings the caller frees; NULL when out of memory. */
+char *kbuild_tree_dir(const struct kbuild_env *e, const char *tree);
+char *kbuild_slot_dir(const struct kbuild_env *e, const struct kbuild_spec *s, const char *chash);
+/* kfleet as the author and committer of what git makes */
+void kbuild_git_ident(struct cmd *c);
+/* git (with --git-dir=gitdir unless NULL) in a clean environment */
+struct cmd *kbuild_git(const char *gitdir);
+/* A worktree of tree at dir, checked out at commit (made when missing);
+ * the checkout only rewrites files that differ, so make sees what
+ * changed. 0 / -1 (*err) */
+int kbuild_worktree_at(const struct kbuild_env *e, const char *tree, const char *dir,
+		       const char *commit, char **err);
+/* git am --abort in the worktree dir (what a failed or interrupted am left) */
+void kbuild_am_abort(const char *dir);
+
+/* sandbox.c. What the steps of one build share: the slot's worktree src
+ * and O= directory obj (NULL when the step makes no kernel), what the
+ * sandbox lets them write (rw) and read (ro, may be NULL), both
+ * NULL-terminated, the log their output is appended to, and the deadline
+ * (mono_ms()) of all of them. All borrowed. */
+struct kbuild_steps {
+	const struct kbuild_env *e;
+	const char *arch;
+	const char *src, *obj;
+	const char *const *rw, *const *ro;
+	const char *log;
+	int64_t deadline;
+	int failed;               /* set when a step failed or did not start */
+};
+
+/* prog, under bwrap when e->sandbox: everything read-only but rw, a
+ * private /tmp, no network; the state and config directories and ro are
+ * bound again over the private /tmp, in case they live there */
+struct cmd *kbuild_sandboxed(const struct kbuild_env *e, const char *const *rw,
+			     const char *const *ro, const char *prog);
+/* make -C src O=obj ARCH=... for st->arch, sandboxed as st says */
+struct cmd *kbuild_make(const struct kbuild_steps *st);
+/* Runs c (and frees it) with what is left of the deadline, its output
+ * appended to the log. 0; 1 it failed (*err: "what: exit 2", the log says
+ * more); -1 it did not start (*err) */
+int kbuild_step(struct kbuild_steps *st, struct cmd *c, const char *what, char **err);
+/* Runs c (and frees it), the first line of its output into out (n bytes).
+ * 0 / -1 (*err) */
+int kbuild_run_line(struct cmd *c, char *out, size_t n, char **err);
+/* cp -- from to. 0 / -1 (*err) */
+int kbuild_copy(const char *from, const char *to, char **err);
+
+/* buildlog.c. Appends "### kfleet: ..." and a newline to the log. 0 / -1 */
+int kbuild_log_note(const char *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* kbuild_log_errors() of the log file's last MiB; NULL when none (or it
+ * cannot be read). Caller frees. */
+char *kbuild_log_file_errors(const char *log);
+
+/* kconfig.c. Whether c is a config make names (tinyconfig, defconfig,
+ * allnoconfig) rather than a file. */
+int kbuild_is_named_config(const char *c);
+/* A build's first steps, in st's slot: the base config, the fragments and
+ * options merged (merge_config.sh), make olddefconfig, then the check that
+ * every option asked for survived: *dropped (caller frees) lists those
+ * that did not, NULL when none; *modules whether the config has
+ * CONFIG_MODULES. 0, 1 a step failed, -1 other errors (*err). */
+int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, char **dropped,
+		     int *modules, char **err);
+
+/* selftests.c. Whether test_progs needs the file name (of the built
+ * selftests directory, or of its progs/) in the guest. */
+int kbuild_bpf_wanted(const char *name);
 
 #endif

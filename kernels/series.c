@@ -1,31 +1,23 @@
 /* series.c: patch series intake. An mbox (a file, or what fetch.c got) is
- * split with git mailsplit and each message read with git mailinfo (git
- * does MIME, encodings and quoted-printable), then assembled here into a
- * series: cover letter, patches 1..N of one version, trailers, base-commit
- * and change-id. The next step, applying it with git am, takes the mails
- * kept in struct series_patch. */
+ * read into messages (mbox.c: git mailsplit and git mailinfo), and here
+ * assembled into a series: each message classified by its subject tags
+ * (subject.c) and diff (diffstat.c), one version of patches 1..N chosen
+ * and checked complete, with their trailers (trailers.c), base-commit and
+ * change-id. The next step, git am (apply.c), takes the mails kept in
+ * struct series_patch. */
 #include "kernels/kernelsint.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "common/buf.h"
-#include "common/cmd.h"
 #include "common/util.h"
-
-#define SERIES_GIT_TIMEOUT_MS 60000
-#define SERIES_INFO_MAX       (1u << 20)   /* mailinfo's stdout: four header lines */
-
-/* ---- small helpers ---- */
 
 /* "name:120" or just "name" when the line is unknown; into out */
 static const char *where(char *out, size_t n, const char *name, unsigned line)
@@ -35,551 +27,6 @@ static const char *where(char *out, size_t n, const char *name, unsigned line)
 	else
 		snprintf(out, n, "%s", name);
 	return out;
-}
-
-static char *dupn(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = '\0';
-	}
-	return p;
-}
-
-static int ci_prefix(const char *s, const char *prefix)
-{
-	return strncasecmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static const char *skip_ws(const char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
-
-/* ---- subject tags ---- */
-
-static int all_digits(const char *s, size_t n)
-{
-	if (n == 0 || n > 6)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-static int num(const char *s, size_t n)
-{
-	int v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v = v * 10 + (s[i] - '0');
-	return v;
-}
-
-/* A version word: v4, V4 */
-static int version_word(const char *w, size_t n, int *v)
-{
-	if (n >= 2 && (w[0] == 'v' || w[0] == 'V') && all_digits(w + 1, n - 1)) {
-		*v = num(w + 1, n - 1);
-		return 1;
-	}
-	return 0;
-}
-
-/* One bracket group's words into t; returns 1 when the group is a patch
- * tag (names PATCH, RFC, ... or N/M), else leaves t alone and returns 0. */
-static int parse_group(const char *g, size_t len, struct series_tags *t)
-{
-	struct series_tags tmp = *t;
-	int patchy = 0;
-	size_t i = 0;
-
-	while (i < len) {
-		const char *w;
-		size_t n = 0;
-		const char *slash;
-		int v;
-
-		while (i < len && (g[i] == ' ' || g[i] == '\t' || g[i] == ','))
-			i++;
-		w = g + i;
-		while (i < len && g[i] != ' ' && g[i] != '\t' && g[i] != ',')
-			i++, n++;
-		if (!n)
-			break;
-		slash = memchr(w, '/', n);
-		if (slash && all_digits(w, (size_t)(slash - w)) &&
-		    all_digits(slash + 1, n - (size_t)(slash - w) - 1)) {
-			tmp.index = num(w, (size_t)(slash - w));
-			tmp.count = num(slash + 1, n - (size_t)(slash - w) - 1);
-			patchy = 1;
-		} else if (n == 5 && ci_prefix(w, "PATCH")) {
-			patchy = 1;
-		} else if (n > 5 && ci_prefix(w, "PATCH") &&
-			   version_word(w + 5 + (w[5] == '-'), n - 5 - (w[5] == '-'), &v)) {
-			tmp.version = v;     /* PATCHv2, PATCH-v2 */
-			patchy = 1;
-		} else if ((n == 3 && (ci_prefix(w, "RFC") || ci_prefix(w, "RFT")))) {
-			tmp.rfc = tmp.rfc || ci_prefix(w, "RFC");
-			patchy = 1;
-		} else if (n == 6 && ci_prefix(w, "RESEND")) {
-			patchy = 1;
-		} else if (version_word(w, n, &v)) {
-			tmp.version = v;
-		} else if (!tmp.tree[0] && n < sizeof(tmp.tree)) {
-			int ok = 1;
-
-			for (size_t k = 0; k < n; k++)
-				if ((unsigned char)w[k] < 0x21 || (unsigned char)w[k] >= 0x7f)
-					ok = 0;
-			if (ok) {
-				memcpy(tmp.tree, w, n);
-				tmp.tree[n] = '\0';
-			}
-		}
-	}
-	if (!patchy)
-		return 0;
-	tmp.tagged = 1;
-	*t = tmp;
-	return 1;
-}
-
-void series_subject_parse(const char *subject, struct series_tags *t)
-{
-	static const char *const replies[] = { "re:", "fwd:", "fw:", "aw:", "sv:", "antw:",
-					       "re :", NULL };
-	const char *p = subject ? subject : "";
-	int again = 1;
-
-	memset(t, 0, sizeof(*t));
-	t->index = t->count = -1;
-	p = skip_ws(p);
-	while (again) {
-		again = 0;
-		for (int i = 0; replies[i]; i++) {
-			if (ci_prefix(p, replies[i])) {
-				t->reply = 1;
-				p = skip_ws(p + strlen(replies[i]));
-				again = 1;
-			}
-		}
-	}
-	while (*p == '[') {
-		const char *close = strchr(p, ']');
-
-		if (!close || !parse_group(p + 1, (size_t)(close - p - 1), t))
-			break;
-		p = skip_ws(close + 1);
-	}
-	t->title = p;
-}
-
-/* ---- where messages start (git mailsplit's is_from_line()) ---- */
-
-static int is_from_line(const char *line, size_t len)
-{
-	const char *colon, *p, *end = line + len;
-	long year = 0;
-
-	if (len < 20 || memcmp("From ", line, 5))
-		return 0;
-	colon = line + len - 2;
-	line += 5;
-	for (;;) {
-		if (colon < line)
-			return 0;
-		if (*--colon == ':')
-			break;
-	}
-	if (!isdigit((unsigned char)colon[-4]) || !isdigit((unsigned char)colon[-2]) ||
-	    !isdigit((unsigned char)colon[-1]) || !isdigit((unsigned char)colon[1]) ||
-	    !isdigit((unsigned char)colon[2]))
-		return 0;
-	/* the year, as strtol() would read it */
-	for (p = colon + 3; p < end && isspace((unsigned char)*p); p++)
-		;
-	if (p < end && (*p == '+' || *p == '-'))
-		return 0;
-	for (; p < end && isdigit((unsigned char)*p) && year < 100000; p++)
-		year = year * 10 + (*p - '0');
-	return year > 90;
-}
-
-size_t series_mbox_lines(const char *data, size_t len, unsigned *lines, size_t max)
-{
-	size_t i = 0, n = 0;
-	unsigned line = 1;
-	int bare;
-
-	/* mailsplit skips leading white space */
-	while (i < len && isspace((unsigned char)data[i])) {
-		if (data[i] == '\n')
-			line++;
-		i++;
-	}
-	if (i >= len)
-		return 0;
-	{
-		const char *nl = memchr(data + i, '\n', len - i);
-		size_t l = nl ? (size_t)(nl - data - i) + 1 : len - i;
-
-		bare = !is_from_line(data + i, l);
-	}
-	if (max)
-		lines[0] = line;
-	n = 1;
-	if (bare)
-		return 1;
-	/* every From line after the first starts a message */
-	for (;;) {
-		const char *nl = memchr(data + i, '\n', len - i);
-
-		if (!nl)
-			break;
-		i = (size_t)(nl - data) + 1;
-		line++;
-		if (i >= len)
-			break;
-		nl = memchr(data + i, '\n', len - i);
-		if (is_from_line(data + i, nl ? (size_t)(nl - data - i) + 1 : len - i)) {
-			if (n < max)
-				lines[n] = line;
-			n++;
-		}
-	}
-	return n;
-}
-
-/* ---- headers ---- */
-
-/* skip_ws() within [s, end): the buffer need not be NUL-terminated */
-static const char *skip_ws_to(const char *s, const char *end)
-{
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
-}
-
-char *series_header(const char *mail, size_t len, const char *name)
-{
-	size_t nlen = strlen(name), i = 0;
-	struct buf v = BUF_INIT(64 * 1024);
-	int found = 0;
-
-	while (i < len) {
-		const char *line = mail + i, *nl = memchr(line, '\n', len - i), *end;
-		size_t l = nl ? (size_t)(nl - line) : len - i;
-
-		if (l && line[l - 1] == '\r')
-			l--;
-		if (l == 0)
-			break;     /* end of the header block */
-		end = line + l;
-		if (found && (line[0] == ' ' || line[0] == '\t')) {
-			const char *c = skip_ws_to(line, end);
-
-			buf_append(&v, " ", 1);
-			buf_append(&v, c, (size_t)(end - c));
-		} else if (found) {
-			break;
-		} else if (l > nlen && line[nlen] == ':' && !strncasecmp(line, name, nlen)) {
-			const char *val = skip_ws_to(line + nlen + 1, end);
-
-			found = 1;
-			buf_append(&v, val, (size_t)(end - val));
-		}
-		if (!nl)
-			break;
-		i = (size_t)(nl - mail) + 1;
-	}
-	if (!found)
-		return NULL;
-	while (v.len && (v.data[v.len - 1] == ' ' || v.data[v.len - 1] == '\t'))
-		v.data[--v.len] = '\0';
-	return buf_detach(&v);
-}
-
-/* A message-id without its <> and white space; caller frees */
-static char *clean_msgid(const char *raw)
-{
-	const char *s = raw, *lt = strchr(raw, '<'), *gt;
-
-	if (lt && (gt = strchr(lt, '>')))
-		return dupn(lt + 1, (size_t)(gt - lt - 1));
-	s = skip_ws(s);
-	return dupn(s, strcspn(s, " \t\r\n"));
-}
-
-/* ---- diffs ---- */
-
-/* "@@ -a[,b] +c[,d] @@": the line counts b and d */
-static int hunk_header(const char *l, long *old_n, long *new_n)
-{
-	const char *p = l + 3;
-	char *e;
-	long v;
-
-	if (*p != '-')
-		return -1;
-	v = strtol(p + 1, &e, 10);
-	if (e == p + 1 || v < 0)
-		return -1;
-	*old_n = 1;
-	if (*e == ',') {
-		p = e + 1;
-		*old_n = strtol(p, &e, 10);
-		if (e == p || *old_n < 0 || *old_n > 100000000)
-			return -1;
-	}
-	if (*e != ' ' || e[1] != '+')
-		return -1;
-	p = e + 2;
-	v = strtol(p, &e, 10);
-	if (e == p || v < 0)
-		return -1;
-	*new_n = 1;
-	if (*e == ',') {
-		p = e + 1;
-		*new_n = strtol(p, &e, 10);
-		if (e == p || *new_n < 0 || *new_n > 100000000)
-			return -1;
-	}
-	return *e == ' ' ? 0 : -1;
-}
-
-/* The file a "diff --git a/X b/Y" or "+++ b/Y" line names, into out */
-static void diff_file(const char *l, size_t len, char *out, size_t n)
-{
-	const char *b = NULL;
-
-	if (!strncmp(l, "diff --git ", 11)) {
-		/* the b/ side; paths with spaces are rare, take the last " b/" */
-		for (const char *p = l; p + 3 <= l + len; p++)
-			if (!strncmp(p, " b/", 3))
-				b = p + 3;
-		if (!b)
-			b = l + 11;
-	} else {
-		b = l + 4;
-		if (!strncmp(b, "b/", 2))
-			b += 2;
-	}
-	snprintf(out, n, "%.*s", (int)(l + len - b), b);
-	for (char *p = out; *p; p++)
-		if (*p == '\t' || (unsigned char)*p < 0x20)
-			*p = *p == '\t' ? '\0' : '?';
-}
-
-int series_diffstat(const char *patch, int *files, int *ins, int *del, char **why)
-{
-	const char *p = patch ? patch : "";
-	long old_left = 0, new_left = 0;
-	int git_header = 0;
-	char file[256] = "";
-	unsigned dline = 0;
-
-	*files = *ins = *del = 0;
-	if (why)
-		*why = NULL;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-
-		dline++;
-		if (len && p[len - 1] == '\r')
-			len--;
-		if (old_left > 0 || new_left > 0) {
-			char c = len ? p[0] : ' ';
-
-			if (c == ' ') {
-				old_left--;
-				new_left--;
-			} else if (c == '-') {
-				old_left--;
-				(*del)++;
-			} else if (c == '+') {
-				new_left--;
-				(*ins)++;
-			} else if (c != '\\') {
-				return set_errf(why, "the diff of '%s' is cut short (a hunk ends early, "
-						"line %u of the diff)", file, dline);
-			}
-			if (old_left < 0 || new_left < 0)
-				return set_errf(why, "the diff of '%s' is damaged (a hunk is longer "
-						"than its header says, line %u of the diff)", file, dline);
-		} else if (len >= 11 && !strncmp(p, "diff --git ", 11)) {
-			(*files)++;
-			git_header = 1;
-			diff_file(p, len, file, sizeof(file));
-		} else if (len >= 4 && !strncmp(p, "+++ ", 4)) {
-			if (!git_header) {
-				(*files)++;     /* a plain diff without a git header */
-				diff_file(p, len, file, sizeof(file));
-			}
-			git_header = 0;
-		} else if (len >= 4 && !strncmp(p, "@@ -", 4) && *files) {
-			if (hunk_header(p, &old_left, &new_left) < 0)
-				return set_errf(why, "the diff of '%s' has a bad hunk header "
-						"(line %u of the diff)", file, dline);
-			git_header = 0;
-		}
-		p = nl ? nl + 1 : p + strlen(p);
-	}
-	if (old_left > 0 || new_left > 0)
-		return set_errf(why, "the diff of '%s' is cut short (it ends inside a hunk)", file);
-	return 0;
-}
-
-/* ---- trailers ---- */
-
-/* "Token: value" with a token of letters, digits and '-'; the key length */
-static size_t trailer_key(const char *l, size_t len)
-{
-	size_t k = 0;
-
-	while (k < len && (isalnum((unsigned char)l[k]) || l[k] == '-'))
-		k++;
-	if (k == 0 || k >= len || l[k] != ':' || !isalnum((unsigned char)l[0]))
-		return 0;
-	return k;
-}
-
-void series_trailers_free(struct series_trailer *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(t[i].key);
-		free(t[i].value);
-	}
-	free(t);
-}
-
-int series_trailers(const char *body, struct series_trailer **out, size_t *n)
-{
-	const char *b = body ? body : "", *end = b + strlen(b), *start, *p;
-	size_t lines = 0, trailers = 0, alloc = 0, cnt = 0;
-	int recognised = 0, rc = -1;
-	struct series_trailer *t = NULL;
-
-	*out = NULL;
-	*n = 0;
-	/* the last paragraph: after the last blank line, trailing blanks off */
-	while (end > b && isspace((unsigned char)end[-1]))
-		end--;
-	start = end;
-	while (start > b) {
-		const char *ls = start - 1;
-
-		while (ls > b && ls[-1] != '\n')
-			ls--;
-		/* ls..start-1 is the previous line (with its '\n') */
-		{
-			const char *q = ls;
-
-			while (q < start && isspace((unsigned char)*q))
-				q++;
-			if (q == start)
-				break;  /* a blank line */
-		}
-		start = ls;
-	}
-	/* git takes it when all lines are trailers, or when a git-made one is
-	 * there and trailers are at least a quarter of the lines */
-	for (p = start; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (len && !(p[0] == ' ' || p[0] == '\t')) {
-			lines++;
-			if (trailer_key(p, len)) {
-				trailers++;
-				if (!strncmp(p, "Signed-off-by:", 14))
-					recognised = 1;
-			} else if (!strncmp(p, "(cherry picked from commit ", 27)) {
-				recognised = 1;
-			}
-		}
-		p = nl ? nl + 1 : end;
-	}
-	if (!trailers || !(trailers == lines || (recognised && trailers * 4 >= lines)))
-		return 0;
-	for (p = start; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p), k;
-
-		while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
-			len--;
-		if (len && (p[0] == ' ' || p[0] == '\t') && cnt) {
-			/* a continuation line */
-			struct series_trailer *last = &t[cnt - 1];
-			const char *v = skip_ws(p);
-			char *nv = NULL;
-
-			if (asprintf(&nv, "%s %.*s", last->value, (int)(len - (size_t)(v - p)), v) < 0)
-				goto out;
-			free(last->value);
-			last->value = nv;
-		} else if ((k = trailer_key(p, len))) {
-			const char *v = skip_ws(p + k + 1);
-
-			if (v > p + len)
-				v = p + len;    /* "Key: " with nothing after it */
-			if (cnt == alloc) {
-				size_t na = alloc ? alloc * 2 : 8;
-				struct series_trailer *nt = realloc(t, na * sizeof(*nt));
-
-				if (!nt)
-					goto out;
-				t = nt;
-				alloc = na;
-			}
-			t[cnt].key = dupn(p, k);
-			t[cnt].value = dupn(v, len - (size_t)(v - p));
-			cnt++;
-			if (!t[cnt - 1].key || !t[cnt - 1].value)
-				goto out;
-		}
-		p = nl ? nl + 1 : end;
-	}
-	*out = t;
-	*n = cnt;
-	t = NULL;
-	cnt = 0;
-	rc = 0;
-out:
-	series_trailers_free(t, cnt);
-	return rc;
-}
-
-/* ---- base-commit and change-id ---- */
-
-/* The value of the first line "key: value" in text; caller frees */
-static char *line_value(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (len > klen && !strncmp(p, key, klen)) {
-			const char *v = skip_ws(p + klen);
-			size_t vl = len - (size_t)(v - p);
-
-			while (vl && isspace((unsigned char)v[vl - 1]))
-				vl--;
-			if (vl)
-				return dupn(v, vl);
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-	return NULL;
 }
 
 static int is_commit_id(const char *s)
@@ -632,19 +79,6 @@ void series_free(struct series *s)
 		free(s->notes[i]);
 	free(s->notes);
 	free(s);
-}
-
-void series_msg_release(struct series_msg *m)
-{
-	free(m->subject);
-	free(m->author);
-	free(m->email);
-	free(m->date);
-	free(m->msgid);
-	free(m->body);
-	free(m->patch);
-	free(m->mail);
-	memset(m, 0, sizeof(*m));
 }
 
 static int note(struct series *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -718,6 +152,8 @@ static int take_patch(struct series_patch *p, struct series_msg *m, const struct
 }
 
 /* The newest version among the numbered patches and cover letters */
+
+/* The newest version among the numbered patches and cover letters */
 static int newest_version(const struct classified *c, size_t n)
 {
 	int v = 0;
@@ -761,6 +197,21 @@ static const char *what(char *out, size_t n, const struct classified *c)
 	else
 		snprintf(out, n, "patch %d/%d", c->tags.index, c->tags.count);
 	return out;
+}
+
+/* A patch taken must have a whole diff and an author; loc is where its
+ * message starts, count the series' */
+static int check_patch(const char *loc, const struct series_msg *m, const struct classified *c,
+		       int count, char **err)
+{
+	if (!c->diff_ok)
+		return set_errf(err, "%s: patch %d/%d: %s", loc, c->tags.index, count, c->diff_why);
+	if (!c->files)
+		return set_errf(err, "%s: patch %d/%d has no diff", loc, c->tags.index, count);
+	if (!m->author || !*m->author)
+		return set_errf(err, "%s: patch %d/%d has no author (no From: header)", loc,
+				c->tags.index, count);
+	return 0;
 }
 
 /* Checks the chosen version's messages (sel[] true) one by one, in mbox
@@ -818,19 +269,8 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 			goto out;
 		}
 		first_at[c[i].tags.index] = msgs[i].line ? msgs[i].line : 1;
-		if (!c[i].diff_ok) {
-			set_errf(err, "%s: patch %d/%d: %s", loc, c[i].tags.index, count, c[i].diff_why);
+		if (check_patch(loc, &msgs[i], &c[i], count, err) < 0)
 			goto out;
-		}
-		if (!c[i].files) {
-			set_errf(err, "%s: patch %d/%d has no diff", loc, c[i].tags.index, count);
-			goto out;
-		}
-		if (!msgs[i].author || !*msgs[i].author) {
-			set_errf(err, "%s: patch %d/%d has no author (no From: header)", loc,
-				 c[i].tags.index, count);
-			goto out;
-		}
 	}
 	for (int k = 1; k <= count; k++) {
 		if (first_at[k])
@@ -860,18 +300,18 @@ static int find_marker(struct series *s, struct series_msg *msgs, const int *ord
 	int at = -1;
 
 	if (cover >= 0) {
-		v = line_value(msgs[cover].body, key);
+		v = series_line_value(msgs[cover].body, key);
 		if (!v)
-			v = line_value(msgs[cover].patch, key);
+			v = series_line_value(msgs[cover].patch, key);
 		if (v)
 			at = 0;
 	}
 	for (int k = 1; !v && k <= s->count; k++) {
 		struct series_msg *m = &msgs[order[k]];
 
-		v = line_value(m->patch, key);
+		v = series_line_value(m->patch, key);
 		if (!v)
-			v = line_value(m->body, key);
+			v = series_line_value(m->body, key);
 		if (v)
 			at = k;
 	}
@@ -909,427 +349,292 @@ static int classify(const char *name, struct series_msg *m, struct classified *c
 	return 0;
 }
 
+/* One series_assemble(): the messages, what each is (c), which are taken
+ * (sel), the version chosen (v) and the other versions seen, and the
+ * series being made */
+struct assembly {
+	const char *name;
+	struct series_msg *msgs;
+	size_t n;
+	struct classified *c;
+	char *sel;
+	int *order;               /* order[k]: the message of patch k, 1..count */
+	struct series *s;
+	int v, numbered, untagged, cover, count, versions;
+	int others[8], nothers;   /* versions other than v, in mbox order */
+};
+
+/* A numbered patch or a cover letter: what a version is made of */
+static int in_version(const struct classified *c)
+{
+	return (c->kind == MSG_PATCH && c->numbered) || c->kind == MSG_COVER;
+}
+
+static int classify_all(struct assembly *a, char **err)
+{
+	struct classified *c = a->c;
+
+	for (size_t i = 0; i < a->n; i++) {
+		if (classify(a->name, &a->msgs[i], &c[i], err) < 0)
+			return -1;
+		if (c[i].kind == MSG_PATCH && c[i].numbered)
+			a->numbered++;
+		else if (c[i].kind == MSG_PATCH)
+			a->untagged++;
+	}
+	a->v = newest_version(c, a->n);
+	return 0;
+}
+
+/* Numbered patches: one version of them, the newest, which must be
+ * complete when the mbox holds others */
+static int pick_numbered(struct assembly *a, char **err)
+{
+	const struct classified *c = a->c;
+	char loc[PATH_MAX + 32], w1[64], w2[64];
+	size_t n = a->n;
+
+	for (size_t i = 0; i < n; i++) {
+		int seen = 0;
+
+		if (!in_version(&c[i]) || c[i].version == a->v)
+			continue;
+		for (int k = 0; k < a->nothers; k++)
+			seen |= a->others[k] == c[i].version;
+		if (!seen && a->nothers < (int)(sizeof(a->others) / sizeof(a->others[0])))
+			a->others[a->nothers++] = c[i].version;
+	}
+	if (a->nothers && !version_complete(c, n, a->v)) {
+		/* not a thread of complete versions: patches from two */
+		size_t x = n, y = n;
+
+		for (size_t i = 0; i < n; i++) {
+			if (in_version(&c[i]) && c[i].version == a->v && x == n)
+				x = i;
+			if (in_version(&c[i]) && c[i].version != a->v && y == n)
+				y = i;
+		}
+		return set_errf(err, "%s: %s is v%d but %s is v%d: patches from two versions",
+				where(loc, sizeof(loc), a->name, a->msgs[x].line),
+				what(w1, sizeof(w1), &c[x]), c[x].version,
+				what(w2, sizeof(w2), &c[y]), c[y].version);
+	}
+	for (size_t i = 0; i < n; i++) {
+		a->sel[i] = in_version(&c[i]) && c[i].version == a->v;
+		if (a->sel[i] && c[i].kind == MSG_COVER)
+			a->cover = (int)i;
+	}
+	if (check_version(a->name, a->msgs, c, n, a->sel, &a->count, err) < 0)
+		return -1;
+	a->versions = 1 + a->nothers;
+	return 0;
+}
+
+/* Patches without N/M: all of them, in mbox order */
+static int pick_untagged(struct assembly *a, char **err)
+{
+	struct classified *c = a->c;
+	char loc[PATH_MAX + 32];
+	size_t n = a->n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].kind != MSG_PATCH)
+			continue;
+		a->sel[i] = 1;
+		c[i].tags.index = ++a->count;
+		c[i].numbered = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!a->sel[i])
+			continue;
+		c[i].tags.count = a->count;
+		where(loc, sizeof(loc), a->name, a->msgs[i].line);
+		if (check_patch(loc, &a->msgs[i], &c[i], a->count, err) < 0)
+			return -1;
+	}
+	if (a->count > SERIES_PATCHES_MAX)
+		return set_errf(err, "%s: more than %d patches", a->name, SERIES_PATCHES_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (a->sel[i] && c[i].version > a->v)
+			a->v = c[i].version;
+	if (a->count > 1 && note(a->s, "%d patches without N/M in their subjects: taken in "
+				 "mbox order", a->count) < 0)
+		return -1;
+	return 0;
+}
+
+/* base-commit and change-id, wherever the series says them; a base that
+ * is no commit id is dropped with a note */
+static int fill_markers(struct assembly *a, char **err)
+{
+	struct series *s = a->s;
+
+	if (find_marker(s, a->msgs, a->order, a->cover, "base-commit:", &s->base_commit,
+			&s->base_commit_from) < 0 ||
+	    find_marker(s, a->msgs, a->order, a->cover, "change-id:", &s->change_id,
+			&s->change_id_from) < 0)
+		return set_errf(err, "%s: out of memory", a->name);
+	if (s->base_commit && !is_commit_id(s->base_commit)) {
+		if (note(s, "base-commit '%s' (%s) is not a commit id: ignored", s->base_commit,
+			 s->base_commit_from) < 0)
+			return -1;
+		free(s->base_commit);
+		free(s->base_commit_from);
+		s->base_commit = s->base_commit_from = NULL;
+	}
+	return 0;
+}
+
+/* The series out of the messages taken: its patches in order, the cover
+ * letter, what the first of them says of the whole */
+static int fill_series(struct assembly *a, char **err)
+{
+	const struct classified *c = a->c, *lead;
+	struct series *s = a->s;
+
+	s->count = a->count;
+	s->patches = calloc((size_t)a->count, sizeof(*s->patches));
+	a->order = calloc((size_t)a->count + 1, sizeof(*a->order));
+	if (!s->patches || !a->order)
+		return set_errf(err, "%s: out of memory", a->name);
+	for (size_t i = 0; i < a->n; i++)
+		if (a->sel[i] && c[i].kind != MSG_COVER)
+			a->order[c[i].tags.index] = (int)i;
+	s->version = a->v > 0 ? a->v : 1;
+	lead = a->cover >= 0 ? &c[a->cover] : &c[a->order[1]];
+	s->rfc = lead->tags.rfc;
+	if (lead->tags.tree[0] && !(s->tree = strdup(lead->tags.tree)))
+		return set_errf(err, "%s: out of memory", a->name);
+	if (fill_markers(a, err) < 0)
+		return -1;
+	if (a->cover >= 0) {
+		s->cover = calloc(1, sizeof(*s->cover));
+		if (!s->cover || take_patch(s->cover, &a->msgs[a->cover], &c[a->cover], 0) < 0)
+			return -1;
+	}
+	for (int k = 1; k <= a->count; k++)
+		if (take_patch(&s->patches[k - 1], &a->msgs[a->order[k]], &c[a->order[k]], k) < 0)
+			return -1;
+	return 0;
+}
+
+/* "the mbox holds v2, v3 and v4: took v4, ...", oldest first */
+static int note_versions(struct assembly *a)
+{
+	struct buf vs = BUF_INIT(0);
+	int all[9], nall = 0, rc;
+
+	for (int k = 0; k < a->nothers; k++)
+		all[nall++] = a->others[k];
+	all[nall++] = a->v;
+	for (int x = 1; x < nall; x++)
+		for (int y = x; y > 0 && all[y - 1] > all[y]; y--) {
+			int t = all[y];
+
+			all[y] = all[y - 1];
+			all[y - 1] = t;
+		}
+	for (int k = 0; k < nall; k++)
+		buf_printf(&vs, "%sv%d", k == 0 ? "" : k == nall - 1 ? " and " : ", ", all[k]);
+	rc = note(a->s, "the mbox holds %s: took v%d, the newest complete version",
+		  buf_str(&vs), a->v);
+	buf_release(&vs);
+	return rc;
+}
+
+/* What was left out: how many messages, other versions, patches without
+ * N/M in a numbered series */
+static int note_left_out(struct assembly *a)
+{
+	char loc[PATH_MAX + 32];
+
+	for (size_t i = 0; i < a->n; i++)
+		if (!a->sel[i])
+			a->s->others++;
+	if (a->versions > 1 && note_versions(a) < 0)
+		return -1;
+	if (!a->untagged || !a->numbered)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->c[i].kind != MSG_PATCH || a->c[i].numbered)
+			continue;
+		if (note(a->s, "%s: '%s' has no N/M in a numbered series: left out",
+			 where(loc, sizeof(loc), a->name, a->msgs[i].line),
+			 no_null(a->msgs[i].subject)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 		    struct series **out, char **err)
 {
-	struct classified *c = calloc(n ? n : 1, sizeof(*c));
-	char *sel = calloc(n ? n : 1, 1);
-	int *order = NULL;
-	struct series *s = calloc(1, sizeof(*s));
-	int rc = -1, v, numbered = 0, untagged = 0, cover = -1, count = 0, versions = 0;
-	int others_versions[8], nov = 0;
-	char loc[PATH_MAX + 32], w1[64], w2[64];
+	struct assembly a = {
+		.name = name, .msgs = msgs, .n = n, .cover = -1,
+		.c = calloc(n ? n : 1, sizeof(*a.c)),
+		.sel = calloc(n ? n : 1, 1),
+		.s = calloc(1, sizeof(*a.s)),
+	};
+	int rc = -1;
 
 	*out = NULL;
 	if (err)
 		*err = NULL;
-	if (!c || !sel || !s || !(s->name = strdup(name))) {
+	if (!a.c || !a.sel || !a.s || !(a.s->name = strdup(name))) {
 		set_errf(err, "%s: out of memory", name);
 		goto out;
 	}
-	s->messages = (int)n;
+	a.s->messages = (int)n;
 	if (n == 0) {
 		set_errf(err, "%s: no mail in it", name);
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (classify(name, &msgs[i], &c[i], err) < 0)
+	if (classify_all(&a, err) < 0)
+		goto out;
+	if (a.numbered || a.v) {
+		if (pick_numbered(&a, err) < 0)
 			goto out;
-		if (c[i].kind == MSG_PATCH && c[i].numbered)
-			numbered++;
-		else if (c[i].kind == MSG_PATCH)
-			untagged++;
-	}
-	v = newest_version(c, n);
-	if (numbered || v) {
-		/* numbered patches: one version of them */
-		for (size_t i = 0; i < n; i++) {
-			int seen = 0;
-
-			if (!((c[i].kind == MSG_PATCH && c[i].numbered) || c[i].kind == MSG_COVER) ||
-			    c[i].version == v)
-				continue;
-			for (int k = 0; k < nov; k++)
-				seen |= others_versions[k] == c[i].version;
-			if (!seen && nov < (int)(sizeof(others_versions) / sizeof(others_versions[0])))
-				others_versions[nov++] = c[i].version;
-		}
-		if (nov && !version_complete(c, n, v)) {
-			/* not a thread of complete versions: patches from two */
-			size_t a = n, b = n;
-
-			for (size_t i = 0; i < n; i++) {
-				int cand = (c[i].kind == MSG_PATCH && c[i].numbered) ||
-					   c[i].kind == MSG_COVER;
-
-				if (cand && c[i].version == v && a == n)
-					a = i;
-				if (cand && c[i].version != v && b == n)
-					b = i;
-			}
-			set_errf(err, "%s: %s is v%d but %s is v%d: patches from two versions",
-				 where(loc, sizeof(loc), name, msgs[a].line), what(w1, sizeof(w1), &c[a]),
-				 c[a].version, what(w2, sizeof(w2), &c[b]), c[b].version);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++) {
-			sel[i] = ((c[i].kind == MSG_PATCH && c[i].numbered) ||
-				  c[i].kind == MSG_COVER) && c[i].version == v;
-			if (sel[i] && c[i].kind == MSG_COVER)
-				cover = (int)i;
-		}
-		if (check_version(name, msgs, c, n, sel, &count, err) < 0)
-			goto out;
-		versions = 1 + nov;
-	} else if (untagged) {
-		/* patches without N/M: in mbox order */
-		for (size_t i = 0; i < n; i++) {
-			if (c[i].kind != MSG_PATCH)
-				continue;
-			sel[i] = 1;
-			c[i].tags.index = ++count;
-			c[i].numbered = 1;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (!sel[i])
-				continue;
-			c[i].tags.count = count;
-			where(loc, sizeof(loc), name, msgs[i].line);
-			if (!c[i].diff_ok) {
-				set_errf(err, "%s: patch %d/%d: %s", loc, c[i].tags.index, count,
-					 c[i].diff_why);
-				goto out;
-			}
-			if (!c[i].files) {
-				set_errf(err, "%s: patch %d/%d has no diff", loc, c[i].tags.index, count);
-				goto out;
-			}
-			if (!msgs[i].author || !*msgs[i].author) {
-				set_errf(err, "%s: patch %d/%d has no author (no From: header)", loc,
-					 c[i].tags.index, count);
-				goto out;
-			}
-		}
-		if (count > SERIES_PATCHES_MAX) {
-			set_errf(err, "%s: more than %d patches", name, SERIES_PATCHES_MAX);
-			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (sel[i] && c[i].version > v)
-				v = c[i].version;
-		if (count > 1 && note(s, "%d patches without N/M in their subjects: taken in "
-				      "mbox order", count) < 0)
+	} else if (a.untagged) {
+		if (pick_untagged(&a, err) < 0)
 			goto out;
 	} else {
 		set_errf(err, "%s: no patches in it (%zu %s, none with a diff or a [PATCH] subject)",
 			 name, n, n == 1 ? "mail" : "mails");
 		goto out;
 	}
-
-	/* the series */
-	s->count = count;
-	s->patches = calloc((size_t)count, sizeof(*s->patches));
-	order = calloc((size_t)count + 1, sizeof(*order));
-	if (!s->patches || !order) {
-		set_errf(err, "%s: out of memory", name);
+	if (fill_series(&a, err) < 0 || note_left_out(&a) < 0)
 		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (sel[i] && c[i].kind != MSG_COVER)
-			order[c[i].tags.index] = (int)i;
-	s->version = v > 0 ? v : 1;
-	{
-		const struct classified *lead = cover >= 0 ? &c[cover] : &c[order[1]];
-
-		s->rfc = lead->tags.rfc;
-		if (lead->tags.tree[0] && !(s->tree = strdup(lead->tags.tree))) {
-			set_errf(err, "%s: out of memory", name);
-			goto out;
-		}
-	}
-	if (find_marker(s, msgs, order, cover, "base-commit:", &s->base_commit,
-			&s->base_commit_from) < 0 ||
-	    find_marker(s, msgs, order, cover, "change-id:", &s->change_id,
-			&s->change_id_from) < 0) {
-		set_errf(err, "%s: out of memory", name);
-		goto out;
-	}
-	if (s->base_commit && !is_commit_id(s->base_commit)) {
-		if (note(s, "base-commit '%s' (%s) is not a commit id: ignored", s->base_commit,
-			 s->base_commit_from) < 0)
-			goto out;
-		free(s->base_commit);
-		free(s->base_commit_from);
-		s->base_commit = s->base_commit_from = NULL;
-	}
-	if (cover >= 0) {
-		s->cover = calloc(1, sizeof(*s->cover));
-		if (!s->cover || take_patch(s->cover, &msgs[cover], &c[cover], 0) < 0)
-			goto out;
-	}
-	for (int k = 1; k <= count; k++)
-		if (take_patch(&s->patches[k - 1], &msgs[order[k]], &c[order[k]], k) < 0)
-			goto out;
-
-	/* what was left out */
-	for (size_t i = 0; i < n; i++)
-		if (!sel[i])
-			s->others++;
-	if (versions > 1) {
-		struct buf vs = BUF_INIT(0);
-		int all[9], nall = 0;
-
-		/* "v2, v3 and v4", oldest first */
-		for (int k = 0; k < nov; k++)
-			all[nall++] = others_versions[k];
-		all[nall++] = v;
-		for (int a = 1; a < nall; a++)
-			for (int b = a; b > 0 && all[b - 1] > all[b]; b--) {
-				int t = all[b];
-
-				all[b] = all[b - 1];
-				all[b - 1] = t;
-			}
-		for (int k = 0; k < nall; k++)
-			buf_printf(&vs, "%sv%d", k == 0 ? "" : k == nall - 1 ? " and " : ", ", all[k]);
-		if (note(s, "the mbox holds %s: took v%d, the newest complete version",
-			 buf_str(&vs), v) < 0) {
-			buf_release(&vs);
-			goto out;
-		}
-		buf_release(&vs);
-	}
-	if (untagged && numbered) {
-		for (size_t i = 0; i < n; i++) {
-			if (c[i].kind != MSG_PATCH || c[i].numbered)
-				continue;
-			if (note(s, "%s: '%s' has no N/M in a numbered series: left out",
-				 where(loc, sizeof(loc), name, msgs[i].line), no_null(msgs[i].subject)) < 0)
-				goto out;
-		}
-	}
-	*out = s;
-	s = NULL;
+	*out = a.s;
+	a.s = NULL;
 	rc = 0;
 out:
 	if (rc < 0 && err && !*err)
 		set_errf(err, "%s: out of memory", name);
-	for (size_t i = 0; c && i < n; i++)
-		free(c[i].diff_why);
-	free(c);
-	free(sel);
-	free(order);
-	series_free(s);
-	return rc;
-}
-
-/* ---- running git ---- */
-
-struct tmpdir {
-	char path[PATH_MAX];
-	char parent[PATH_MAX];
-};
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-	(void)st; (void)flag; (void)f;
-	remove(p);
-	return 0;
-}
-
-/* git with a neutral configuration, run in the scratch directory, which is
- * not inside any repository */
-static struct cmd *git(const struct tmpdir *t, const char *sub)
-{
-	struct cmd *c = cmd_new("git");
-
-	cmd_env(c, "GIT_CONFIG_NOSYSTEM", "1");
-	cmd_env(c, "GIT_CONFIG_GLOBAL", "/dev/null");
-	cmd_env(c, "HOME", t->path);
-	cmd_env(c, "LC_ALL", "C");
-	cmd_env(c, "GIT_CEILING_DIRECTORIES", t->parent);
-	cmd_dir(c, t->path);
-	cmd_timeout(c, SERIES_GIT_TIMEOUT_MS);
-	cmd_arg(c, sub);
-	return c;
-}
-
-/* Reads a file git wrote; NULL when it cannot */
-static char *slurp(const char *path, size_t *len)
-{
-	struct buf b = BUF_INIT(0);
-
-	if (read_file(path, &b, SERIES_MBOX_MAX) < 0) {
-		buf_release(&b);
-		return NULL;
-	}
-	if (len)
-		*len = b.len;
-	return buf_detach(&b);
-}
-
-/* mailinfo's "Key: value" lines */
-static int info_field(const char *info, const char *key, char **out)
-{
-	char *v = line_value(info, key);
-
-	*out = v ? v : strdup("");
-	return *out ? 0 : -1;
-}
-
-/* Reads message file path with git mailinfo into m */
-static int read_message(const struct tmpdir *t, const char *path, const char *loc,
-			struct series_msg *m, char **err)
-{
-	char *msgf = path_join(t->path, "msg"), *patchf = path_join(t->path, "patch");
-	struct buf info = BUF_INIT(SERIES_INFO_MAX);
-	struct cmd *c = NULL;
-	char *cerr = NULL, *raw;
-	int rc = -1;
-
-	if (!msgf || !patchf || !(m->mail = slurp(path, &m->mail_len))) {
-		set_errf(err, "%s: cannot read the split message: %s", loc, strerror(errno));
-		goto out;
-	}
-	c = git(t, "mailinfo");
-	cmd_args(c, "-k", "--encoding=UTF-8", msgf, patchf, NULL);
-	cmd_stdin_file(c, path);
-	cmd_stdout_buf(c, &info);
-	if (cmd_run(c, &cerr) < 0) {
-		set_errf(err, "%s: %s", loc, cerr ? cerr : "git mailinfo failed");
-		goto out;
-	}
-	if (info_field(buf_str(&info), "Subject:", &m->subject) < 0 ||
-	    info_field(buf_str(&info), "Author:", &m->author) < 0 ||
-	    info_field(buf_str(&info), "Email:", &m->email) < 0 ||
-	    info_field(buf_str(&info), "Date:", &m->date) < 0 ||
-	    !(m->body = slurp(msgf, NULL)) || !(m->patch = slurp(patchf, NULL))) {
-		set_errf(err, "%s: out of memory", loc);
-		goto out;
-	}
-	raw = series_header(m->mail, m->mail_len, "Message-ID");
-	m->msgid = raw ? clean_msgid(raw) : strdup("");
-	free(raw);
-	if (!m->msgid) {
-		set_errf(err, "%s: out of memory", loc);
-		goto out;
-	}
-	rc = 0;
-out:
-	cmd_free(c);
-	free(cerr);
-	buf_release(&info);
-	free(msgf);
-	free(patchf);
+	for (size_t i = 0; a.c && i < n; i++)
+		free(a.c[i].diff_why);
+	free(a.c);
+	free(a.sel);
+	free(a.order);
+	series_free(a.s);
 	return rc;
 }
 
 int series_parse_mem(const char *name, const char *data, size_t len,
 		     struct series **out, char **err)
 {
-	struct tmpdir t;
-	const char *tmp = getenv("TMPDIR");
 	struct series_msg *msgs = NULL;
-	unsigned *lines = NULL;
-	size_t nlines, nmsgs = 0;
-	struct buf count = BUF_INIT(1024);
-	struct cmd *c = NULL;
-	char *cerr = NULL, *splitdir = NULL, *slash;
-	const char *nul;
-	long long n = 0;
-	int rc = -1, have_tmp = 0;
+	size_t n = 0;
+	int rc;
 
 	*out = NULL;
 	if (err)
 		*err = NULL;
-	if (!data)
-		data = "";
-	if (len > SERIES_MBOX_MAX)
-		return set_errf(err, "%s: larger than %u MiB", name, SERIES_MBOX_MAX >> 20);
-	if ((nul = memchr(data, '\0', len))) {
-		unsigned line = 1;
-
-		for (const char *p = data; p < nul; p++)
-			line += *p == '\n';
-		return set_errf(err, "%s:%u: a NUL byte: not an mbox", name, line);
-	}
-	nlines = series_mbox_lines(data, len, NULL, 0);
-	if (nlines == 0)
-		return set_errf(err, "%s: empty", name);
-	if (nlines > SERIES_MESSAGES_MAX)
-		return set_errf(err, "%s: more than %d mails", name, SERIES_MESSAGES_MAX);
-	lines = calloc(nlines, sizeof(*lines));
-	if (!lines)
-		return set_errf(err, "%s: out of memory", name);
-	series_mbox_lines(data, len, lines, nlines);
-
-	snprintf(t.path, sizeof(t.path), "%s/kfleet-series-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(t.path)) {
-		set_errf(err, "%s: scratch directory '%s': %s", name, t.path, strerror(errno));
-		goto out;
-	}
-	have_tmp = 1;
-	snprintf(t.parent, sizeof(t.parent), "%s", t.path);
-	if ((slash = strrchr(t.parent, '/')))
-		*(slash == t.parent ? slash + 1 : slash) = '\0';
-	splitdir = path_join(t.path, "split");
-	if (!splitdir || mkdir(splitdir, 0700) < 0) {
-		set_errf(err, "%s: scratch directory: %s", name, strerror(errno));
-		goto out;
-	}
-
-	/* split: lore's archives are mboxrd, where ">From " lines are escaped */
-	c = git(&t, "mailsplit");
-	cmd_args(c, "--mboxrd", "-b", NULL);
-	cmd_argf(c, "-o%s", splitdir);
-	cmd_stdin_buf(c, data, len);
-	cmd_stdout_buf(c, &count);
-	if (cmd_run(c, &cerr) < 0) {
-		set_errf(err, "%s: %s", name, cerr ? cerr : "git mailsplit failed");
-		goto out;
-	}
-	if (count.data)
-		count.data[strcspn(count.data, "\n")] = '\0';
-	if (parse_int(buf_str(&count), 0, SERIES_MESSAGES_MAX, &n) < 0) {
-		set_errf(err, "%s: git mailsplit said '%s' mails", name, buf_str(&count));
-		goto out;
-	}
-	if (n == 0) {
-		set_errf(err, "%s: empty", name);
-		goto out;
-	}
-	msgs = calloc((size_t)n, sizeof(*msgs));
-	if (!msgs) {
-		set_errf(err, "%s: out of memory", name);
-		goto out;
-	}
-	for (nmsgs = 0; nmsgs < (size_t)n; nmsgs++) {
-		char file[PATH_MAX + 16], loc[PATH_MAX + 32];
-
-		/* line numbers only when git split where we think it did */
-		msgs[nmsgs].line = (size_t)n == nlines ? lines[nmsgs] : 0;
-		snprintf(file, sizeof(file), "%s/%04zu", splitdir, nmsgs + 1);
-		if (msgs[nmsgs].line)
-			snprintf(loc, sizeof(loc), "%s:%u", name, msgs[nmsgs].line);
-		else
-			snprintf(loc, sizeof(loc), "%s: mail %zu", name, nmsgs + 1);
-		if (read_message(&t, file, loc, &msgs[nmsgs], err) < 0) {
-			nmsgs++;
-			goto out;
-		}
-	}
-	rc = series_assemble(name, msgs, nmsgs, out, err);
-out:
-	for (size_t i = 0; i < nmsgs; i++)
+	rc = series_mbox_read(name, data, len, &msgs, &n, err);
+	if (rc == 0)
+		rc = series_assemble(name, msgs, n, out, err);
+	for (size_t i = 0; i < n; i++)
 		series_msg_release(&msgs[i]);
 	free(msgs);
-	if (have_tmp)
-		nftw(t.path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	cmd_free(c);
-	free(cerr);
-	free(splitdir);
-	free(lines);
-	buf_release(&count);
 	return rc;
 }
 
