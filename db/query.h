@@ -157,4 +157,47 @@ int dbq_trend_results(struct db *db, const char *tree, const char *job, const ch
 		      int vcpus, struct dbq_trend_result **v, size_t *n, int *truncated);
 void dbq_trend_results_free(struct dbq_trend_result *v, size_t n);
 
+/* ---- comparisons: what /api/compare reads (db/compare_data.c) ----
+ * The samples of a job's passed runs on a kernel, with each run's cell
+ * (web/comparisons.c groups them with analysis/cells.c), the done runs
+ * that did not pass, and the state of the runs a comparison reads. */
+
+/* Which runs of a kernel: the job's done runs, in one arch and vCPUs when
+ * given. Borrowed. */
+struct db_compare_runs {
+	int64_t kernel_id;
+	const char *job;
+	const char *arch;      /* NULL: any */
+	long long vcpus;       /* 0: any */
+};
+
+/* One sample of a passed run, with the run's cell. Borrowed, valid during
+ * the callback only. */
+struct db_compare_sample {
+	int64_t run_id;
+	const char *arch;
+	int vcpus;
+	int memory_mb;
+	const char *accel;
+	const char *host;      /* NULL when not known */
+	const char *topology;
+	int numa_nodes;
+	const char *metric;
+	const char *unit;      /* or NULL */
+	double value;
+};
+
+/* Calls fn for each sample of the passed runs of q, by run id and metric,
+ * at most limit; fn returns 0 to go on, anything else to stop. 0 when
+ * every sample was given, fn's value when it stopped, -1 on database
+ * errors (a sample without a metric is one). */
+int db_compare_samples(struct db *db, const struct db_compare_runs *q, size_t limit,
+		       int (*fn)(const struct db_compare_sample *s, void *ctx), void *ctx);
+/* How many done runs of q did not pass, into *n. 0 / -1 */
+int db_compare_left_out(struct db *db, const struct db_compare_runs *q, int64_t *n);
+/* The state of the job's runs on kernels a and b: how many are done and
+ * when the last of them ended (0: none). 0 / -1 */
+int db_compare_state(struct db *db, int64_t a, int64_t b, const char *job, int64_t *done,
+		     int64_t *last_end);
+
 #endif

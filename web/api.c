@@ -4,10 +4,10 @@
  * database connection and the daemon's read-only job set; POST /api/runs
  * checks the bearer token and hands the request to orch_submit(). Every
  * string put into JSON is valid UTF-8. */
-#include "web/pages2.h"
-#include "web/trend.h"
-#include "web/web.h"
-#include "web/webint.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/results.h"
+#include "web/server.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "jobs/jobs.h"
@@ -24,33 +25,7 @@
 /* db_run_results() counts in the order of enum job_status */
 _Static_assert(JOB_STATUS_COUNT == 7, "db_run_results() gives 7 counts");
 
-static int is_get(const char *method)
-{
-	return !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
-}
-
 /* ---- JSON building ---- */
-
-static json_t *jstr_n(const char *s, size_t n)
-{
-	struct buf b = BUF_INIT(0);
-	json_t *j;
-
-	web_utf8(&b, s, n);
-	j = json_stringn(buf_str(&b), b.len);
-	buf_release(&b);
-	return j;
-}
-
-static json_t *jstr(const char *s)
-{
-	return s ? jstr_n(s, strlen(s)) : json_null();
-}
-
-static json_t *jtime(int64_t ms)
-{
-	return ms > 0 ? json_integer(ms) : json_null();
-}
 
 /* json_object_set_new that remembers a failure in *bad */
 static void put(json_t *o, const char *key, json_t *v, int *bad)
@@ -71,45 +46,45 @@ static json_t *run_json(const struct run *r)
 	put(o, "state", json_string(run_state_name(r->state)), &bad);
 	put(o, "outcome", r->outcome == RUN_OUT_NONE ? json_null()
 	    : json_string(run_outcome_name(r->outcome)), &bad);
-	put(o, "detail", jstr(r->detail), &bad);
-	put(o, "splat", jstr(r->splat), &bad);
+	put(o, "detail", web_json_str(r->detail), &bad);
+	put(o, "splat", web_json_str(r->splat), &bad);
 	k = json_object();
 	if (k) {
 		put(k, "id", json_integer(r->kernel_id), &bad);
-		put(k, "path", jstr(r->kernel_path), &bad);
+		put(k, "path", web_json_str(r->kernel_path), &bad);
 	}
 	put(o, "kernel", k, &bad);
-	put(o, "arch", jstr(r->arch), &bad);
+	put(o, "arch", web_json_str(r->arch), &bad);
 	put(o, "vcpus", json_integer(r->vcpus), &bad);
 	put(o, "memory_mb", json_integer(r->memory_mb), &bad);
 	put(o, "timeout_s", json_integer(r->timeout_s), &bad);
-	put(o, "command", jstr(r->command), &bad);
-	put(o, "job", jstr(r->job), &bad);
+	put(o, "command", web_json_str(r->command), &bad);
+	put(o, "job", web_json_str(r->job), &bad);
 	put(o, "attempt", json_integer(r->attempt), &bad);
 	put(o, "max_attempts", json_integer(r->max_attempts), &bad);
-	put(o, "host", jstr(r->host), &bad);
-	put(o, "accel", jstr(r->accel), &bad);
-	put(o, "machine", jstr(r->machine), &bad);
-	put(o, "cpu_model", jstr(r->cpu_model), &bad);
-	put(o, "qemu_version", jstr(r->qemu_version), &bad);
-	put(o, "libvirt_version", jstr(r->libvirt_version), &bad);
-	put(o, "domain", jstr(r->domain), &bad);
-	put(o, "queued_at", jtime(r->queued_at), &bad);
-	put(o, "started_at", jtime(r->started_at), &bad);
-	put(o, "booted_at", jtime(r->booted_at), &bad);
-	put(o, "ended_at", jtime(r->ended_at), &bad);
+	put(o, "host", web_json_str(r->host), &bad);
+	put(o, "accel", web_json_str(r->accel), &bad);
+	put(o, "machine", web_json_str(r->machine), &bad);
+	put(o, "cpu_model", web_json_str(r->cpu_model), &bad);
+	put(o, "qemu_version", web_json_str(r->qemu_version), &bad);
+	put(o, "libvirt_version", web_json_str(r->libvirt_version), &bad);
+	put(o, "domain", web_json_str(r->domain), &bad);
+	put(o, "queued_at", web_json_time(r->queued_at), &bad);
+	put(o, "started_at", web_json_time(r->started_at), &bad);
+	put(o, "booted_at", web_json_time(r->booted_at), &bad);
+	put(o, "ended_at", web_json_time(r->ended_at), &bad);
 	put(o, "duration_ms", r->started_at > 0 && r->ended_at >= r->started_at
 	    ? json_integer(r->ended_at - r->started_at) : json_null(), &bad);
 	put(o, "exit_code", r->has_exit_code ? json_integer(r->exit_code) : json_null(), &bad);
 	g = json_object();
 	if (g) {
-		put(g, "release", jstr(r->guest_release), &bad);
+		put(g, "release", web_json_str(r->guest_release), &bad);
 		put(g, "nproc", r->guest_nproc > 0 ? json_integer(r->guest_nproc) : json_null(), &bad);
 		put(g, "mem_kb", r->guest_mem_kb > 0 ? json_integer(r->guest_mem_kb) : json_null(),
 		    &bad);
 	}
 	put(o, "guest", g, &bad);
-	put(o, "run_dir", jstr(r->run_dir), &bad);
+	put(o, "run_dir", web_json_str(r->run_dir), &bad);
 	f = json_object();
 	if (f) {
 		snprintf(path, sizeof(path), "/runs/%lld/console", (long long)r->id);
@@ -129,7 +104,7 @@ static json_t *run_json(const struct run *r)
 
 /* ---- GET /api/runs ---- */
 
-static enum MHD_Result runs_list(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(api_runs_list)
 {
 	const char *ls = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
 	const char *bs = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "before");
@@ -207,12 +182,12 @@ static json_t *attempts_json(struct db *db, int64_t id)
 			break;
 		}
 		put(e, "n", json_integer(a[i].n), &bad);
-		put(e, "host", jstr(a[i].host), &bad);
-		put(e, "started_at", jtime(a[i].started_at), &bad);
-		put(e, "ended_at", jtime(a[i].ended_at), &bad);
+		put(e, "host", web_json_str(a[i].host), &bad);
+		put(e, "started_at", web_json_time(a[i].started_at), &bad);
+		put(e, "ended_at", web_json_time(a[i].ended_at), &bad);
 		put(e, "outcome", a[i].outcome == RUN_OUT_NONE ? json_null()
 		    : json_string(run_outcome_name(a[i].outcome)), &bad);
-		put(e, "detail", jstr(a[i].detail), &bad);
+		put(e, "detail", web_json_str(a[i].detail), &bad);
 		if (json_array_append_new(arr, e) < 0)
 			bad = 1;
 	}
@@ -258,9 +233,9 @@ static json_t *results_json(struct db *db, int64_t id)
 			bad = 1;
 			break;
 		}
-		put(e, "path", jstr(rows[i].path), &bad);
-		put(e, "status", jstr(rows[i].status), &bad);
-		put(e, "detail", jstr(rows[i].detail), &bad);
+		put(e, "path", web_json_str(rows[i].path), &bad);
+		put(e, "status", web_json_str(rows[i].status), &bad);
+		put(e, "detail", web_json_str(rows[i].detail), &bad);
 		if (json_array_append_new(arr, e) < 0)
 			bad = 1;
 	}
@@ -298,8 +273,8 @@ static json_t *samples_json(struct db *db, int64_t id, int *truncated)
 			bad = 1;
 			break;
 		}
-		put(e, "metric", jstr(rows[i].metric), &bad);
-		put(e, "unit", jstr(rows[i].unit), &bad);
+		put(e, "metric", web_json_str(rows[i].metric), &bad);
+		put(e, "unit", web_json_str(rows[i].unit), &bad);
 		/* stored values are finite; JSON has no NaN or infinity anyway */
 		put(e, "value", isfinite(rows[i].value) ? json_real(rows[i].value) : json_null(),
 		    &bad);
@@ -315,8 +290,9 @@ static json_t *samples_json(struct db *db, int64_t id, int *truncated)
 	return arr;
 }
 
-static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t id)
+WEB_HANDLER(api_run)
 {
+	int64_t id = arg->id;
 	struct run r;
 	struct buf out = BUF_INIT(0);
 	json_t *o = NULL, *att, *res, *smp;
@@ -372,7 +348,7 @@ static enum MHD_Result run_get(struct web *w, struct MHD_Connection *c, int64_t 
 			log_warn("web: run %lld: cannot read '%s': %s", (long long)id, path,
 				 strerror(errno));
 	}
-	put(o, "output", have_output ? jstr_n(buf_str(&out), out.len) : json_null(), &bad);
+	put(o, "output", have_output ? web_json_strn(buf_str(&out), out.len) : json_null(), &bad);
 	put(o, "output_truncated", json_boolean(have_output && out.truncated), &bad);
 	if (bad) {
 		json_decref(o);
@@ -388,81 +364,6 @@ out:
 }
 
 /* ---- POST /api/runs ---- */
-
-/* 0 when the request carries the server's token, else -1 with *why set */
-int web_check_token(struct web *w, struct MHD_Connection *c, const char **why)
-{
-	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    MHD_HTTP_HEADER_AUTHORIZATION);
-	char want[65], got[65];
-	unsigned char diff = 0;
-
-	if (!w->token[0]) {
-		*why = "the server has no token configured";
-		return -1;
-	}
-	if (!h || strncasecmp(h, "Bearer ", 7) != 0) {
-		*why = "no 'Authorization: Bearer' header";
-		return -1;
-	}
-	h += 7;
-	while (*h == ' ')
-		h++;
-	/* comparing digests takes the same time whatever the tokens hold */
-	sha256_mem(w->token, strlen(w->token), want);
-	sha256_mem(h, strlen(h), got);
-	for (int i = 0; i < 64; i++)
-		diff |= (unsigned char)(want[i] ^ got[i]);
-	if (diff) {
-		*why = "the token does not match";
-		return -1;
-	}
-	return 0;
-}
-
-/* Reads an optional positive int field (absent: 0, the configured default);
- * 0 / -1 with msg filled */
-int web_field_int(json_t *body, const char *key, int *out, char *msg, size_t msglen)
-{
-	json_t *v = json_object_get(body, key);
-	json_int_t n;
-
-	*out = 0;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v)) {
-		snprintf(msg, msglen, "field '%s': expected an integer", key);
-		return -1;
-	}
-	n = json_integer_value(v);
-	if (n < 1 || n > INT_MAX) {
-		snprintf(msg, msglen, "field '%s': %lld is not from 1 to %d", key, (long long)n,
-			 INT_MAX);
-		return -1;
-	}
-	*out = (int)n;
-	return 0;
-}
-
-int web_field_str(json_t *body, const char *key, int required, const char **out,
-		  char *msg, size_t msglen)
-{
-	json_t *v = json_object_get(body, key);
-
-	*out = NULL;
-	if (!v || json_is_null(v)) {
-		if (!required)
-			return 0;
-		snprintf(msg, msglen, "field '%s' is required", key);
-		return -1;
-	}
-	if (!json_is_string(v)) {
-		snprintf(msg, msglen, "field '%s': expected a string", key);
-		return -1;
-	}
-	*out = json_string_value(v);
-	return 0;
-}
 
 /* POST /api/runs, and POST /api/requests (request set): the same fields,
  * plus the patched kernel and the repeats of a request */
@@ -575,7 +476,7 @@ static json_t *strs_json(char *const *v, size_t n)
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < n; i++)
-		if (json_array_append_new(arr, jstr(v[i])) < 0) {
+		if (json_array_append_new(arr, web_json_str(v[i])) < 0) {
 			json_decref(arr);
 			return NULL;
 		}
@@ -595,17 +496,17 @@ static json_t *job_json(const struct job_def *d)
 
 	if (!o)
 		return NULL;
-	put(o, "name", jstr(d->name), &bad);
-	put(o, "description", jstr(d->description), &bad);
-	put(o, "kind", jstr(d->kind), &bad);
-	put(o, "command", jstr(d->command), &bad);
-	put(o, "parser", jstr(d->parser), &bad);
+	put(o, "name", web_json_str(d->name), &bad);
+	put(o, "description", web_json_str(d->description), &bad);
+	put(o, "kind", web_json_str(d->kind), &bad);
+	put(o, "command", web_json_str(d->command), &bad);
+	put(o, "parser", web_json_str(d->parser), &bad);
 	put(o, "programs", strs_json(d->programs, d->nprograms), &bad);
 	put(o, "config", strs_json(d->config, d->nconfig), &bad);
 	put(o, "rootfs", strs_json(d->rootfs, d->nrootfs), &bad);
-	put(o, "image", jstr(d->image), &bad);
-	put(o, "results", jstr(d->results), &bad);
-	put(o, "selftests", jstr(d->selftests), &bad);
+	put(o, "image", web_json_str(d->image), &bad);
+	put(o, "results", web_json_str(d->results), &bad);
+	put(o, "selftests", web_json_str(d->selftests), &bad);
 	put(o, "timeout_s", jdefault(d->timeout_s), &bad);
 	put(o, "memory_mb", jdefault(d->memory_mb), &bad);
 	put(o, "vcpus", jdefault(d->vcpus), &bad);
@@ -617,15 +518,15 @@ static json_t *job_json(const struct job_def *d)
 			bad = 1;
 			break;
 		}
-		put(m, "name", jstr(d->metrics[i].name), &bad);
-		put(m, "unit", jstr(d->metrics[i].unit), &bad);
+		put(m, "name", web_json_str(d->metrics[i].name), &bad);
+		put(m, "unit", web_json_str(d->metrics[i].unit), &bad);
 		put(m, "better", json_string(d->metrics[i].higher_better ? "higher" : "lower"),
 		    &bad);
 		if (json_array_append_new(ms, m) < 0)
 			bad = 1;
 	}
 	put(o, "metrics", ms, &bad);
-	put(o, "file", jstr(d->file), &bad);
+	put(o, "file", web_json_str(d->file), &bad);
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -633,7 +534,7 @@ static json_t *job_json(const struct job_def *d)
 	return o;
 }
 
-static enum MHD_Result jobs_list(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(api_jobs)
 {
 	const struct job_set *set = web_jobs(w);
 	json_t *arr = json_array();
@@ -648,8 +549,9 @@ static enum MHD_Result jobs_list(struct web *w, struct MHD_Connection *c)
 	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:o}", "jobs", arr));
 }
 
-static enum MHD_Result job_get(struct web *w, struct MHD_Connection *c, const char *name)
+WEB_HANDLER(api_job)
 {
+	const char *name = arg->name;
 	const struct job_def *d = job_set_find(web_jobs(w), name);
 
 	if (!d)
@@ -657,70 +559,19 @@ static enum MHD_Result job_get(struct web *w, struct MHD_Connection *c, const ch
 	return web_reply_json(c, MHD_HTTP_OK, job_json(d));
 }
 
-/* ---- routing ---- */
+/* ---- the handlers ---- */
 
-enum MHD_Result api_route(struct web *w, struct MHD_Connection *c, const char *method,
-			  const char *url, struct web_req *req)
+WEB_HANDLER(api_health)
 {
-	const char *rest;
-	int64_t id;
+	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:b}", "ok", 1));
+}
 
-	if (!strcmp(url, "/api/health")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:b}", "ok", 1));
-	}
-	if (!strcmp(url, "/api/runs")) {
-		if (is_get(method))
-			return runs_list(w, c);
-		if (!strcmp(method, MHD_HTTP_METHOD_POST))
-			return runs_submit(w, c, req, 0);
-		return web_reply_method(c, "GET, HEAD, POST", 1);
-	}
-	if (!strcmp(url, "/api/requests")) {
-		if (!strcmp(method, MHD_HTTP_METHOD_POST))
-			return runs_submit(w, c, req, 1);
-		return web_reply_method(c, "POST", 1);
-	}
-	if (!strncmp(url, "/api/requests/", 14) && web_parse_id(url + 14, &id, &rest) == 0 &&
-	    !*rest) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return api_request(w, c, id);
-	}
-	if (!strncmp(url, "/api/runs/", 10) && web_parse_id(url + 10, &id, &rest) == 0 &&
-	    !*rest) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return run_get(w, c, id);
-	}
-	if (!strcmp(url, "/api/jobs")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return jobs_list(w, c);
-	}
-	if (!strncmp(url, "/api/jobs/", 10) && url[10]) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return job_get(w, c, url + 10);
-	}
-	if (!strcmp(url, "/api/queue") || !strcmp(url, "/api/hosts")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return url[5] == 'q' ? api_queue(w, c) : api_hosts(w, c);
-	}
-	if (!strncmp(url, "/api/trees", 10) || !strncmp(url, "/api/submissions", 16) ||
-	    !strncmp(url, "/api/builds", 11) || !strcmp(url, "/api/import"))
-		return api_builds_route(w, c, method, url, req);
-	if (!strcmp(url, "/api/trend")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return api_trend(w, c);
-	}
-	if (!strcmp(url, "/api/compare")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return web_compare(w, c);
-	}
-	return web_reply_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such path", url);
+WEB_HANDLER(api_runs_submit)
+{
+	return runs_submit(w, c, arg->req, 0);
+}
+
+WEB_HANDLER(api_requests_submit)
+{
+	return runs_submit(w, c, arg->req, 1);
 }

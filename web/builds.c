@@ -4,25 +4,24 @@
  * /submissions, /submissions/ID, /builds/ID, /builds/ID/log). A submission
  * page is where a developer sees the series as kfleet read it, the base
  * and why, each build with its errors, and the requests it queued. */
-#include "web/pages2.h"
-#include "web/web.h"
-#include "web/webint.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/server.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "common/util.h"
 #include "kernels/kernels.h"
 #include "orchestrator/orchestrator.h"
 
 #define LOG_TAIL (256 * 1024)   /* of a build log on its page */
 
-static int is_get(const char *method)
-{
-	return !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
-}
+/* /api/trees/{name}/fetch takes a tree's name */
+_Static_assert(WEB_SEGMENT_MAX == KBUILD_NAME_MAX, "a path segment holds a tree's name");
 
 /* A row of any table with a field table, as a JSON object */
 static json_t *row_json(const struct db_field *fields, const void *row)
@@ -221,9 +220,9 @@ static int unbase64(const char *s, size_t n, struct buf *out)
 	return 0;
 }
 
-static enum MHD_Result submissions_post(struct web *w, struct MHD_Connection *c,
-					struct web_req *req)
+WEB_HANDLER(api_submissions_add)
 {
+	struct web_req *req = arg->req;
 	static const char *const known[] = {
 		"tree", "mbox_base64", "mbox_name", "base", "arch", "config", "fragments", "jobs",
 		"vcpus", "repeat", "memory_mb", "kernel", NULL,
@@ -280,8 +279,9 @@ out:
 }
 
 /* POST /api/import: a log from elsewhere, parsed and stored as a run */
-static enum MHD_Result import_post(struct web *w, struct MHD_Connection *c, struct web_req *req)
+WEB_HANDLER(api_import)
 {
+	struct web_req *req = arg->req;
 	static const char *const known[] = {
 		"kernel", "arch", "vcpus", "job", "parser", "name", "log_base64", NULL,
 	};
@@ -333,7 +333,7 @@ out:
 
 /* ---- GET handlers ---- */
 
-static enum MHD_Result trees_get(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(api_trees)
 {
 	struct tree_row *t = NULL;
 	enum MHD_Result rc = MHD_NO;
@@ -419,80 +419,41 @@ static enum MHD_Result builds_get(struct web *w, struct MHD_Connection *c, int64
 	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:o}", "builds", a));
 }
 
-int web_big_upload(const char *url)
+WEB_HANDLER(api_trees_add)
 {
-	return !strcmp(url, "/api/submissions") || !strcmp(url, "/api/import");
+	return trees_post(w, c, arg->req, NULL);
 }
 
-enum MHD_Result api_builds_route(struct web *w, struct MHD_Connection *c, const char *method,
-				 const char *url, struct web_req *req)
+WEB_HANDLER(api_tree_fetch)
 {
-	int post = !strcmp(method, MHD_HTTP_METHOD_POST);
-	const char *rest;
-	int64_t id;
+	return trees_post(w, c, arg->req, arg->name);
+}
 
-	if (!strcmp(url, "/api/import")) {
-		if (!post)
-			return web_reply_method(c, "POST", 1);
-		return import_post(w, c, req);
-	}
-	if (!strcmp(url, "/api/trees")) {
-		if (post)
-			return trees_post(w, c, req, NULL);
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD, POST", 1);
-		return trees_get(w, c);
-	}
-	if (!strncmp(url, "/api/trees/", 11)) {
-		const char *name = url + 11, *slash = strchr(name, '/');
-		char tree[KBUILD_NAME_MAX + 1];
+WEB_HANDLER(api_submissions)
+{
+	return submissions_get(w, c, 0);
+}
 
-		if (slash && !strcmp(slash, "/fetch") && (size_t)(slash - name) < sizeof(tree)) {
-			if (!post)
-				return web_reply_method(c, "POST", 1);
-			snprintf(tree, sizeof(tree), "%.*s", (int)(slash - name), name);
-			return trees_post(w, c, req, tree);
-		}
-	}
-	if (!strcmp(url, "/api/submissions")) {
-		if (post)
-			return submissions_post(w, c, req);
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD, POST", 1);
-		return submissions_get(w, c, 0);
-	}
-	if (!strncmp(url, "/api/submissions/", 17) && web_parse_id(url + 17, &id, &rest) == 0 &&
-	    !*rest) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return submissions_get(w, c, id);
-	}
-	if (!strcmp(url, "/api/builds")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return builds_get(w, c, 0);
-	}
-	if (!strncmp(url, "/api/builds/", 12) && web_parse_id(url + 12, &id, &rest) == 0 &&
-	    !*rest) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 1);
-		return builds_get(w, c, id);
-	}
-	return web_reply_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such path", url);
+WEB_HANDLER(api_submission)
+{
+	return submissions_get(w, c, arg->id);
+}
+
+WEB_HANDLER(api_builds)
+{
+	return builds_get(w, c, 0);
+}
+
+WEB_HANDLER(api_build)
+{
+	return builds_get(w, c, arg->id);
 }
 
 /* ---- pages ---- */
 
 static void kv(struct buf *b, const char *k, const char *v)
 {
-	buf_puts(b, "<tr><th>");
-	web_html_str(b, k);
-	buf_puts(b, "</th><td>");
-	if (v)
-		web_html_str(b, v);
-	else
-		buf_puts(b, "<span class=\"note\">-</span>");
-	buf_puts(b, "</td></tr>\n");
+	web_html_kv(b, k, v, "<span class=\"note\">-</span>");
 }
 
 static const char *state_class(const char *s)
@@ -551,11 +512,6 @@ static void builds_table(struct buf *b, const struct build_row *v, size_t n, int
 	buf_puts(b, "</table>\n");
 }
 
-static enum MHD_Result reply_page(struct MHD_Connection *c, struct buf *b)
-{
-	return web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", b);
-}
-
 static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, int64_t id)
 {
 	enum MHD_Result rc = MHD_NO;
@@ -605,7 +561,7 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	kv(&b, "fragments", s.fragments);
 	kv(&b, "jobs", s.jobs);
 	kv(&b, "vCPUs", s.vcpus);
-	web_fmt_time(s.created_at, t);
+	fmt_time_ms(s.created_at, 0, t, sizeof(t));
 	kv(&b, "submitted", t);
 	buf_puts(&b, "</table>\n");
 	if (s.series_json) {
@@ -692,10 +648,10 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	free(ids);
 	web_page_tail(&b);
 	db_row_release(db_submission_fields, &s, sizeof(s));
-	return reply_page(c, &b);
+	return web_reply_page(c, &b);
 }
 
-static enum MHD_Result submissions_page(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_submissions)
 {
 	enum MHD_Result rc = MHD_NO;
 	struct db *db = web_db_or_reply(w, c, 1, &rc);
@@ -728,16 +684,16 @@ static enum MHD_Result submissions_page(struct web *w, struct MHD_Connection *c)
 			buf_puts(&b, ": ");
 			web_html_str(&b, v[i].outcome);
 		}
-		web_fmt_time(v[i].created_at, t);
+		fmt_time_ms(v[i].created_at, 0, t, sizeof(t));
 		buf_printf(&b, "</td><td>%s</td></tr>\n", t);
 	}
 	buf_puts(&b, "</table>\n");
 	db_rows_free(db_submission_fields, v, sizeof(*v), n);
 	web_page_tail(&b);
-	return reply_page(c, &b);
+	return web_reply_page(c, &b);
 }
 
-static enum MHD_Result trees_page(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_trees)
 {
 	enum MHD_Result rc = MHD_NO;
 	struct db *db = web_db_or_reply(w, c, 1, &rc);
@@ -767,14 +723,14 @@ static enum MHD_Result trees_page(struct web *w, struct MHD_Connection *c)
 			buf_puts(&b, ": ");
 			web_html_str(&b, v[i].detail);
 		}
-		web_fmt_time(v[i].fetched_at, t);
+		fmt_time_ms(v[i].fetched_at, 0, t, sizeof(t));
 		buf_printf(&b, "</td><td><code>%.12s</code></td><td>%s</td></tr>\n",
 			   v[i].head ? v[i].head : "", t);
 	}
 	buf_puts(&b, "</table>\n");
 	db_rows_free(db_tree_fields, v, sizeof(*v), n);
 	web_page_tail(&b);
-	return reply_page(c, &b);
+	return web_reply_page(c, &b);
 }
 
 static enum MHD_Result build_page(struct web *w, struct MHD_Connection *c, int64_t id, int raw)
@@ -828,7 +784,7 @@ static enum MHD_Result build_page(struct web *w, struct MHD_Connection *c, int64
 		web_html(&b, buf_str(&log), log.len);
 	buf_puts(&b, "</pre>\n");
 	web_page_tail(&b);
-	rc = reply_page(c, &b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	buf_release(&log);
@@ -837,20 +793,17 @@ out:
 	return rc;
 }
 
-enum MHD_Result builds_pages_route(struct web *w, struct MHD_Connection *c, const char *url)
+WEB_HANDLER(pages_submission)
 {
-	const char *rest;
-	int64_t id;
+	return submission_page(w, c, arg->id);
+}
 
-	if (!strcmp(url, "/trees"))
-		return trees_page(w, c);
-	if (!strcmp(url, "/submissions"))
-		return submissions_page(w, c);
-	if (!strncmp(url, "/submissions/", 13) && web_parse_id(url + 13, &id, &rest) == 0 &&
-	    !*rest)
-		return submission_page(w, c, id);
-	if (!strncmp(url, "/builds/", 8) && web_parse_id(url + 8, &id, &rest) == 0 &&
-	    (!*rest || !strcmp(rest, "/log")))
-		return build_page(w, c, id, *rest != '\0');
-	return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such page", url);
+WEB_HANDLER(pages_build)
+{
+	return build_page(w, c, arg->id, 0);
+}
+
+WEB_HANDLER(pages_build_log)
+{
+	return build_page(w, c, arg->id, 1);
 }

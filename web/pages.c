@@ -4,15 +4,16 @@
  * domain.xml, results/PATH), and the job definitions (/jobs, /jobs/NAME). Plain
  * server-rendered HTML; everything from the database, a run's files or a
  * job file goes through web_html(). */
-#include "web/pages2.h"
-#include "web/trend.h"
-#include "web/web.h"
-#include "web/webint.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/results.h"
+#include "web/server.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/query.h"
@@ -21,101 +22,30 @@
 
 #define PAGE_RUNS 100   /* runs on the status page */
 
-static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
-	"h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.5em}"
-	"table{border-collapse:collapse}"
-	"th,td{padding:.2em .6em;text-align:left;border-bottom:1px solid #ddd;vertical-align:top}"
-	"thead th{background:#f2f2f2}table.kv th{font-weight:normal;color:#555}"
-	"td.num{text-align:right}"
-	"pre{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow:auto;"
-	"max-height:45em;white-space:pre-wrap;word-break:break-all}"
-	".passed{color:#070}.failed,.crash,.timeout,.no-boot,.console-flood{color:#b00}"
-	".infra,.canceled,.skipped{color:#a60}.queued,.running{color:#06c}"
-	".pass{color:#070}.fail,.error,.missing{color:#b00}.skip,.xfail{color:#a60}"
-	".note{color:#666}summary{cursor:pointer;margin:.4em 0}"
-	"nav{margin-bottom:1em}nav a{margin-right:.8em}"
-	".new-failure,.still-failing,.worse{color:#b00}.flaky,.changed{color:#a60}"
-	".fixed,.better{color:#070}.no-change,.uncertain{color:#666}"
-	"tr.new-failure td{background:#fff0f0}table.grid td{min-width:8em}"
-	"figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.9em}";
-
-static int is_get(const char *method)
-{
-	return !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
-}
-
 static const char *outcome_str(enum run_outcome o)
 {
 	return o == RUN_OUT_NONE ? "" : run_outcome_name(o);
-}
-
-static void page_head(struct buf *b, const char *title, int refresh)
-{
-	buf_puts(b, "<!doctype html>\n<html><head><meta charset=\"utf-8\">\n");
-	if (refresh)
-		buf_puts(b, "<meta http-equiv=\"refresh\" content=\"5\">\n");
-	buf_puts(b, "<title>");
-	web_html_str(b, title);
-	buf_printf(b, "</title>\n<style>%s</style>\n</head><body>\n", css);
-	buf_puts(b, "<nav><a href=\"/\">runs</a><a href=\"/queue\">queue</a>"
-		 "<a href=\"/submissions\">submissions</a><a href=\"/trees\">trees</a>"
-		 "<a href=\"/trends\">trends</a>"
-		 "<a href=\"/hosts\">hosts</a><a href=\"/jobs\">jobs</a></nav>\n");
-}
-
-static void page_tail(struct buf *b)
-{
-	buf_puts(b, "</body></html>\n");
-}
-
-/* for the pages of queue.c and request.c (pages2.h) */
-void web_page_head(struct buf *b, const char *title, int refresh)
-{
-	page_head(b, title, refresh);
-}
-
-void web_page_tail(struct buf *b)
-{
-	page_tail(b);
-}
-
-void web_job_link(struct buf *b, const char *job)
-{
-	if (!job) {
-		buf_puts(b, "<span class=\"note\">command</span>");
-		return;
-	}
-	buf_puts(b, "<a href=\"/jobs/");
-	web_html_str(b, job);
-	buf_puts(b, "\">");
-	web_html_str(b, job);
-	buf_puts(b, "</a>");
 }
 
 /* ---- / ---- */
 
 static void run_row(struct buf *b, const struct run *r, int64_t now)
 {
-	const char *base = r->kernel_path ? strrchr(r->kernel_path, '/') : NULL;
 	char dur[32], queued[32];
 
-	base = base ? base + 1 : r->kernel_path;
 	if (r->started_at > 0 && r->ended_at <= 0)
 		web_fmt_duration(r->started_at, now, dur);
 	else
 		web_fmt_duration(r->started_at, r->ended_at, dur);
-	web_fmt_time(r->queued_at, queued);
+	fmt_time_ms(r->queued_at, 0, queued, sizeof(queued));
 	buf_printf(b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td class=\"%s\">%s</td>"
 		   "<td class=\"%s\">%s</td><td>", (long long)r->id, (long long)r->id,
 		   run_state_name(r->state), run_state_name(r->state),
 		   outcome_str(r->outcome), outcome_str(r->outcome));
 	web_job_link(b, r->job);
-	buf_puts(b, "</td><td title=\"");
-	web_html_str(b, r->kernel_path);
-	buf_puts(b, "\">");
-	web_html_str(b, base);
-	buf_puts(b, "</td><td>");
+	buf_puts(b, "</td>");
+	web_kernel_cell(b, r->kernel_path);
+	buf_puts(b, "<td>");
 	web_html_str(b, r->arch);
 	buf_printf(b, "</td><td class=\"num\">%d</td><td>", r->vcpus);
 	web_html_str(b, r->accel);
@@ -125,7 +55,7 @@ static void run_row(struct buf *b, const struct run *r, int64_t now)
 		   r->started_at > 0 && r->ended_at <= 0 ? "&hellip;" : "", queued);
 }
 
-static enum MHD_Result status_page(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_status)
 {
 	const char *bs = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "before");
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
@@ -153,7 +83,7 @@ static enum MHD_Result status_page(struct web *w, struct MHD_Connection *c)
 	for (size_t i = 0; i < n; i++)
 		if (runs[i].state != RUN_DONE)
 			refresh = 1;
-	page_head(&b, "kfleet", refresh);
+	web_page_head(&b, "kfleet", refresh);
 	buf_printf(&b, "<h1>kfleet</h1>\n<p><span class=\"queued\">%lld queued</span> &middot; "
 		   "<span class=\"running\">%lld running</span> &middot; %lld done"
 		   " &middot; <a href=\"/jobs\">jobs</a></p>\n",
@@ -179,8 +109,8 @@ static enum MHD_Result status_page(struct web *w, struct MHD_Connection *c)
 				   (long long)runs[n - 1].id);
 		buf_puts(&b, "</p>\n");
 	}
-	page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	web_page_tail(&b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	run_list_free(runs, n);
@@ -191,19 +121,14 @@ out:
 
 static void kv_str(struct buf *b, const char *k, const char *v)
 {
-	buf_printf(b, "<tr><th>%s</th><td>", k);
-	if (v)
-		web_html_str(b, v);
-	else
-		buf_puts(b, "-");
-	buf_puts(b, "</td></tr>\n");
+	web_html_kv(b, k, v, "-");
 }
 
 static void kv_time(struct buf *b, const char *k, int64_t ms)
 {
 	char t[32];
 
-	web_fmt_time(ms, t);
+	fmt_time_ms(ms, 0, t, sizeof(t));
 	buf_printf(b, "<tr><th>%s</th><td>%s%s</td></tr>\n", k, t, ms > 0 ? " UTC" : "");
 }
 
@@ -264,8 +189,8 @@ static void attempts_table(struct buf *b, struct db *db, int64_t id)
 	for (size_t i = 0; i < n; i++) {
 		char st[32], en[32], du[32];
 
-		web_fmt_time(a[i].started_at, st);
-		web_fmt_time(a[i].ended_at, en);
+		fmt_time_ms(a[i].started_at, 0, st, sizeof(st));
+		fmt_time_ms(a[i].ended_at, 0, en, sizeof(en));
 		web_fmt_duration(a[i].started_at, a[i].ended_at, du);
 		buf_printf(b, "<tr><td class=\"num\">%d</td><td>", a[i].n);
 		web_html_str(b, a[i].host);
@@ -437,8 +362,9 @@ out:
 	sample_rows_free(rows, n);
 }
 
-static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t id)
+WEB_HANDLER(pages_run)
 {
+	int64_t id = arg->id;
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct run r;
 	enum MHD_Result rc;
@@ -464,7 +390,7 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 		goto out;
 	}
 	snprintf(title, sizeof(title), "kfleet: run %lld", (long long)id);
-	page_head(&b, title, r.state != RUN_DONE);
+	web_page_head(&b, title, r.state != RUN_DONE);
 	buf_printf(&b, "<p><a href=\"/\">all runs</a></p>\n<h1>run %lld: ", (long long)id);
 	if (r.state == RUN_DONE)
 		buf_printf(&b, "<span class=\"%s\">%s</span>", outcome_str(r.outcome),
@@ -547,8 +473,8 @@ static enum MHD_Result run_page(struct web *w, struct MHD_Connection *c, int64_t
 		   "&middot; <a href=\"/runs/%lld/domain.xml\">domain XML</a></p>\n",
 		   (long long)id, (long long)id);
 	file_pre(&b, &r, RUN_FILE_CONSOLE, WEB_PAGE_CONSOLE, 1, "console");
-	page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	web_page_tail(&b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	run_release(&r);
@@ -613,12 +539,12 @@ static void words(struct buf *b, char *const *v, size_t n, const char *sep)
 	}
 }
 
-static enum MHD_Result jobs_page(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_jobs)
 {
 	const struct job_set *set = web_jobs(w);
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 
-	page_head(&b, "kfleet: jobs", 0);
+	web_page_head(&b, "kfleet: jobs", 0);
 	buf_puts(&b, "<p><a href=\"/\">all runs</a></p>\n<h1>jobs</h1>\n");
 	if (!set->n) {
 		buf_puts(&b, "<p class=\"note\">no jobs defined</p>\n");
@@ -642,8 +568,8 @@ static enum MHD_Result jobs_page(struct web *w, struct MHD_Connection *c)
 		}
 		buf_puts(&b, "</tbody></table>\n");
 	}
-	page_tail(&b);
-	return web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	web_page_tail(&b);
+	return web_reply_page(c, &b);
 }
 
 /* A job's default: its value, or the daemon's default when 0 */
@@ -656,8 +582,9 @@ static void kv_default(struct buf *b, const char *k, int v, const char *unit)
 	kv_str(b, k, v > 0 ? s : "the daemon's default");
 }
 
-static enum MHD_Result job_page(struct web *w, struct MHD_Connection *c, const char *name)
+WEB_HANDLER(pages_job)
 {
+	const char *name = arg->name;
 	const struct job_def *d = job_set_find(web_jobs(w), name);
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct buf title = BUF_INIT(0);
@@ -666,7 +593,7 @@ static enum MHD_Result job_page(struct web *w, struct MHD_Connection *c, const c
 		return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "job '%.100s': no such job",
 					    name);
 	buf_printf(&title, "kfleet: job %s", d->name);
-	page_head(&b, buf_str(&title), 0);
+	web_page_head(&b, buf_str(&title), 0);
 	buf_release(&title);
 	buf_puts(&b, "<p><a href=\"/\">all runs</a> &middot; <a href=\"/jobs\">all jobs</a></p>\n"
 		 "<h1>job ");
@@ -714,70 +641,35 @@ static enum MHD_Result job_page(struct web *w, struct MHD_Connection *c, const c
 		}
 		buf_puts(&b, "</tbody></table>\n");
 	}
-	page_tail(&b);
-	return web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	web_page_tail(&b);
+	return web_reply_page(c, &b);
 }
 
-enum MHD_Result pages_route(struct web *w, struct MHD_Connection *c, const char *method,
-			    const char *url)
-{
-	static const struct {
-		const char *suffix, *file, *ctype;
-		uint64_t max;
-	} files[] = {
-		{ "/console", RUN_FILE_CONSOLE, "text/plain; charset=utf-8", WEB_CONSOLE_MAX },
-		{ "/output", RUN_FILE_OUTPUT, "text/plain; charset=utf-8", 0 },
-		{ "/domain.xml", RUN_FILE_XML, "application/xml", 0 },
-	};
-	const char *rest;
-	int64_t id;
+/* ---- the run's files ---- */
 
-	if (!strcmp(url, "/")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 0);
-		return status_page(w, c);
-	}
-	if (!strncmp(url, "/runs/", 6) && web_parse_id(url + 6, &id, &rest) == 0) {
-		if (!*rest) {
-			if (!is_get(method))
-				return web_reply_method(c, "GET, HEAD", 0);
-			return run_page(w, c, id);
-		}
-		if (!strncmp(rest, "/" RUN_DIR_RESULTS "/", sizeof(RUN_DIR_RESULTS) + 1)) {
-			if (!is_get(method))
-				return web_reply_method(c, "GET, HEAD", 0);
-			return run_file(w, c, id, rest + 1, NULL, 0);
-		}
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			if (strcmp(rest, files[i].suffix))
-				continue;
-			if (!is_get(method))
-				return web_reply_method(c, "GET, HEAD", 0);
-			return run_file(w, c, id, files[i].file, files[i].ctype, files[i].max);
-		}
-	}
-	if (!strcmp(url, "/trends") || !strncmp(url, "/trends/", 8))
-		return pages_trends_route(w, c, method, url);
-	if (!strcmp(url, "/jobs")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 0);
-		return jobs_page(w, c);
-	}
-	if (!strcmp(url, "/queue") || !strcmp(url, "/hosts")) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 0);
-		return url[1] == 'q' ? pages_queue(w, c) : pages_hosts(w, c);
-	}
-	if (!strncmp(url, "/requests/", 10) && web_parse_id(url + 10, &id, &rest) == 0 &&
-	    !*rest) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 0);
-		return pages_request(w, c, id);
-	}
-	if (!strncmp(url, "/jobs/", 6) && url[6]) {
-		if (!is_get(method))
-			return web_reply_method(c, "GET, HEAD", 0);
-		return job_page(w, c, url + 6);
-	}
-	return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such page", url);
+WEB_HANDLER(pages_run_console)
+{
+	return run_file(w, c, arg->id, RUN_FILE_CONSOLE, "text/plain; charset=utf-8", WEB_CONSOLE_MAX);
+}
+
+WEB_HANDLER(pages_run_output)
+{
+	return run_file(w, c, arg->id, RUN_FILE_OUTPUT, "text/plain; charset=utf-8", 0);
+}
+
+WEB_HANDLER(pages_run_xml)
+{
+	return run_file(w, c, arg->id, RUN_FILE_XML, "application/xml", 0);
+}
+
+WEB_HANDLER(pages_run_result)
+{
+	struct buf name = BUF_INIT(0);
+	enum MHD_Result rc;
+
+	if (buf_printf(&name, RUN_DIR_RESULTS "/%s", arg->name) < 0)
+		return MHD_NO;
+	rc = run_file(w, c, arg->id, buf_str(&name), NULL, 0);
+	buf_release(&name);
+	return rc;
 }

@@ -3,13 +3,14 @@
  * request) and /hosts (what libvirt said about each host and whether it is
  * in placement), as HTML and as JSON under /api/. Reads come from
  * db/query.c on this thread's connection; text goes through web_html(). */
-#include "web/pages2.h"
-#include "web/web.h"
-#include "web/webint.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/server.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/query.h"
@@ -182,18 +183,6 @@ static int queue_load(struct db *db, struct queue *m)
 
 /* ---- HTML helpers ---- */
 
-/* A kernel's file name, its full path as the tooltip */
-static void kernel_cell(struct buf *b, const char *path)
-{
-	const char *base = path ? strrchr(path, '/') : NULL;
-
-	buf_puts(b, "<td title=\"");
-	web_html_str(b, path);
-	buf_puts(b, "\">");
-	web_html_str(b, base ? base + 1 : path);
-	buf_puts(b, "</td>");
-}
-
 /* A span of ms as web_fmt_duration() shows it */
 static void fmt_ms(int64_t ms, char out[32])
 {
@@ -203,20 +192,6 @@ static void fmt_ms(int64_t ms, char out[32])
 		snprintf(out, 32, "0 ms");
 	else
 		web_fmt_duration(1, 1 + ms, out);
-}
-
-static struct db *page_db(struct web *w, struct MHD_Connection *c, int json,
-			  enum MHD_Result *rc)
-{
-	char *err = NULL;
-	struct db *db = web_db(w, &err);
-
-	if (!db) {
-		*rc = json ? web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err)
-			: web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s", err);
-		free(err);
-	}
-	return db;
 }
 
 /* ---- /queue ---- */
@@ -240,7 +215,7 @@ static void queue_run_row(struct buf *b, const struct queue *m, const struct qru
 	buf_puts(b, "</td><td>");
 	web_job_link(b, r->job);
 	buf_puts(b, "</td>");
-	kernel_cell(b, r->kernel_path);
+	web_kernel_cell(b, r->kernel_path);
 	buf_puts(b, "<td>");
 	web_html_str(b, r->arch);
 	buf_printf(b, "</td><td class=\"num\">%d</td><td>", r->vcpus);
@@ -252,12 +227,12 @@ static void queue_run_row(struct buf *b, const struct queue *m, const struct qru
 	buf_printf(b, "</td><td class=\"num\">%s</td></tr>\n", fin);
 }
 
-enum MHD_Result pages_queue(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_queue)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct queue m;
 	enum MHD_Result rc;
-	struct db *db = page_db(w, c, 0, &rc);
+	struct db *db = web_db_or_reply(w, c, 1, &rc);
 	int r;
 
 	if (!db)
@@ -307,7 +282,7 @@ enum MHD_Result pages_queue(struct web *w, struct MHD_Connection *c)
 		   "finished runs of its kind yet.</p>\n", DBQ_MEDIAN_RUNS, m.parallel,
 		   m.parallel == 1 ? "" : "s");
 	web_page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	queue_release(&m);
@@ -316,34 +291,16 @@ out:
 
 /* ---- JSON ---- */
 
-json_t *web_json_str(const char *s)
-{
-	struct buf b = BUF_INIT(0);
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	web_utf8(&b, s, strlen(s));
-	j = json_stringn(buf_str(&b), b.len);
-	buf_release(&b);
-	return j;
-}
-
 static json_t *jms(int64_t ms)
 {
 	return ms >= 0 ? json_integer(ms) : json_null();
 }
 
-static json_t *jtime(int64_t ms)
-{
-	return ms > 0 ? json_integer(ms) : json_null();
-}
-
-enum MHD_Result api_queue(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(api_queue)
 {
 	struct queue m;
 	enum MHD_Result rc;
-	struct db *db = page_db(w, c, 1, &rc);
+	struct db *db = web_db_or_reply(w, c, 0, &rc);
 	json_t *runs = NULL, *reqs = NULL, *o;
 	int r, bad = 0;
 
@@ -370,7 +327,7 @@ enum MHD_Result api_queue(struct web *w, struct MHD_Connection *c)
 			"kernel", "id", (json_int_t)q->kernel_id, "path", web_json_str(q->kernel_path),
 			"arch", web_json_str(q->arch), "vcpus", q->vcpus,
 			"host", web_json_str(q->host), "attempt", q->attempt,
-			"queued_at", jtime(q->queued_at), "started_at", jtime(q->started_at),
+			"queued_at", web_json_time(q->queued_at), "started_at", web_json_time(q->started_at),
 			"waited_ms", jms((running ? q->started_at : m.now) - q->queued_at),
 			"running_ms", running ? jms(m.now - q->started_at) : json_null(),
 			"median_ms", jms(m.q[i].median_ms), "median_runs", m.q[i].median_n,
@@ -399,13 +356,13 @@ out:
 
 /* ---- /hosts ---- */
 
-enum MHD_Result pages_hosts(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_hosts)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct dbq_host *h = NULL;
 	size_t n = 0, healthy = 0;
 	enum MHD_Result rc;
-	struct db *db = page_db(w, c, 0, &rc);
+	struct db *db = web_db_or_reply(w, c, 1, &rc);
 
 	if (!db)
 		return rc;
@@ -430,7 +387,7 @@ enum MHD_Result pages_hosts(struct web *w, struct MHD_Connection *c)
 		for (size_t i = 0; i < n; i++) {
 			char upd[32];
 
-			web_fmt_time(h[i].updated_at, upd);
+			fmt_time_ms(h[i].updated_at, 0, upd, sizeof(upd));
 			buf_puts(&b, "<tr><td>");
 			web_html_str(&b, h[i].name);
 			if (h[i].healthy) {
@@ -458,18 +415,18 @@ enum MHD_Result pages_hosts(struct web *w, struct MHD_Connection *c)
 		buf_puts(&b, "</tbody></table>\n");
 	}
 	web_page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	rc = web_reply_page(c, &b);
 	buf_release(&b);
 	dbq_hosts_free(h, n);
 	return rc;
 }
 
-enum MHD_Result api_hosts(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(api_hosts)
 {
 	struct dbq_host *h = NULL;
 	size_t n = 0;
 	enum MHD_Result rc;
-	struct db *db = page_db(w, c, 1, &rc);
+	struct db *db = web_db_or_reply(w, c, 0, &rc);
 	json_t *arr;
 	int bad = 0;
 
@@ -489,7 +446,7 @@ enum MHD_Result api_hosts(struct web *w, struct MHD_Connection *c)
 			"libvirt_version", web_json_str(h[i].libvirt_version),
 			"max_vcpus", h[i].max_vcpus, "memory_kb", (json_int_t)h[i].memory_kb,
 			"healthy", h[i].healthy != 0, "health_detail", web_json_str(h[i].health_detail),
-			"updated_at", jtime(h[i].updated_at), "running", h[i].running,
+			"updated_at", web_json_time(h[i].updated_at), "running", h[i].running,
 			"runs_done", (json_int_t)h[i].done)) < 0)
 			bad = 1;
 	dbq_hosts_free(h, n);

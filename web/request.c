@@ -5,17 +5,19 @@
  * runs per cell with analysis/'s cmp_report (the numbers /api/compare
  * gives, here over this request's runs only), drawn as strip plots
  * (web/svg.c). Everything from the database goes through web_html(). */
-#include "web/pages2.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/server.h"
 #include "web/svg.h"
-#include "web/web.h"
-#include "web/webint.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "analysis/cells.h"
 #include "analysis/passfail.h"
+#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/query.h"
@@ -154,7 +156,12 @@ out:
 	return rc;
 }
 
-json_t *request_passfail_json(struct db *db, const struct request *q, char **err)
+/* The pass/fail per subtest of the request's finished runs as
+ * passfail_json() gives it (at most WEB_RESULTS_MAX subtests), plus
+ * "results_truncated"; {"error": "..."} in its place when a side has no
+ * finished run yet. New reference; NULL with *err (caller frees) when the
+ * database or memory failed. */
+static json_t *request_passfail_json(struct db *db, const struct request *q, char **err)
 {
 	struct req r;
 	struct passfail_table t;
@@ -184,25 +191,11 @@ out:
 
 /* ---- the metric comparison ---- */
 
-struct rmetric {
-	char *name;
-	char *unit;        /* the first one seen, or NULL */
-	double *v[2];      /* per side, one value per passed run */
-	size_t n[2];
-};
-
-struct rcell {
-	struct cmp_cell cell;   /* strings owned */
-	int64_t runs[2];        /* passed runs with samples, per side */
-	struct rmetric *m;
-	size_t nm;
-	struct cmp_report rep;
-	int have_rep;
-};
-
+/* The metric comparison of a request's passed runs, per cell */
 struct rcmp {
-	struct rcell c[REQ_CELLS_MAX];
-	size_t nc;
+	struct cells cells;
+	struct cmp_report rep[REQ_CELLS_MAX];   /* of the cells with both sides */
+	int have_rep[REQ_CELLS_MAX];
 	size_t cells_dropped;    /* runs in cells past REQ_CELLS_MAX */
 	int64_t left_out[2];     /* done runs that did not pass, per side */
 	char *label[2];
@@ -210,104 +203,12 @@ struct rcmp {
 
 static void rcmp_release(struct rcmp *x)
 {
-	for (size_t i = 0; i < x->nc; i++) {
-		struct rcell *c = &x->c[i];
-
-		for (size_t j = 0; j < c->nm; j++) {
-			free(c->m[j].name);
-			free(c->m[j].unit);
-			free(c->m[j].v[0]);
-			free(c->m[j].v[1]);
-		}
-		free(c->m);
-		free(c->cell.arch);
-		free(c->cell.accel);
-		free(c->cell.host);
-		free(c->cell.topology);
-		if (c->have_rep)
-			cmp_report_release(&c->rep);
-	}
+	for (size_t i = 0; i < x->cells.n; i++)
+		if (x->have_rep[i])
+			cmp_report_release(&x->rep[i]);
+	cells_release(&x->cells);
 	free(x->label[0]);
 	free(x->label[1]);
-}
-
-static char *dup_or_null(const char *s, int *bad)
-{
-	char *d = s ? strdup(s) : NULL;
-
-	if (s && !d)
-		*bad = 1;
-	return d;
-}
-
-/* The cell of a run, added when new; NULL when there are too many or
- * memory ran out (*bad set) */
-static struct rcell *cell_of(struct rcmp *x, const struct run *r, int *bad)
-{
-	struct cmp_cell c = {
-		r->arch, r->vcpus, r->memory_mb, r->accel, r->host, r->topology, r->numa_nodes,
-	};
-	struct rcell *n;
-
-	for (size_t i = 0; i < x->nc; i++)
-		if (cmp_cell_same(&x->c[i].cell, &c))
-			return &x->c[i];
-	if (x->nc == REQ_CELLS_MAX)
-		return NULL;
-	n = &x->c[x->nc++];
-	memset(n, 0, sizeof(*n));
-	n->cell = c;
-	n->cell.arch = dup_or_null(r->arch, bad);
-	n->cell.accel = dup_or_null(r->accel, bad);
-	n->cell.host = dup_or_null(r->host, bad);
-	n->cell.topology = dup_or_null(r->topology, bad);
-	return *bad ? NULL : n;
-}
-
-/* Adds one run's value of a metric; 0 / -1 (memory, or too many metrics) */
-static int add_value(struct rcell *c, const char *name, const char *unit, int side,
-		     double v, size_t maxruns)
-{
-	struct rmetric *m = NULL;
-
-	for (size_t i = 0; i < c->nm; i++)
-		if (!strcmp(c->m[i].name, name))
-			m = &c->m[i];
-	if (!m) {
-		struct rmetric *nm;
-
-		if (c->nm == CMP_METRICS_MAX)
-			return -1;
-		nm = realloc(c->m, (c->nm + 1) * sizeof(*nm));
-		if (!nm)
-			return -1;
-		c->m = nm;
-		m = &c->m[c->nm++];
-		memset(m, 0, sizeof(*m));
-		m->name = strdup(name);
-		m->unit = unit ? strdup(unit) : NULL;
-		m->v[0] = malloc(maxruns * sizeof(double));
-		m->v[1] = malloc(maxruns * sizeof(double));
-		if (!m->name || (unit && !m->unit) || !m->v[0] || !m->v[1])
-			return -1;
-	}
-	if (m->n[side] == maxruns)
-		return -1;
-	m->v[side][m->n[side]++] = v;
-	return 0;
-}
-
-static int cmp_rmetric(const void *a, const void *b)
-{
-	return strcmp(((const struct rmetric *)a)->name, ((const struct rmetric *)b)->name);
-}
-
-static int direction(const struct job_def *d, const char *metric)
-{
-	for (size_t i = 0; d && i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i].name, metric))
-			return d->metrics[i].higher_better ? 1 : 0;
-	return -1;
 }
 
 /* "kernel 3 (6.1.192-g..., linux c0a315baf863)" of a side */
@@ -320,28 +221,91 @@ static char *side_label(struct db *db, const struct req *r, int side)
 	return s;
 }
 
-/* Reads the samples of the request's passed runs, one value per run and
- * metric (the median of its samples, as /api/compare takes it), and makes
- * a report per cell that has runs of both sides. 0, -1 database error, -2
- * out of memory. */
+/* Feeds one passed run's samples to x's cells (as /api/compare takes
+ * them: one value per run and metric, the median of its samples). 0, -1
+ * database error, -2 out of memory. */
+static int req_run_samples(struct db *db, const struct run *run, int side, struct rcmp *x)
+{
+	struct cmp_cell cell = {
+		run->arch, run->vcpus, run->memory_mb, run->accel, run->host, run->topology,
+		run->numa_nodes,
+	};
+	struct sample_row *rows = NULL;
+	size_t n = 0;
+	int rc = -2, s;
+
+	if (db_run_samples(db, run->id, WEB_SAMPLES_MAX, &rows, &n) < 0)
+		return -1;
+	if (!n) {
+		rc = 0;
+		goto out;
+	}
+	s = cells_run(&x->cells, &cell, side);
+	if (s == -2) {
+		x->cells_dropped++;
+		rc = 0;
+		goto out;
+	}
+	if (s < 0)
+		goto out;
+	/* rows come by metric and seq */
+	for (size_t j = 0; j < n; j++)
+		if (cells_sample(&x->cells, rows[j].metric, rows[j].unit, rows[j].value) < 0)
+			goto out;
+	if (cells_end(&x->cells) < 0)
+		goto out;
+	rc = 0;
+out:
+	sample_rows_free(rows, n);
+	return rc;
+}
+
+/* The report of cell i, which has runs of both sides; 0 / -1 (memory) */
+static int req_report(const struct req *r, const struct job_def *def, struct rcmp *x, size_t i)
+{
+	const struct cell *c = &x->cells.v[i];
+	struct cmp_report *rep = &x->rep[i];
+	char err[256];
+
+	x->have_rep[i] = 1;
+	if (cmp_report_init(rep, r->q.job, x->label[0], x->label[1], &c->cell, &c->cell, err,
+			    sizeof(err)) < 0)
+		return -1;
+	for (size_t j = 0; j < c->nm; j++) {
+		const struct cell_metric *m = &c->m[j];
+
+		if (!m->n[0] || !m->n[1])
+			cmp_report_note(rep, "metric '%s': no %s samples", m->name,
+					side_names[m->n[0] ? 1 : 0]);
+		else if (cmp_report_add(rep, m->name, m->unit, web_metric_better(def, m->name, NULL),
+					m->v[0], m->n[0], m->v[1], m->n[1]) < 0)
+			cmp_report_note(rep, "metric '%s': left out", m->name);
+	}
+	if (!def && r->q.job)
+		cmp_report_note(rep, "job '%s' is not loaded: metric directions not known", r->q.job);
+	for (int s = 0; s < 2; s++)
+		if (x->left_out[s])
+			cmp_report_note(rep, "%s: %lld done run%s that did not pass left out",
+					side_names[s], (long long)x->left_out[s],
+					x->left_out[s] == 1 ? "" : "s");
+	return 0;
+}
+
+/* Reads the samples of the request's passed runs and makes a report per
+ * cell that has runs of both sides. 0, -1 database error, -2 out of
+ * memory. */
 static int req_compare(struct db *db, const struct req *r, const struct job_def *def,
 		       struct rcmp *x)
 {
-	size_t maxruns = r->q.nruns ? r->q.nruns : 1;
-	double *tmp = NULL;
-	int bad = 0;
-
 	memset(x, 0, sizeof(*x));
+	cells_init(&x->cells, REQ_CELLS_MAX, CMP_METRICS_MAX);
 	x->label[0] = side_label(db, r, 0);
 	x->label[1] = side_label(db, r, 1);
-	tmp = malloc((WEB_SAMPLES_MAX + 1) * sizeof(*tmp));
-	if (!x->label[0] || !x->label[1] || !tmp)
-		goto nomem;
+	if (!x->label[0] || !x->label[1])
+		return -2;
 	for (size_t i = 0; i < r->q.nruns; i++) {
 		const struct run *run = &r->runs[i];
-		struct sample_row *rows = NULL;
-		struct rcell *c;
-		size_t n = 0;
+		int rc;
 
 		if (!run->id || run->state != RUN_DONE)
 			continue;
@@ -349,86 +313,21 @@ static int req_compare(struct db *db, const struct req *r, const struct job_def 
 			x->left_out[r->side[i]]++;
 			continue;
 		}
-		if (db_run_samples(db, run->id, WEB_SAMPLES_MAX, &rows, &n) < 0) {
-			free(tmp);
-			return -1;
-		}
-		if (!n) {
-			sample_rows_free(rows, n);
-			continue;
-		}
-		c = cell_of(x, run, &bad);
-		if (!c) {
-			sample_rows_free(rows, n);
-			if (bad)
-				goto nomem;
-			x->cells_dropped++;
-			continue;
-		}
-		c->runs[r->side[i]]++;
-		/* rows come by metric and seq */
-		for (size_t j = 0, k; j < n; j = k) {
-			struct stats_summary s;
-
-			for (k = j; k < n && !strcmp(rows[k].metric, rows[j].metric); k++)
-				tmp[k - j] = rows[k].value;
-			if (stats_summarize(tmp, k - j, &s) == 0 &&
-			    add_value(c, rows[j].metric, rows[j].unit, r->side[i], s.median,
-				      maxruns) < 0)
-				bad = 1;
-		}
-		sample_rows_free(rows, n);
-		if (bad)
-			goto nomem;
+		rc = req_run_samples(db, run, r->side[i], x);
+		if (rc < 0)
+			return rc;
 	}
-	free(tmp);
-	tmp = NULL;
-	for (size_t i = 0; i < x->nc; i++) {
-		struct rcell *c = &x->c[i];
-		char err[256];
-
-		if (!c->runs[0] || !c->runs[1])
-			continue;
-		qsort(c->m, c->nm, sizeof(*c->m), cmp_rmetric);
-		c->have_rep = 1;
-		if (cmp_report_init(&c->rep, r->q.job, x->label[0], x->label[1], &c->cell,
-				    &c->cell, err, sizeof(err)) < 0)
-			goto nomem;
-		for (size_t j = 0; j < c->nm; j++) {
-			const struct rmetric *m = &c->m[j];
-
-			if (!m->n[0] || !m->n[1])
-				cmp_report_note(&c->rep, "metric '%s': no %s samples", m->name,
-						side_names[m->n[0] ? 1 : 0]);
-			else if (cmp_report_add(&c->rep, m->name, m->unit, direction(def, m->name),
-						m->v[0], m->n[0], m->v[1], m->n[1]) < 0)
-				cmp_report_note(&c->rep, "metric '%s': left out", m->name);
-		}
-		if (!def && r->q.job)
-			cmp_report_note(&c->rep, "job '%s' is not loaded: metric directions not known",
-					r->q.job);
-		for (int s = 0; s < 2; s++)
-			if (x->left_out[s])
-				cmp_report_note(&c->rep, "%s: %lld done run%s that did not pass left out",
-						side_names[s], (long long)x->left_out[s],
-						x->left_out[s] == 1 ? "" : "s");
-	}
+	for (size_t i = 0; i < x->cells.n; i++)
+		if (x->cells.v[i].runs[0] && x->cells.v[i].runs[1] && req_report(r, def, x, i) < 0)
+			return -2;
 	return 0;
-nomem:
-	free(tmp);
-	return -2;
 }
 
 /* ---- /requests/ID ---- */
 
 static void kv(struct buf *b, const char *k, const char *v)
 {
-	buf_printf(b, "<tr><th>%s</th><td>", k);
-	if (v)
-		web_html_str(b, v);
-	else
-		buf_puts(b, "-");
-	buf_puts(b, "</td></tr>\n");
+	web_html_kv(b, k, v, "-");
 }
 
 static const char *run_word(const struct run *r)
@@ -581,9 +480,8 @@ static const char *verdict_class(enum cmp_verdict v)
 	return (unsigned)v < CMP_VERDICT_COUNT ? cls[v] : "";
 }
 
-static void report_html(struct buf *b, const struct rcell *c)
+static void report_html(struct buf *b, const struct cell *c, const struct cmp_report *rep)
 {
-	const struct cmp_report *rep = &c->rep;
 	struct buf text = BUF_INIT(1024 * 1024);
 
 	buf_puts(b, "<table class=\"compare\"><thead><tr><th>metric</th><th>unit</th>"
@@ -638,7 +536,7 @@ static void report_html(struct buf *b, const struct rcell *c)
 	buf_puts(b, "<div class=\"plots\">\n");
 	for (size_t j = 0; j < rep->n; j++) {
 		const struct cmp_metric *m = &rep->v[j];
-		const struct rmetric *rm = NULL;
+		const struct cell_metric *rm = NULL;
 		struct svg_series s[2];
 		struct buf title = BUF_INIT(512);
 
@@ -686,25 +584,25 @@ static void compare_section(struct buf *b, struct web *w, struct db *db, const s
 		buf_puts(b, "</p>\n");
 		goto out;
 	}
-	for (size_t i = 0; i < x.nc; i++) {
+	for (size_t i = 0; i < x.cells.n; i++) {
 		struct buf d = BUF_INIT(1024);
 
-		cmp_cell_describe(&x.c[i].cell, &d);
-		if (!x.c[i].have_rep) {
+		cmp_cell_describe(&x.cells.v[i].cell, &d);
+		if (!x.have_rep[i]) {
 			buf_puts(b, "<p class=\"note\">not compared: ");
 			web_html_str(b, buf_str(&d));
 			buf_printf(b, " has only %s runs</p>\n",
-				   side_names[x.c[i].runs[0] ? 0 : 1]);
+				   side_names[x.cells.v[i].runs[0] ? 0 : 1]);
 			buf_release(&d);
 			continue;
 		}
 		buf_puts(b, "<p>");
 		web_html_str(b, buf_str(&d));
 		buf_printf(b, ": %lld base and %lld patched passed run%s</p>\n",
-			   (long long)x.c[i].runs[0], (long long)x.c[i].runs[1],
-			   x.c[i].runs[1] == 1 ? "" : "s");
+			   (long long)x.cells.v[i].runs[0], (long long)x.cells.v[i].runs[1],
+			   x.cells.v[i].runs[1] == 1 ? "" : "s");
 		buf_release(&d);
-		report_html(b, &x.c[i]);
+		report_html(b, &x.cells.v[i], &x.rep[i]);
 		shown++;
 	}
 	if (x.cells_dropped)
@@ -727,8 +625,9 @@ out:
 	rcmp_release(&x);
 }
 
-enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t id)
+WEB_HANDLER(pages_request)
 {
+	int64_t id = arg->id;
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct req r;
 	enum MHD_Result rc;
@@ -758,15 +657,7 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 	buf_printf(&b, "<h1>request %lld: %s</h1>\n", (long long)id,
 		   r.done ? "done" : "<span class=\"running\">in progress</span>");
 	buf_puts(&b, "<table class=\"kv\">\n<tr><th>job</th><td>");
-	if (r.q.job) {
-		buf_puts(&b, "<a href=\"/jobs/");
-		web_html_str(&b, r.q.job);
-		buf_puts(&b, "\">");
-		web_html_str(&b, r.q.job);
-		buf_puts(&b, "</a>");
-	} else {
-		buf_puts(&b, "<span class=\"note\">command</span>");
-	}
+	web_job_link(&b, r.q.job);
 	buf_puts(&b, "</td></tr>\n");
 	for (int side = 0; side < 2; side++) {
 		const char *path = NULL;
@@ -795,7 +686,7 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 	kv(&b, "repeats", s);
 	snprintf(s, sizeof(s), "%d of %zu", r.ndone, r.q.nruns);
 	kv(&b, "runs done", s);
-	web_fmt_time(r.q.created_at, s);
+	fmt_time_ms(r.q.created_at, 0, s, sizeof(s));
 	kv(&b, "created (UTC)", s);
 	buf_puts(&b, "</table>\n<h2>runs</h2>\n");
 	runs_grid(&b, &r, now);
@@ -804,7 +695,7 @@ enum MHD_Result pages_request(struct web *w, struct MHD_Connection *c, int64_t i
 	buf_printf(&b, "<p class=\"note\"><a href=\"/api/requests/%lld\">as JSON</a></p>\n",
 		   (long long)id);
 	web_page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	req_release(&r);
@@ -813,8 +704,9 @@ out:
 
 /* ---- GET /api/requests/ID ---- */
 
-enum MHD_Result api_request(struct web *w, struct MHD_Connection *c, int64_t id)
+WEB_HANDLER(api_request)
 {
+	int64_t id = arg->id;
 	const struct job_def *def;
 	struct req r;
 	struct rcmp x;
@@ -864,16 +756,16 @@ enum MHD_Result api_request(struct web *w, struct MHD_Connection *c, int64_t id)
 			: run_outcome_name(run->outcome))) < 0)
 			bad = 1;
 	}
-	for (size_t i = 0; comps && unmatched && i < x.nc; i++) {
-		if (x.c[i].have_rep) {
-			if (json_array_append_new(comps, cmp_report_json(&x.c[i].rep)) < 0)
+	for (size_t i = 0; comps && unmatched && i < x.cells.n; i++) {
+		if (x.have_rep[i]) {
+			if (json_array_append_new(comps, cmp_report_json(&x.rep[i])) < 0)
 				bad = 1;
 		} else {
 			struct buf d = BUF_INIT(1024);
 
-			cmp_cell_describe(&x.c[i].cell, &d);
+			cmp_cell_describe(&x.cells.v[i].cell, &d);
 			if (json_array_append_new(unmatched, json_pack("{s:o, s:s}", "cell",
-				web_json_str(buf_str(&d)), "only", side_names[x.c[i].runs[0] ? 0 : 1])) < 0)
+				web_json_str(buf_str(&d)), "only", side_names[x.cells.v[i].runs[0] ? 0 : 1])) < 0)
 				bad = 1;
 			buf_release(&d);
 		}

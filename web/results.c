@@ -4,7 +4,8 @@
  * its JSON, and each file at /runs/ID/results/PATH. The names came from a
  * guest, so they are escaped wherever they are shown, and a requested path
  * is served only when it resolves inside that directory. */
-#include "web/webint.h"
+#include "web/results.h"
+#include "web/reply.h"
 
 #include <errno.h>
 #include <fts.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db/db.h"
 #include "common/util.h"
 #include "orchestrator/orchestrator.h"
 

@@ -3,7 +3,7 @@
  * titles and units go through web_html(), so a metric name from a guest
  * cannot break out of the markup. */
 #include "web/svg.h"
-#include "web/webint.h"
+#include "web/reply.h"
 
 #include <math.h>
 #include <string.h>

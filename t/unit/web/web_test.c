@@ -27,7 +27,9 @@
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
 #include "web/web.h"
-#include "web/webint.h"
+#include "web/server.h"
+#include "web/reply.h"
+#include "web/routes.h"
 
 #define TOKEN "s3cret-token-for-tests"
 

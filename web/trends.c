@@ -1,18 +1,20 @@
-/* trend.c: a job's metric and its tests' pass rates across the commits of
+/* trends.c: a job's metric and its tests' pass rates across the commits of
  * a tree, as the pages /trends (what has data) and /trends/view (an inline
  * SVG chart of the per-commit medians with their p25-p75 band and the
  * change points, the tables of points and pass rates) and as the JSON
  * /api/trend. db/query.c reads the values, analysis/trend.c finds the
  * steps; everything from the database goes through web_html(). */
-#include "web/trend.h"
-#include "web/pages2.h"
-#include "web/webint.h"
+#include "web/handlers.h"
+#include "web/reply.h"
+#include "web/server.h"
+#include "web/svg.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/trend.h"
+#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/query.h"
@@ -56,18 +58,6 @@ static const char *arg(struct MHD_Connection *c, const char *key)
 	const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 
 	return s && *s ? s : NULL;
-}
-
-/* The direction of metric in the job's definition: 1, 0, -1 not known */
-static int direction(const struct job_def *d, const char *metric, const char **unit)
-{
-	for (size_t i = 0; d && metric && i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i].name, metric)) {
-			if (unit && !*unit)
-				*unit = d->metrics[i].unit;
-			return d->metrics[i].higher_better ? 1 : 0;
-		}
-	return -1;
 }
 
 /* The metric when none was given: the first of the job's metrics that has
@@ -217,7 +207,7 @@ static int tview_load(struct web *w, struct MHD_Connection *c, struct db *db, st
 		size_t len = strlen(v->picked);
 
 		snprintf(v->picked + len, sizeof(v->picked) - len, "%smetric '%s': %s", len ? "; " : "",
-			 v->metric, def && direction(def, v->metric, NULL) >= 0 ?
+			 v->metric, def && web_metric_better(def, v->metric, NULL) >= 0 ?
 			 "the job's first metric with data" : "the one with the most runs");
 	}
 	if (!v->arch && !(v->arch = v->own_arch = strdup(best->arch)))
@@ -232,7 +222,7 @@ static int tview_load(struct web *w, struct MHD_Connection *c, struct db *db, st
 	for (size_t i = 0; i < v->nres && !v->have_results; i++)
 		v->have_results = v->res[i].path != NULL;
 	v->unit = v->vals.unit;
-	v->higher_better = direction(def, v->metric, &v->unit);
+	v->higher_better = web_metric_better(def, v->metric, &v->unit);
 	rc = -2;
 	if (merge_points(v, &in, &np, &rows) < 0)
 		goto out;
@@ -282,7 +272,7 @@ static json_t *tview_json(const struct tview *v)
 	return o;
 }
 
-enum MHD_Result api_trend(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(api_trend)
 {
 	struct tview v;
 	enum MHD_Result rc;
@@ -508,22 +498,6 @@ static int chart(struct buf *b, const struct tview *v)
 
 /* ---- the pages ---- */
 
-/* s percent-encoded for a query string */
-static void url_enc(struct buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		    ch == '-' || ch == '_' || ch == '.' || ch == '~')
-			buf_printf(b, "%c", ch);
-		else
-			buf_printf(b, "%%%c%c", hex[ch >> 4], hex[ch & 15]);
-	}
-}
-
 /* An href to /trends/view of this series, escaped for an attribute */
 static void view_href(struct buf *b, const char *tree, const char *job, const char *metric,
 		      const char *arch, int vcpus)
@@ -531,21 +505,21 @@ static void view_href(struct buf *b, const char *tree, const char *job, const ch
 	struct buf u = BUF_INIT(4096);
 
 	buf_puts(&u, "/trends/view?tree=");
-	url_enc(&u, tree);
+	buf_url_encode(&u, tree);
 	buf_puts(&u, "&job=");
-	url_enc(&u, job);
+	buf_url_encode(&u, job);
 	if (metric) {
 		buf_puts(&u, "&metric=");
-		url_enc(&u, metric);
+		buf_url_encode(&u, metric);
 	}
 	buf_puts(&u, "&arch=");
-	url_enc(&u, arch);
+	buf_url_encode(&u, arch);
 	buf_printf(&u, "&vcpus=%d", vcpus);
 	web_html(b, buf_str(&u), u.len);
 	buf_release(&u);
 }
 
-static enum MHD_Result trends_list(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_trends)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct dbq_trend_series *s[2] = { NULL, NULL };
@@ -581,7 +555,7 @@ static enum MHD_Result trends_list(struct web *w, struct MHD_Connection *c)
 				const struct dbq_trend_series *x = &s[k][i];
 				char when[32];
 
-				web_fmt_time(x->last_ms, when);
+				fmt_time_ms(x->last_ms, 0, when, sizeof(when));
 				buf_puts(&b, "<tr><td>");
 				web_html_str(&b, x->tree);
 				buf_puts(&b, "</td><td>");
@@ -605,7 +579,7 @@ static enum MHD_Result trends_list(struct web *w, struct MHD_Connection *c)
 				   DBQ_TREND_SERIES);
 	}
 	web_page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	dbq_trend_series_free(s[0], n[0]);
@@ -615,9 +589,7 @@ out:
 
 static void kv(struct buf *b, const char *k, const char *val)
 {
-	buf_printf(b, "<tr><th>%s</th><td>", k);
-	web_html_str(b, val);
-	buf_puts(b, "</td></tr>\n");
+	web_html_kv(b, k, val, "-");
 }
 
 static void changes_section(struct buf *b, const struct tview *v)
@@ -771,7 +743,7 @@ static void passrate_section(struct buf *b, const struct tview *v)
 			   t->tests_dropped);
 }
 
-static enum MHD_Result trend_view(struct web *w, struct MHD_Connection *c)
+WEB_HANDLER(pages_trend)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX), title = BUF_INIT(1024);
 	struct tview v;
@@ -799,7 +771,7 @@ static enum MHD_Result trend_view(struct web *w, struct MHD_Connection *c)
 	buf_puts(&b, "</h1>\n<table class=\"kv\">\n");
 	kv(&b, "tree", v.tree);
 	buf_puts(&b, "<tr><th>job</th><td><a href=\"/jobs/");
-	url_enc(&b, v.job);
+	buf_url_encode(&b, v.job);
 	buf_puts(&b, "\">");
 	web_html_str(&b, v.job);
 	buf_puts(&b, "</a></td></tr>\n");
@@ -856,37 +828,25 @@ static enum MHD_Result trend_view(struct web *w, struct MHD_Connection *c)
 		struct buf u = BUF_INIT(4096);
 
 		buf_puts(&u, "/api/trend?tree=");
-		url_enc(&u, v.tree);
+		buf_url_encode(&u, v.tree);
 		buf_puts(&u, "&job=");
-		url_enc(&u, v.job);
+		buf_url_encode(&u, v.job);
 		if (v.metric) {
 			buf_puts(&u, "&metric=");
-			url_enc(&u, v.metric);
+			buf_url_encode(&u, v.metric);
 		}
 		buf_puts(&u, "&arch=");
-		url_enc(&u, v.arch);
+		buf_url_encode(&u, v.arch);
 		buf_printf(&u, "&vcpus=%d", v.vcpus);
 		web_html(&b, buf_str(&u), u.len);
 		buf_release(&u);
 	}
 	buf_puts(&b, "\">as JSON</a> &middot; <a href=\"/trends\">all trends</a></p>\n");
 	web_page_tail(&b);
-	rc = web_reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", &b);
+	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
 	buf_release(&title);
 	tview_release(&v);
 	return rc;
-}
-
-enum MHD_Result pages_trends_route(struct web *w, struct MHD_Connection *c, const char *method,
-				   const char *url)
-{
-	int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
-
-	if (strcmp(url, "/trends") && strcmp(url, "/trends/view"))
-		return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such page", url);
-	if (!get)
-		return web_reply_method(c, "GET, HEAD", 0);
-	return url[7] ? trend_view(w, c) : trends_list(w, c);
 }

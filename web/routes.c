@@ -1,0 +1,158 @@
+/* routes.c: the route table of kfleetd's HTTP server: each method and path
+ * pattern with the handler that answers it. http.c hands every request
+ * here once its body is in; a path that no pattern matches is 404, one
+ * whose pattern matches but not for this method is 405 with the methods
+ * that would do. Answers under /api are JSON, the rest HTML. */
+#include "web/routes.h"
+#include "web/reply.h"
+#include "web/server.h"
+
+#include <string.h>
+
+static const struct web_route routes[] = {
+	{ WEB_GET,  "/", pages_status, 0 },
+	{ WEB_GET,  "/runs/{id}", pages_run, 0 },
+	{ WEB_GET,  "/runs/{id}/results/*", pages_run_result, 0 },
+	{ WEB_GET,  "/runs/{id}/console", pages_run_console, 0 },
+	{ WEB_GET,  "/runs/{id}/output", pages_run_output, 0 },
+	{ WEB_GET,  "/runs/{id}/domain.xml", pages_run_xml, 0 },
+	{ WEB_GET,  "/trends", pages_trends, 0 },
+	{ WEB_GET,  "/trends/view", pages_trend, 0 },
+	{ WEB_GET,  "/jobs", pages_jobs, 0 },
+	{ WEB_GET,  "/jobs/{rest}", pages_job, 0 },
+	{ WEB_GET,  "/queue", pages_queue, 0 },
+	{ WEB_GET,  "/hosts", pages_hosts, 0 },
+	{ WEB_GET,  "/requests/{id}", pages_request, 0 },
+	{ WEB_GET,  "/trees", pages_trees, 0 },
+	{ WEB_GET,  "/submissions", pages_submissions, 0 },
+	{ WEB_GET,  "/submissions/{id}", pages_submission, 0 },
+	{ WEB_GET,  "/builds/{id}", pages_build, 0 },
+	{ WEB_GET,  "/builds/{id}/log", pages_build_log, 0 },
+	/* any other path under these is 404 to GET, 405 to the rest */
+	{ WEB_GET,  "/submissions*", NULL, 0 },
+	{ WEB_GET,  "/builds*", NULL, 0 },
+
+	{ WEB_GET,  "/api/health", api_health, 0 },
+	{ WEB_GET,  "/api/runs", api_runs_list, 0 },
+	{ WEB_POST, "/api/runs", api_runs_submit, 0 },
+	{ WEB_GET,  "/api/runs/{id}", api_run, 0 },
+	{ WEB_POST, "/api/requests", api_requests_submit, 0 },
+	{ WEB_GET,  "/api/requests/{id}", api_request, 0 },
+	{ WEB_GET,  "/api/jobs", api_jobs, 0 },
+	{ WEB_GET,  "/api/jobs/{rest}", api_job, 0 },
+	{ WEB_GET,  "/api/queue", api_queue, 0 },
+	{ WEB_GET,  "/api/hosts", api_hosts, 0 },
+	{ WEB_GET,  "/api/trees", api_trees, 0 },
+	{ WEB_POST, "/api/trees", api_trees_add, 0 },
+	{ WEB_POST, "/api/trees/{name}/fetch", api_tree_fetch, 0 },
+	{ WEB_GET,  "/api/submissions", api_submissions, 0 },
+	{ WEB_POST, "/api/submissions", api_submissions_add, WEB_ROUTE_UPLOAD },
+	{ WEB_GET,  "/api/submissions/{id}", api_submission, 0 },
+	{ WEB_GET,  "/api/builds", api_builds, 0 },
+	{ WEB_GET,  "/api/builds/{id}", api_build, 0 },
+	{ WEB_POST, "/api/import", api_import, WEB_ROUTE_UPLOAD },
+	{ WEB_GET,  "/api/trend", api_trend, 0 },
+	{ WEB_GET,  "/api/compare", api_compare, 0 },
+};
+
+#define NROUTES (sizeof(routes) / sizeof(routes[0]))
+
+/* Whether url matches pattern p; fills a (a->name into seg for {name}) */
+static int match(const char *p, const char *url, struct web_args *a, char *seg)
+{
+	const char *u = url;
+
+	while (*p) {
+		if (*p == '*') {
+			a->name = u;
+			return 1;
+		}
+		if (!strncmp(p, "{rest}", 6)) {
+			a->name = u;
+			return *u != '\0';
+		}
+		if (!strncmp(p, "{id}", 4)) {
+			if (web_parse_id(u, &a->id, &u) < 0)
+				return 0;
+			p += 4;
+			continue;
+		}
+		if (!strncmp(p, "{name}", 6)) {
+			size_t n = strcspn(u, "/");
+
+			if (n > WEB_SEGMENT_MAX)
+				return 0;
+			memcpy(seg, u, n);
+			seg[n] = '\0';
+			a->name = seg;
+			u += n;
+			p += 6;
+			continue;
+		}
+		if (*p++ != *u++)
+			return 0;
+	}
+	return *u == '\0';
+}
+
+static unsigned method_bit(const char *method)
+{
+	if (!strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return WEB_GET;
+	if (!strcmp(method, MHD_HTTP_METHOD_POST))
+		return WEB_POST;
+	return 0;
+}
+
+const struct web_route *web_route_find(const char *method, const char *url,
+				       struct web_args *a, char *seg, unsigned *allow)
+{
+	unsigned m = method_bit(method);
+
+	*allow = 0;
+	for (size_t i = 0; i < NROUTES; i++) {
+		struct web_args got = { 0, NULL, a->req };
+
+		if (!match(routes[i].pattern, url, &got, seg))
+			continue;
+		if (routes[i].methods & m) {
+			*a = got;
+			return &routes[i];
+		}
+		*allow |= routes[i].methods;
+	}
+	return NULL;
+}
+
+size_t web_route_body_max(const char *url)
+{
+	char seg[WEB_SEGMENT_MAX + 1];
+
+	for (size_t i = 0; i < NROUTES; i++) {
+		struct web_args a = { 0, NULL, NULL };
+
+		if ((routes[i].flags & WEB_ROUTE_UPLOAD) && match(routes[i].pattern, url, &a, seg))
+			return WEB_UPLOAD_MAX;
+	}
+	return WEB_BODY_MAX;
+}
+
+enum MHD_Result web_route(struct web *w, struct MHD_Connection *c, const char *method,
+			  const char *url, struct web_req *req)
+{
+	static const char *const allows[] = { "", "GET, HEAD", "POST", "GET, HEAD, POST" };
+	int json = !strncmp(url, "/api/", 5) || !strcmp(url, "/api");
+	char seg[WEB_SEGMENT_MAX + 1];
+	struct web_args a = { 0, NULL, req };
+	const struct web_route *r;
+	unsigned allow;
+
+	r = web_route_find(method, url, &a, seg, &allow);
+	if (r && r->handler)
+		return r->handler(w, c, &a);
+	if (!r && allow)
+		return web_reply_method(c, allows[allow & 3], json);
+	if (json)
+		return web_reply_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such path", url);
+	return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "'%.200s': no such page", url);
+}
