@@ -22,9 +22,12 @@ B := build
 endif
 
 ARCH_HOST := $(shell uname -m)
-LIB_SRCS := $(filter-out images/agent.c orchestrator/kfleetd.c orchestrator/kfleet.c, \
+LIB_SRCS := $(filter-out images/agent.c, \
 	$(wildcard analysis/*.c bisect/*.c common/*.c db/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+# the CLI's files but its main(), for kfleet and the CLI's unit tests
+CLI_SRCS := $(filter-out cli/kfleet.c, $(wildcard cli/*.c))
+CLI_OBJS := $(CLI_SRCS:%.c=$(B)/%.o)
 UNIT_SRCS := $(wildcard t/unit/*/*_test.c)
 UNIT_BINS := $(UNIT_SRCS:t/unit/%.c=$(B)/t/unit/%)
 BINS := $(B)/bin/kfleetd $(B)/bin/kfleet $(B)/bin/kfleet-agent-x86_64
@@ -55,11 +58,15 @@ $(B)/libkfleet.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/bin/kfleetd: $(B)/orchestrator/kfleetd.o $(B)/libkfleet.a
+$(B)/libkfleetcli.a: $(CLI_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/bin/kfleetd: $(B)/daemon/kfleetd.o $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/bin/kfleet: $(B)/orchestrator/kfleet.o $(B)/libkfleet.a
+$(B)/bin/kfleet: $(B)/cli/kfleet.o $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -82,9 +89,9 @@ $(B)/bin/wl/arm64/%: jobs/workloads/%.c $(WL_DEPS)
 	@mkdir -p $(dir $@)
 	$(CROSS_ARM64) $(WL_CFLAGS) -o $@ $< jobs/workloads/wl.c -lm -lpthread
 
-$(B)/t/unit/%: t/unit/%.c $(B)/libkfleet.a
+$(B)/t/unit/%: t/unit/%.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleet.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS) -lcmocka
 
 check-unit: $(UNIT_BINS) $(BINS)
 	@t/run-unit.sh $(B) $(UNIT_BINS)

@@ -23,7 +23,7 @@
 #include "common/cmd.h"
 #include "common/util.h"
 #include "kernels/kernels.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "t/unit/testutil.h"
 
 #define FIX     "t/data/series/"

@@ -17,7 +17,7 @@
 #include "common/buf.h"
 #include "kernels/kernels.h"
 #include "kernels/kernelsint.h"
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 #include "t/unit/testutil.h"
 
 #define FIX "t/data/series/"

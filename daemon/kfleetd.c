@@ -59,17 +59,83 @@ static char *load_token(const char *path)
 	return strdup(hex);
 }
 
-int main(int argc, char **argv)
+/* Starts the orchestrator and the web server on config c, serves until
+ * SIGINT or SIGTERM, stops both. Returns the exit status. */
+static int serve(struct config *c)
 {
-	struct config c;
-	struct buf err = BUF_INIT(64 * 1024);
-	const char *conf_path = NULL, *log_path = NULL;
-	int check = 0, verbose = 0, debug = 0, opt, sig;
 	char *e = NULL, *token = NULL, *token_path = NULL;
 	struct orch *o = NULL;
 	struct web *w = NULL;
 	struct web_opts wo;
 	sigset_t set;
+	int sig;
+
+	/* Signals go to sigwait() below, not to whichever thread runs. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	o = orch_new(c, &e);
+	if (!o) {
+		log_error("%s", e ? e : "cannot start");
+		free(e);
+		return 1;
+	}
+	token_path = config_token_path(c);
+	token = token_path ? load_token(token_path) : NULL;
+	if (!token) {
+		log_error("token '%s': %s", token_path ? token_path : "?", strerror(errno));
+		orch_free(o);
+		return 1;
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.listen_addr = c->listen_addr;
+	wo.port = c->listen_port;
+	wo.db_path = orch_db_path(o);
+	wo.token = token;
+	wo.orch = o;
+	w = web_start(&wo, &e);
+	if (!w) {
+		log_error("web: %s", e ? e : "cannot start");
+		free(e);
+		orch_free(o);
+		return 1;
+	}
+	if (orch_start(o) < 0) {
+		log_error("cannot start the workers");
+		web_stop(w);
+		orch_free(o);
+		return 1;
+	}
+	log_info("kfleetd ready: http://%s%s%s:%d/ (state '%s', token in '%s')",
+		 strchr(c->listen_addr, ':') ? "[" : "", c->listen_addr,
+		 strchr(c->listen_addr, ':') ? "]" : "", web_port(w), c->state_dir, token_path);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			log_info("SIGHUP: reloading is not supported yet; restart kfleetd");
+			continue;
+		}
+		break;
+	}
+	log_info("signal %d: stopping", sig);
+	web_stop(w);
+	orch_free(o);
+	free(token);
+	free(token_path);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct config c;
+	struct buf err = BUF_INIT(64 * 1024);
+	const char *conf_path = NULL, *log_path = NULL;
+	int check = 0, verbose = 0, debug = 0, opt, rc;
 
 	log_init("kfleetd", LOG_LVL_INFO);
 	while ((opt = getopt(argc, argv, "c:nvdl:h")) != -1) {
@@ -109,64 +175,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kfleetd: log file '%s': %s\n", log_path, strerror(errno));
 		return 1;
 	}
-
-	/* Signals go to sigwait() below, not to whichever thread runs. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
-	o = orch_new(&c, &e);
-	if (!o) {
-		log_error("%s", e ? e : "cannot start");
-		free(e);
-		return 1;
-	}
-	token_path = config_token_path(&c);
-	token = token_path ? load_token(token_path) : NULL;
-	if (!token) {
-		log_error("token '%s': %s", token_path ? token_path : "?", strerror(errno));
-		orch_free(o);
-		return 1;
-	}
-	memset(&wo, 0, sizeof(wo));
-	wo.listen_addr = c.listen_addr;
-	wo.port = c.listen_port;
-	wo.db_path = orch_db_path(o);
-	wo.token = token;
-	wo.orch = o;
-	w = web_start(&wo, &e);
-	if (!w) {
-		log_error("web: %s", e ? e : "cannot start");
-		free(e);
-		orch_free(o);
-		return 1;
-	}
-	if (orch_start(o) < 0) {
-		log_error("cannot start the workers");
-		web_stop(w);
-		orch_free(o);
-		return 1;
-	}
-	log_info("kfleetd ready: http://%s%s%s:%d/ (state '%s', token in '%s')",
-		 strchr(c.listen_addr, ':') ? "[" : "", c.listen_addr,
-		 strchr(c.listen_addr, ':') ? "]" : "", web_port(w), c.state_dir, token_path);
-	for (;;) {
-		if (sigwait(&set, &sig) != 0)
-			continue;
-		if (sig == SIGHUP) {
-			log_info("SIGHUP: reloading is not supported yet; restart kfleetd");
-			continue;
-		}
-		break;
-	}
-	log_info("signal %d: stopping", sig);
-	web_stop(w);
-	orch_free(o);
-	free(token);
-	free(token_path);
+	rc = serve(&c);
+	if (rc)
+		return rc;
 	config_release(&c);
 	buf_release(&err);
 	return 0;

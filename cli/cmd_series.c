@@ -1,8 +1,8 @@
-/* cli_series.c: `kfleet series show`, the user's check that kfleet reads
+/* cmd_series.c: `kfleet series show`, the user's check that kfleet reads
  * their series right before anything is queued: fetch (kernels/fetch.c)
  * or read the mbox, parse it (kernels/series.c) and print the series, as
  * text or JSON. Runs here, without the daemon. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -15,8 +15,6 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "kernels/kernels.h"
-
-enum { CLI_OK = 0, CLI_USAGE = 2 };
 
 static void usage(FILE *f)
 {
@@ -194,8 +192,7 @@ int cli_series(int argc, char **argv)
 			fprintf(stderr, "kfleet: series show: out of memory\n");
 			goto out;
 		}
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
+		cli_print_json(j);
 		json_decref(j);
 	} else {
 		print_text(s, source);

@@ -1,9 +1,9 @@
-/* cli_trend.c: `kfleet trend`, a job's metric across the commits of a tree.
- * It asks GET /api/trend (web/trend.c, which reads the database and runs
+/* cmd_trend.c: `kfleet trend`, a job's metric across the commits of a tree.
+ * It asks GET /api/trend (web/, which reads the database and runs
  * analysis/trend.c) and prints a fixed-width table of the commits with
  * their spread, the change points in words and the pass-rate changes of
  * the job's subtests; --json prints the answer as it came. */
-#include "orchestrator/cli.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -12,8 +12,6 @@
 #include <string.h>
 
 #include "common/util.h"
-
-enum { CLI_OK = 0, CLI_USAGE = 2 };
 
 #define TREND_ARG_MAX   200   /* bytes of an option's value */
 
@@ -28,29 +26,6 @@ static void usage_trend(FILE *f)
 	      "side (Mann-Whitney p < 0.01 and 3% or more). Without --metric, the job's\n"
 	      "first metric; without --arch or --vcpus, the cell with the most runs.\n"
 	      "Subtests that started or stopped failing are listed too.\n", f);
-}
-
-/* s percent-encoded onto b */
-static void url_enc(struct buf *b, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		    ch == '-' || ch == '_' || ch == '.' || ch == '~')
-			buf_printf(b, "%c", ch);
-		else
-			buf_printf(b, "%%%c%c", hex[ch >> 4], hex[ch & 15]);
-	}
-}
-
-static const char *js(json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
 }
 
 /* A number of the answer; NAN for null or missing */
@@ -86,11 +61,11 @@ static void print_changes(json_t *j, const char *unit)
 		char a[32], b[32];
 		double pct = jnum(c, "change_pct");
 
-		printf("  step at %.12s: %s -> %s%s%s", js(c, "commit", "?"), fmt(jnum(c, "before"), a),
+		printf("  step at %.12s: %s -> %s%s%s", cli_jstr(c, "commit", "?"), fmt(jnum(c, "before"), a),
 		       fmt(jnum(c, "after"), b), unit ? " " : "", unit ? unit : "");
 		if (isfinite(pct))
 			printf(" (%+.*f%%)", fabs(pct) < 10 ? 1 : 0, pct);
-		printf(", %s, p=%.2g\n", js(c, "verdict", "?"), jnum(c, "p"));
+		printf(", %s, p=%.2g\n", cli_jstr(c, "verdict", "?"), jnum(c, "p"));
 	}
 	if (json_is_true(json_object_get(j, "changes_dropped")))
 		printf("  (more were found than are listed)\n");
@@ -105,16 +80,16 @@ static void print_passrate(json_t *pr, json_t *points)
 	       json_array_size(tests) + (size_t)json_integer_value(json_object_get(pr,
 	       "tests_dropped")), (long long)json_integer_value(json_object_get(pr, "always_pass")));
 	json_array_foreach(ev, i, e) {
-		const char *path = js(e, "path", "?");
+		const char *path = cli_jstr(e, "path", "?");
 		json_t *t = NULL, *x;
 		size_t k, idx = (size_t)json_integer_value(json_object_get(e, "index"));
 
 		json_array_foreach(tests, k, x)
-			if (!strcmp(js(x, "path", ""), path)) {
+			if (!strcmp(cli_jstr(x, "path", ""), path)) {
 				t = x;
 				break;
 			}
-		printf("  %s at %.12s: %s", js(e, "kind", "?"), js(e, "commit", "?"), path);
+		printf("  %s at %.12s: %s", cli_jstr(e, "kind", "?"), cli_jstr(e, "commit", "?"), path);
 		if (t && idx > 0 && idx < json_array_size(points)) {
 			/* the counts just before and at the change */
 			json_t *pa = json_object_get(t, "pass"), *fa = json_object_get(t, "fail");
@@ -133,23 +108,23 @@ static void print_trend(json_t *j)
 {
 	json_t *points = json_object_get(j, "points"), *changes = json_object_get(j, "changes");
 	json_t *p, *pr = json_object_get(j, "passrate");
-	const char *metric = js(j, "metric", NULL), *unit = js(j, "unit", NULL);
-	const char *better = js(j, "better", NULL);
+	const char *metric = cli_jstr(j, "metric", NULL), *unit = cli_jstr(j, "unit", NULL);
+	const char *better = cli_jstr(j, "better", NULL);
 	long long vcpus = (long long)json_integer_value(json_object_get(j, "vcpus"));
 	size_t i;
 
 	if (metric)
 		printf("%s%s%s%s of job %s on tree %s, %s, %lld vCPU%s (%s)\n", metric,
-		       unit ? " (" : "", unit ? unit : "", unit ? ")" : "", js(j, "job", "?"),
-		       js(j, "tree", "?"), js(j, "arch", "?"), vcpus, vcpus == 1 ? "" : "s",
+		       unit ? " (" : "", unit ? unit : "", unit ? ")" : "", cli_jstr(j, "job", "?"),
+		       cli_jstr(j, "tree", "?"), cli_jstr(j, "arch", "?"), vcpus, vcpus == 1 ? "" : "s",
 		       better ? (!strcmp(better, "higher") ? "higher is better"
 				 : "lower is better") : "direction not known");
 	else
 		printf("pass rates of job %s on tree %s, %s, %lld vCPU%s (no metric)\n",
-		       js(j, "job", "?"), js(j, "tree", "?"), js(j, "arch", "?"), vcpus,
+		       cli_jstr(j, "job", "?"), cli_jstr(j, "tree", "?"), cli_jstr(j, "arch", "?"), vcpus,
 		       vcpus == 1 ? "" : "s");
 	if (json_is_string(json_object_get(j, "picked")))
-		printf("picked: %s\n", js(j, "picked", ""));
+		printf("picked: %s\n", cli_jstr(j, "picked", ""));
 	if (json_is_true(json_object_get(j, "commits_dropped")))
 		printf("(the newest commits only)\n");
 	if (metric) {
@@ -165,10 +140,10 @@ static void print_trend(json_t *j)
 
 					if (isfinite(pct))
 						snprintf(mark, sizeof(mark), "<- step %+.1f%% %s", pct,
-							 js(c, "verdict", "?"));
+							 cli_jstr(c, "verdict", "?"));
 					else
 						snprintf(mark, sizeof(mark), "<- step %s",
-							 js(c, "verdict", "?"));
+							 cli_jstr(c, "verdict", "?"));
 				}
 			if (json_integer_value(json_object_get(p, "order")) >= 0)
 				snprintf(order, sizeof(order), "%lld",
@@ -177,7 +152,7 @@ static void print_trend(json_t *j)
 				snprintf(order, sizeof(order), "?");
 			snprintf(range, sizeof(range), "%s - %s", fmt(jnum(p, "p25"), lo),
 				 fmt(jnum(p, "p75"), hi));
-			printf("%-12.12s %7s %4lld %10s %-23s", js(p, "commit", "?"), order,
+			printf("%-12.12s %7s %4lld %10s %-23s", cli_jstr(p, "commit", "?"), order,
 			       (long long)json_integer_value(json_object_get(p, "n")),
 			       fmt(jnum(p, "median"), m), json_is_number(json_object_get(p, "p25")) ?
 			       range : "-");
@@ -243,15 +218,14 @@ int cli_trend(struct cli *k, int argc, char **argv)
 			goto out;
 		}
 		buf_printf(&path, "%c%s=", path.len == 10 ? '?' : '&', keys[i]);
-		url_enc(&path, val[i]);
+		buf_url_encode(&path, val[i]);
 	}
 	if (cli_api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
 		fprintf(stderr, "kfleet: trend: %s\n", r.err);
 		goto out;
 	}
 	if (json) {
-		json_dumpf(r.j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
+		cli_print_json(r.j);
 	} else {
 		print_trend(r.j);
 	}

@@ -1,0 +1,149 @@
+/* cli.h: the pieces of the kfleet CLI (cli/). kfleet.c's main() hands each
+ * command its argv from the command word on and exits with what it returns;
+ * the commands (cmd_*.c) call the API through client.c and print with
+ * print.c and usage.c, which call nothing of the CLI above them. */
+#ifndef KF_CLI_H
+#define KF_CLI_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "common/buf.h"
+#include "orchestrator/config.h"
+
+#define CLI_DEFAULT_URL "http://127.0.0.1:8080"
+
+/* Exit statuses of kfleet */
+enum { CLI_OK = 0, CLI_NOT_PASSED = 1, CLI_USAGE = 2 };
+
+struct fetch_opts;
+
+/* The CLI's state, from kfleet.c's main() */
+struct cli {
+	const char *config_path;   /* -c */
+	const char *url_opt;       /* --url */
+	const char *token_file;    /* --token-file */
+	const char *cmd;           /* the command, for messages */
+	char *url;                 /* base URL, no trailing slash */
+	struct config cfg;
+};
+
+/* What one API call returned */
+struct resp {
+	long status;       /* 0 when no HTTP answer came */
+	json_t *j;         /* the parsed body of a 2xx answer */
+	char err[1024];    /* "400: message" or "'url': transport error" */
+};
+
+/* ---- client.c: kfleetd's HTTP API ---- */
+
+/* k->url (caller frees) from --url, $KFLEET_URL, the config's listen
+ * address (with -c; a wildcard address as loopback), else CLI_DEFAULT_URL;
+ * no trailing slash. 0, or -1 when out of memory. */
+int cli_resolve_url(struct cli *k);
+/* The daemon's token (--token-file, $KFLEET_TOKEN_FILE, or the state
+ * directory's token file), trailing white space cut; caller frees; NULL
+ * after printing why. */
+char *cli_read_token(struct cli *k);
+/* Calls the API: method on path with an optional JSON body. 0 when the
+ * answer was 2xx with a JSON body (r->j set, caller decrefs), else -1 with
+ * r->err saying why (the API's own "error" text when there is one).
+ * libcurl must be initialised. */
+int cli_api_call(struct cli *k, const char *method, const char *path, json_t *body,
+		 const char *token, struct resp *r);
+/* Base64 of n bytes, caller frees; NULL when out of memory */
+char *cli_base64(const char *p, size_t n);
+
+/* ---- print.c: reading an answer, printing it ---- */
+
+/* The string at key of o, dflt when it is missing or not a string */
+const char *cli_jstr(json_t *o, const char *key, const char *dflt);
+/* The string at key of o, "-" when it is missing, not a string or empty */
+const char *cli_jdash(json_t *o, const char *key);
+/* The integer at key of o, dflt when it is missing or not an integer */
+long long cli_jint(json_t *o, const char *key, long long dflt);
+/* s, or "-" when s is NULL or empty */
+const char *cli_or_dash(const char *s);
+/* A duration in ms as "850 ms", "2.5 s", "3 min 04 s", "2 h 05 min"; "-"
+ * when negative */
+void cli_fmt_duration(long long ms, char out[32]);
+/* j indented by 2, then a newline, on stdout */
+void cli_print_json(json_t *j);
+/* s on stdout, each of its lines after indent */
+void cli_print_indented(const char *s, const char *indent);
+/* The strings of a JSON array joined by sep onto b ("?" for a non-string) */
+void cli_join_strs(struct buf *b, json_t *arr, const char *sep);
+/* An option's number from min to max into *out: 0, or -1 after saying
+ * "kfleet: CMD: --OPT 'S': not a number from MIN to MAX" */
+int cli_parse_num(const char *cmd, const char *opt, const char *s, long long min,
+		  long long max, long long *out);
+
+/* ---- usage.c ---- */
+
+/* kfleet's help: its commands and global options */
+void cli_usage(FILE *f);
+
+/* ---- the commands: each returns kfleet's exit status ---- */
+
+/* cmd_runs.c: `kfleet run` (--wait: 1 when a run did not pass), `kfleet
+ * runs`, `kfleet show ID` */
+int cli_run(struct cli *k, int argc, char **argv);
+int cli_runs(struct cli *k, int argc, char **argv);
+int cli_show(struct cli *k, int argc, char **argv);
+/* A run of GET /api/runs/ID as `kfleet show` prints it, on stdout */
+void cli_print_run(json_t *run);
+
+/* cmd_jobs.c: `kfleet jobs [show NAME]` */
+int cli_jobs(struct cli *k, int argc, char **argv);
+
+/* cmd_compare.c: `kfleet compare`, `kfleet test --base --patched` */
+int cli_compare(struct cli *k, int argc, char **argv);
+int cli_test(struct cli *k, int argc, char **argv);
+/* "avg,p99,max,test" or "all" into CMP_COL_ bits added to *cols; 0, or -1
+ * for a word that is none of them */
+int cli_compare_columns(const char *s, unsigned *cols);
+/* Waits for request id's runs, prints each run's outcome, the subtests
+ * that changed and the before/after table of job. CLI_OK, CLI_NOT_PASSED
+ * when a run did not pass, CLI_USAGE when the daemon cannot be asked. */
+int cli_request_report(struct cli *k, long long id, const char *job, int markdown);
+
+/* cmd_trees.c: `kfleet tree add|fetch`, `kfleet trees` */
+int cli_tree(struct cli *k, int argc, char **argv);
+
+/* cmd_submit.c: `kfleet submit` (and, with test set, `kfleet test --tree
+ * --mbox...`: wait for the builds and the runs, then print the tables),
+ * `kfleet submission ID`, `kfleet submissions`, `kfleet builds`, `kfleet
+ * build ID` */
+int cli_submit(struct cli *k, int argc, char **argv, int test);
+int cli_submission(struct cli *k, int argc, char **argv);
+int cli_builds(struct cli *k, int argc, char **argv);
+
+/* cmd_import.c: `kfleet import --kernel PATH (--job J | --parser P) [--arch
+ * A] [--vcpus N] [--name NAME] FILE`: a log from elsewhere, parsed by the
+ * daemon with the job's (or the named) parser and kept as a finished run of
+ * the kernel. */
+int cli_import(struct cli *k, int argc, char **argv);
+
+/* cmd_trend.c: `kfleet trend --tree T --job J [--metric M] [--arch A]
+ * [--vcpus N] [--json]`: a metric across the tree's commits, with change
+ * points, and pass rates per test. */
+int cli_trend(struct cli *k, int argc, char **argv);
+
+/* cmd_series.c: the mbox one of these names (exactly one non-NULL): a file
+ * ("-" is stdin), a URL, a message-id, a patchwork series; appended to
+ * out. *source (caller frees) names it. 0, or -1 with *err (caller frees).
+ * libcurl must be initialised. */
+int cli_series_get(const char *mbox, const char *url, const char *msgid, const char *pw,
+		   const struct fetch_opts *fo, struct buf *out, char **source, char **err);
+/* `kfleet series show ...` (argv[0] is "series"): reads a patch series
+ * from an mbox file, a URL, a lore message-id or a patchwork series and
+ * prints it as kfleet understood it. Needs neither the daemon nor a
+ * config: 0, or 2 for usage, fetch and parse errors (the message on
+ * stderr). */
+int cli_series(int argc, char **argv);
+
+/* cmd_parse.c: `kfleet parse ktap|test_progs|bench|metrics FILE [--json]`,
+ * a job output parser run here on a file ("-": stdin), no daemon */
+int cli_parse(int argc, char **argv);
+
+#endif

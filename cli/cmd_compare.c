@@ -1,0 +1,374 @@
+/* cmd_compare.c: `kfleet compare` (the before/after table of a job's
+ * metrics on two kernels, from GET /api/compare, rendered by analysis/) and
+ * `kfleet test --base --patched` (a request of base and patched runs,
+ * interleaved; with --wait the runs' outcomes, the subtests' pass/fail and
+ * the table). cmd_submit.c reports a submission's requests the same way. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/analysis.h"
+#include "cli/cli.h"
+#include "common/buf.h"
+#include "common/util.h"
+
+int cli_compare_columns(const char *s, unsigned *cols)
+{
+	struct buf b = BUF_INIT(256);
+	char *save = NULL;
+	int rc = 0;
+
+	if (buf_puts(&b, s) < 0)
+		return -1;
+	for (char *t = strtok_r(b.data, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
+		*cols |= !strcmp(t, "all") ? CMP_COL_ALL : !strcmp(t, "avg") ? CMP_COL_MEAN
+			: !strcmp(t, "p99") ? CMP_COL_P99 : !strcmp(t, "max") ? CMP_COL_MAX
+			: !strcmp(t, "test") ? CMP_COL_TEST : (rc = -1, 0u);
+	buf_release(&b);
+	return rc;
+}
+
+/* kfleet compare's options */
+struct compare_args {
+	const char *job, *arch;
+	long long ka, kb, vcpus, req;
+	int json, markdown;
+	unsigned cols;
+};
+
+/* compare's options into a: 0, 1 after printing the help (-h), -1 after
+ * saying why not */
+static int compare_args_parse(struct cli *k, int argc, char **argv, struct compare_args *a)
+{
+	static const struct option opts[] = {
+		{ "kernels", required_argument, NULL, 'K' },
+		{ "request", required_argument, NULL, 'R' },
+		{ "job", required_argument, NULL, 'J' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "vcpus", required_argument, NULL, 'v' },
+		{ "columns", required_argument, NULL, 'C' },
+		{ "markdown", no_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'K':   /* --kernels A B: B is the next argument */
+			if (optind >= argc) {
+				fprintf(stderr, "kfleet: compare: --kernels needs two kernel ids\n");
+				return -1;
+			}
+			if (cli_parse_num(k->cmd, "--kernels", optarg, 1, INT64_MAX, &a->ka) < 0 ||
+			    cli_parse_num(k->cmd, "--kernels", argv[optind], 1, INT64_MAX, &a->kb) < 0)
+				return -1;
+			optind++;
+			break;
+		case 'R':
+			if (cli_parse_num(k->cmd, "--request", optarg, 1, INT64_MAX, &a->req) < 0)
+				return -1;
+			break;
+		case 'J': a->job = optarg; break;
+		case 'a': a->arch = optarg; break;
+		case 'v':
+			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &a->vcpus) < 0)
+				return -1;
+			break;
+		case 'C':
+			if (cli_compare_columns(optarg, &a->cols) < 0) {
+				fprintf(stderr, "kfleet: compare: --columns '%s': a list of avg, p99, "
+					"max, test, or all\n", optarg);
+				return -1;
+			}
+			break;
+		case 'm': a->markdown = 1; break;
+		case 'j': a->json = 1; break;
+		case 'h':
+			cli_usage(stdout);
+			return 1;
+		default:
+			cli_usage(stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --request ID: its two kernels into a, and its job unless --job gave one
+ * (*job_copy, caller frees). 0, or -1 after saying why */
+static int compare_request(struct cli *k, struct compare_args *a, char **job_copy)
+{
+	struct resp r;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/api/requests/%lld", a->req);
+	if (cli_api_call(k, "GET", path, NULL, NULL, &r) < 0) {
+		fprintf(stderr, "kfleet: compare: %s\n", r.err);
+		return -1;
+	}
+	a->ka = cli_jint(r.j, "base_kernel_id", 0);
+	a->kb = cli_jint(r.j, "patched_kernel_id", 0);
+	if (!a->job && json_is_string(json_object_get(r.j, "job")))
+		a->job = *job_copy = strdup(cli_jstr(r.j, "job", NULL));
+	json_decref(r.j);
+	return 0;
+}
+
+/* The tables of GET /api/compare's answer j onto out, then the cells that
+ * were not compared. 0, or -1 after saying why */
+static int compare_render(json_t *j, const struct compare_args *a, struct buf *out)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(j, "comparisons"), i, v) {
+		struct cmp_report rep;
+		char err[256];
+
+		if (cmp_report_from_json(v, &rep, err, sizeof(err)) < 0) {
+			cmp_report_release(&rep);
+			fprintf(stderr, "kfleet: compare: comparisons[%zu]: %s\n", i, err);
+			return -1;
+		}
+		if (out->len)
+			buf_puts(out, "\n");
+		if ((a->markdown ? cmp_render_markdown(&rep, a->cols, out)
+		     : cmp_render_text(&rep, a->cols, out)) < 0) {
+			cmp_report_release(&rep);
+			fprintf(stderr, "kfleet: compare: out of memory\n");
+			return -1;
+		}
+		cmp_report_release(&rep);
+	}
+	json_array_foreach(json_object_get(j, "unmatched"), i, v)
+		buf_printf(out, "%snot compared: %s has only %s runs\n", out->len ? "\n" : "",
+			   cli_jdash(v, "cell"), cli_jdash(v, "only"));
+	if (!json_array_size(json_object_get(j, "comparisons")))
+		buf_printf(out, "%sno passed runs of '%s' with samples on both kernels\n",
+			   out->len ? "\n" : "", a->job);
+	return 0;
+}
+
+int cli_compare(struct cli *k, int argc, char **argv)
+{
+	struct compare_args a = { .cols = CMP_COL_DEFAULT };
+	int rc = CLI_USAGE, p;
+	char *req_job = NULL;
+	struct buf path = BUF_INIT(0), out = BUF_INIT(0);
+	struct resp r = { 0 };
+
+	p = compare_args_parse(k, argc, argv, &a);
+	if (p) {
+		rc = p > 0 ? CLI_OK : CLI_USAGE;
+		goto out;
+	}
+	if (a.req && !a.ka && compare_request(k, &a, &req_job) < 0)
+		goto out;
+	if (!a.ka || !a.job || !*a.job || optind < argc || (a.json && a.markdown)) {
+		fprintf(stderr, "kfleet: compare: %s\n", !a.ka ? "--kernels A B or --request ID is required"
+			: !a.job || !*a.job ? "--job NAME is required"
+			: optind < argc ? "unexpected argument" : "give --json or --markdown, not both");
+		cli_usage(stderr);
+		goto out;
+	}
+	buf_printf(&path, "/api/compare?a=%lld&b=%lld&job=", a.ka, a.kb);
+	buf_url_encode(&path, a.job);
+	if (a.arch) {
+		buf_puts(&path, "&arch=");
+		buf_url_encode(&path, a.arch);
+	}
+	if (a.vcpus)
+		buf_printf(&path, "&vcpus=%lld", a.vcpus);
+	if (cli_api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
+		fprintf(stderr, "kfleet: compare: %s\n", r.err);
+		goto out;
+	}
+	if (a.json) {
+		cli_print_json(r.j);
+		rc = CLI_OK;
+		goto out;
+	}
+	if (compare_render(r.j, &a, &out) < 0)
+		goto out;
+	fputs(buf_str(&out), stdout);
+	rc = CLI_OK;
+out:
+	json_decref(r.j);
+	buf_release(&path);
+	buf_release(&out);
+	free(req_job);
+	return rc;
+}
+
+int cli_request_report(struct cli *k, long long id, const char *job, int markdown)
+{
+	struct resp r = { 0 };
+	char path[64];
+	int rc, failed = 0;
+
+	snprintf(path, sizeof(path), "/api/requests/%lld", id);
+	for (;;) {
+		json_decref(r.j);
+		r.j = NULL;
+		if (cli_api_call(k, "GET", path, NULL, NULL, &r) < 0) {
+			fprintf(stderr, "kfleet: %s: %s\n", k->cmd, r.err);
+			rc = CLI_USAGE;
+			goto out;
+		}
+		if (json_is_true(json_object_get(r.j, "done")))
+			break;
+		sleep(2);
+	}
+	{
+		json_t *runs = json_object_get(r.j, "runs"), *run;
+		size_t i;
+
+		json_array_foreach(runs, i, run) {
+			const char *o = json_string_value(json_object_get(run, "outcome"));
+
+			printf("  run %lld  %-7s  %s\n", cli_jint(run, "id", 0),
+			       json_string_value(json_object_get(run, "side")), o ? o : "-");
+			failed |= !o || strcmp(o, "passed");
+		}
+	}
+	{
+		/* pass/fail per subtest across the request, the changes first */
+		json_t *pf = json_object_get(r.j, "passfail"), *t;
+		json_t *cls = json_object_get(pf, "classes");
+		size_t i;
+
+		if (json_array_size(json_object_get(pf, "subtests"))) {
+			printf("\nsubtests: %lld new failures, %lld fixed, %lld still failing, "
+			       "%lld flaky, %lld missing, %lld skipped, %lld passing\n",
+			       cli_jint(cls, "new-failure", 0), cli_jint(cls, "fixed", 0),
+			       cli_jint(cls, "still-failing", 0), cli_jint(cls, "flaky", 0),
+			       cli_jint(cls, "missing", 0), cli_jint(cls, "skip", 0),
+			       cli_jint(cls, "pass", 0));
+			json_array_foreach(json_object_get(pf, "subtests"), i, t) {
+				const char *c = cli_jstr(t, "class", NULL);
+
+				if (c && strcmp(c, "pass") && strcmp(c, "skip"))
+					printf("  %-14s %s\n", c, cli_jstr(t, "path", NULL));
+			}
+		}
+	}
+	/* a job with subtests and no metrics: the pass/fail above is its table */
+	if (!json_array_size(json_object_get(r.j, "comparisons")) &&
+	    json_array_size(json_object_get(json_object_get(r.j, "passfail"), "subtests"))) {
+		rc = failed ? CLI_NOT_PASSED : CLI_OK;
+		goto out;
+	}
+	{
+		char ka[32], kb[32];
+		char *cargv[] = { "compare", "--kernels", ka, kb, "--job", (char *)job,
+				  markdown ? "--markdown" : NULL, NULL };
+		int cargc = markdown ? 7 : 6;
+
+		snprintf(ka, sizeof(ka), "%lld", cli_jint(r.j, "base_kernel_id", 0));
+		snprintf(kb, sizeof(kb), "%lld", cli_jint(r.j, "patched_kernel_id", 0));
+		printf("\n");
+		rc = cli_compare(k, cargc, cargv);
+	}
+	if (rc == CLI_OK && failed)
+		rc = CLI_NOT_PASSED;
+out:
+	json_decref(r.j);
+	return rc;
+}
+
+int cli_test(struct cli *k, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "base", required_argument, NULL, 'B' },
+		{ "patched", required_argument, NULL, 'P' },
+		{ "job", required_argument, NULL, 'J' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "vcpus", required_argument, NULL, 'v' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "markdown", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL;
+	long long repeat = 1, vcpus = 0, memory = 0, id;
+	int wait = 0, markdown = 0, c, rc = CLI_USAGE;
+	char *babs = NULL, *pabs = NULL, *token = NULL;
+	json_t *body = NULL;
+	struct resp r = { 0 };
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'B': base = optarg; break;
+		case 'P': patched = optarg; break;
+		case 'J': job = optarg; break;
+		case 'a': arch = optarg; break;
+		case 'r':
+			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
+				goto out;
+			break;
+		case 'v':
+			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+				goto out;
+			break;
+		case 'm':
+			if (cli_parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
+				goto out;
+			break;
+		case 'w': wait = 1; break;
+		case 'M': markdown = 1; break;
+		case 'h':
+			cli_usage(stdout);
+			rc = CLI_OK;
+			goto out;
+		default:
+			cli_usage(stderr);
+			goto out;
+		}
+	}
+	if (!base || !patched || !job || optind < argc) {
+		fprintf(stderr, "kfleet: test: --base PATH, --patched PATH and --job NAME are "
+			"required\n");
+		goto out;
+	}
+	babs = path_abs(base);
+	pabs = path_abs(patched);
+	token = cli_read_token(k);
+	if (!babs || !pabs || !token)
+		goto out;
+	body = json_pack("{s:s, s:s, s:s, s:I}", "kernel", babs, "patched", pabs, "job", job,
+			 "repeat", (json_int_t)repeat);
+	if (!body || (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
+	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)) < 0) ||
+	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0)) {
+		fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
+		goto out;
+	}
+	if (cli_api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
+		fprintf(stderr, "kfleet: test: %s\n", r.err);
+		goto out;
+	}
+	id = cli_jint(r.j, "id", 0);
+	printf("request %lld queued: %lld runs of base and patched, interleaved\n", id,
+	       2 * repeat);
+	rc = CLI_OK;
+	if (!wait)
+		goto out;
+	rc = cli_request_report(k, id, job, markdown);
+out:
+	json_decref(r.j);
+	json_decref(body);
+	free(token);
+	free(babs);
+	free(pabs);
+	return rc;
+}

@@ -1,0 +1,145 @@
+/* report_test.c: unit tests for what the kfleet commands print from an
+ * answer of the API: a run as `kfleet show` prints it (cli_print_run, from
+ * the fixture t/data/cli/run.json against its golden, and a run just
+ * queued), and `kfleet parse`'s text and JSON on a job's log, without the
+ * daemon. Times print in the local zone: the tests run in UTC. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "t/unit/testutil.h"
+
+/* cli_print_run of print_this, for tu_run_captured */
+static json_t *print_this;
+
+static int run_print_run(int argc, char **argv)
+{
+	cli_print_run(print_this);
+	return 0;
+}
+
+static char *print_run_of(json_t *run)
+{
+	char *out, *err;
+
+	print_this = run;
+	assert_int_equal(tu_run_captured(run_print_run, NULL, 0, &out, &err), 0);
+	assert_string_equal(err, "");
+	free(err);
+	return out;
+}
+
+static void test_print_run_golden(void **state)
+{
+	json_error_t jerr;
+	json_t *run = json_load_file("t/data/cli/run.json", 0, &jerr);
+	char *out;
+
+	assert_non_null(run);
+	out = print_run_of(run);
+	tu_golden("cli/run.out", out, strlen(out));
+	free(out);
+	json_decref(run);
+}
+
+static void test_print_run_queued(void **state)
+{
+	json_t *run = json_pack("{s:i, s:s, s:{s:s}, s:s, s:i, s:i, s:i, s:i, s:i, s:I, s:s}",
+				"id", 12, "state", "queued", "kernel", "path", "/boot/vmlinuz",
+				"arch", "arm64", "vcpus", 4, "memory_mb", 1024, "timeout_s", 600,
+				"attempt", 0, "max_attempts", 3, "queued_at", (json_int_t)86400000,
+				"command", "uname -a");
+	char *out;
+
+	assert_non_null(run);
+	out = print_run_of(run);
+	assert_string_equal(out,
+		"run 12: queued\n"
+		"  kernel:     /boot/vmlinuz\n"
+		"  arch:       arm64, 4 vCPUs, 1024 MiB, timeout 600 s\n"
+		"  attempt:    0 of at most 3\n"
+		"  host:       -\n"
+		"  queued:     1970-01-02 00:00:00 UTC\n"
+		"  started:    -\n"
+		"  booted:     -\n"
+		"  ended:      -\n"
+		"  duration:   -\n"
+		"  command:    uname -a\n");
+	free(out);
+	json_decref(run);
+}
+
+static void test_parse_ktap(void **state)
+{
+	char *argv[] = { "parse", "ktap", "t/data/jobs/ktap-spec.log", NULL };
+	char *argj[] = { "parse", "ktap", "t/data/jobs/ktap-spec.log", "--json", NULL };
+	char *out, *err;
+	json_error_t jerr;
+	json_t *j;
+
+	assert_int_equal(tu_run_captured(cli_parse, argv, 3, &out, &err), CLI_OK);
+	assert_non_null(strstr(out, "\n10 results: 5 pass, 3 fail, 2 skip"));
+	tu_golden("cli/parse-ktap-spec.out", out, strlen(out));
+	free(out);
+	free(err);
+	assert_int_equal(tu_run_captured(cli_parse, argj, 4, &out, &err), CLI_OK);
+	j = json_loads(out, 0, &jerr);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "parser")), "ktap");
+	assert_true(json_is_array(json_object_get(j, "results")));
+	json_decref(j);
+	free(out);
+	free(err);
+}
+
+static void test_parse_refusals(void **state)
+{
+	char *unknown[] = { "parse", "yaml", "t/data/jobs/ktap-spec.log", NULL };
+	char *missing[] = { "parse", "ktap", "/nonexistent/log", NULL };
+	char *few[] = { "parse", "ktap", NULL };
+	char *out, *err;
+
+	assert_int_equal(tu_run_captured(cli_parse, unknown, 3, &out, &err), CLI_USAGE);
+	assert_string_equal(err, "kfleet: parse: 'yaml' is not a parser (ktap, test_progs, "
+			    "bench, metrics)\n");
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+	assert_int_equal(tu_run_captured(cli_parse, missing, 3, &out, &err), CLI_USAGE);
+	assert_string_equal(err, "kfleet: parse: '/nonexistent/log': No such file or "
+			    "directory\n");
+	free(out);
+	free(err);
+	assert_int_equal(tu_run_captured(cli_parse, few, 2, &out, &err), CLI_USAGE);
+	assert_non_null(strstr(err, "kfleet: parse: expected a parser and a file\nusage: "));
+	free(out);
+	free(err);
+}
+
+static int setup(void **state)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_print_run_golden),
+		cmocka_unit_test(test_print_run_queued),
+		cmocka_unit_test(test_parse_ktap),
+		cmocka_unit_test(test_parse_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
