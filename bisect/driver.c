@@ -142,7 +142,8 @@ int bisect_add_step(struct bisect_driver *d, struct db *db, const struct bisecti
 
 	if (kbisect_describe(&d->env, b->tree, commit, &c) < 0)
 		memset(&c, 0, sizeof(c));
-	rc = db_bisection_step_add(db, b->id, n, commit, c.subject, c.author, role, left, id);
+	rc = db_bisection_step_add(db, b->id, n, commit, c.subject, c.author, role, left,
+				   kbuild_commit_order(&d->env, b->tree, commit), id);
 	kbisect_commit_release(&c);
 	return rc;
 }

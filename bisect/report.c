@@ -73,6 +73,8 @@ static json_t *step_json(struct db *db, const struct bisection *b,
 	json_object_set_new(j, "error", real_or_null(st->error));
 	json_object_set_new(j, "commits_left", st->commits_left >= 0 ?
 			    json_integer(st->commits_left) : json_null());
+	json_object_set_new(j, "order", st->commit_order >= 0 ? json_integer(st->commit_order) :
+			    json_null());
 	json_object_set_new(j, "runs", json_integer(runs));
 	json_object_set_new(j, "median", real_or_null(med));
 	json_object_set_new(j, "submissions", subs);

@@ -13,7 +13,8 @@
 #include "common/util.h"
 
 #define STEP_SELECT "SELECT id, bisection_id, n, commit_id, subject, author, role, answer, why," \
-	" error, coalesce(commits_left, -1), created_at, decided_at FROM bisection_steps "
+	" error, coalesce(commits_left, -1), coalesce(commit_order, -1), created_at, decided_at" \
+	" FROM bisection_steps "
 
 #define F(st, f, t) { #f, offsetof(struct st, f), DB_FIELD_##t }
 
@@ -44,7 +45,7 @@ static const struct db_field step_fields[] = {
 	F(bisection_step, role, TEXT),
 	F(bisection_step, answer, TEXT), F(bisection_step, why, TEXT),
 	F(bisection_step, has_error, HAS), F(bisection_step, error, REAL),
-	F(bisection_step, commits_left, INT32),
+	F(bisection_step, commits_left, INT32), F(bisection_step, commit_order, INT),
 	F(bisection_step, created_at, TIME), F(bisection_step, decided_at, TIME),
 	{ NULL, 0, 0 },
 };
@@ -162,14 +163,15 @@ int db_bisection_set_change(struct db *db, int64_t id, double change_pct)
 
 int db_bisection_step_add(struct db *db, int64_t bisection_id, int n, const char *commit,
 			  const char *subject, const char *author, const char *role,
-			  int commits_left, int64_t *id)
+			  int commits_left, int64_t order, int64_t *id)
 {
 	if (dbi_exec(db, "INSERT INTO bisection_steps (bisection_id, n, commit_id, subject, author,"
-		     " role, commits_left, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		     " role, commits_left, commit_order, created_at)"
+		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		     DBI_INT(bisection_id), DBI_INT(n), DBI_TEXT(commit), DBI_TEXT(subject),
 		     DBI_TEXT(author),
 		     DBI_TEXT(role), commits_left >= 0 ? DBI_INT(commits_left) : DBI_NULL,
-		     DBI_INT(now_ms())) < 0)
+		     order >= 0 ? DBI_INT(order) : DBI_NULL, DBI_INT(now_ms())) < 0)
 		return -1;
 	*id = sqlite3_last_insert_rowid(db->sql);
 	return 0;

@@ -48,6 +48,7 @@ struct bisection_step {
 	int has_error;
 	double error;                 /* the answer's error chance (NAN: none) */
 	int commits_left;             /* git's count when it chose it; -1 unknown */
+	int64_t commit_order;         /* its history's length (git rev-list --count); -1 */
 	int64_t created_at, decided_at;
 };
 
@@ -90,7 +91,7 @@ int db_bisection_set_change(struct db *db, int64_t id, double change_pct);
 /* Adds step n; *id set. 0 / -1 */
 int db_bisection_step_add(struct db *db, int64_t bisection_id, int n, const char *commit,
 			  const char *subject, const char *author, const char *role,
-			  int commits_left, int64_t *id);
+			  int commits_left, int64_t order, int64_t *id);
 /* Steps in order (free with db_bisection_steps_free) */
 int db_bisection_steps(struct db *db, int64_t bisection_id, struct bisection_step **rows,
 		       size_t *n);

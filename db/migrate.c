@@ -158,7 +158,8 @@ const char *const db_migrations[] = {
 	"  commit_id TEXT NOT NULL, subject TEXT, author TEXT,"
 	"  role TEXT NOT NULL CHECK (role IN ('good','bad','step','parent','revert')),"
 	"  answer TEXT CHECK (answer IN ('good','bad','skip')), why TEXT, error REAL,"
-	"  commits_left INTEGER, created_at INTEGER NOT NULL, decided_at INTEGER,"
+	"  commits_left INTEGER, commit_order INTEGER,"   /* git rev-list --count */
+	"  created_at INTEGER NOT NULL, decided_at INTEGER,"
 	"  UNIQUE (bisection_id, n));"
 	"CREATE TABLE bisection_submissions ("
 	"  step_id INTEGER NOT NULL REFERENCES bisection_steps(id),"

@@ -129,11 +129,11 @@ static void test_steps_decided_once(void **state)
 	size_t n;
 
 	assert_int_equal(db_bisection_step_add(f->db, id, 0, G40, "Linux 6.1", "A <a@b>", "good",
-					       -1, &s0), 0);
+					       -1, 5, &s0), 0);
 	assert_int_equal(db_bisection_step_add(f->db, id, 1, M40, "mm: x", NULL, "step", 7,
-					       &s1), 0);
+					       -1, &s1), 0);
 	/* a second step 1 is refused */
-	assert_int_equal(db_bisection_step_add(f->db, id, 1, B40, NULL, NULL, "step", 3, &s1), -1);
+	assert_int_equal(db_bisection_step_add(f->db, id, 1, B40, NULL, NULL, "step", 3, -1, &s1), -1);
 	assert_int_equal(db_bisection_step_decide(f->db, s1, "bad", "the symptom in 1 of 1 runs",
 						  NAN), 0);
 	/* decided: a later answer does not replace it */
@@ -144,6 +144,8 @@ static void test_steps_decided_once(void **state)
 	assert_string_equal(st[0].author, "A <a@b>");
 	assert_null(st[0].answer);
 	assert_int_equal(st[0].commits_left, -1);
+	assert_int_equal(st[0].commit_order, 5);
+	assert_int_equal(st[1].commit_order, -1);
 	assert_string_equal(st[1].answer, "bad");
 	assert_string_equal(st[1].why, "the symptom in 1 of 1 runs");
 	assert_true(isnan(st[1].error));
@@ -161,7 +163,7 @@ static void test_step_runs_and_cancel(void **state)
 	struct bisection_run *r;
 	size_t n;
 
-	assert_int_equal(db_bisection_step_add(f->db, id, 0, G40, NULL, NULL, "good", -1, &s0), 0);
+	assert_int_equal(db_bisection_step_add(f->db, id, 0, G40, NULL, NULL, "good", -1, -1, &s0), 0);
 	sql(f, "INSERT INTO kernels (id, source, path, arch, sha256, created_at)"
 	       " VALUES (1, 'built', '/k', 'x86_64', 'ab', 1);"
 	       "INSERT INTO submissions (id, created_at, tree, arches, config, state)"
