@@ -14,11 +14,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/db.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "kernels/kernels.h"
 #include "orchestrator/orchestrator.h"
 
@@ -472,6 +472,85 @@ static void builds_table(struct buf *b, const struct build_row *v, size_t n, int
 	buf_puts(b, "</table>\n");
 }
 
+/* The series as kfleet read it: the cover letter and the patches */
+static void series_html(struct buf *b, const char *series_json)
+{
+	json_t *j = json_loads(series_json, 0, NULL), *p, *cover;
+	size_t i;
+
+	buf_puts(b, "<h2>Series</h2>\n");
+	cover = j ? json_object_get(j, "cover") : NULL;
+	if (cover && json_is_object(cover)) {
+		buf_puts(b, "<details><summary>cover letter</summary><pre>");
+		web_html_str(b, json_string_value(json_object_get(cover, "subject")));
+		buf_puts(b, "\n\n");
+		web_html_str(b, json_string_value(json_object_get(cover, "body")));
+		buf_puts(b, "</pre></details>\n");
+	}
+	buf_puts(b, "<table>\n<tr><th>#</th><th>patch</th><th>author</th><th>files</th>"
+		 "</tr>\n");
+	json_array_foreach(j ? json_object_get(j, "patches") : NULL, i, p) {
+		buf_printf(b, "<tr><td>%lld</td><td>",
+			   (long long)json_integer_value(json_object_get(p, "index")));
+		web_html_str(b, json_string_value(json_object_get(p, "title")));
+		buf_puts(b, "</td><td>");
+		web_html_str(b, json_string_value(json_object_get(p, "author")));
+		buf_printf(b, "</td><td>%lld (+%lld -%lld)</td></tr>\n",
+			   (long long)json_integer_value(json_object_get(p, "files")),
+			   (long long)json_integer_value(json_object_get(p, "insertions")),
+			   (long long)json_integer_value(json_object_get(p, "deletions")));
+	}
+	buf_puts(b, "</table>\n");
+	json_decref(j);
+}
+
+/* The plain runs of the submission's commit and its requests */
+static void submission_runs_html(struct buf *b, struct db *db, int64_t id)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+
+	if (db_submission_runs(db, id, WEB_LIST_MAX, &ids, &n) == 0 && n) {
+		buf_puts(b, "<h2>Runs of the commit</h2>\n<table>\n<tr><th>run</th><th>arch</th>"
+			 "<th>vCPUs</th><th>job</th><th>outcome</th></tr>\n");
+		for (size_t i = 0; i < n; i++) {
+			struct run r;
+
+			if (db_run_get(db, ids[i], &r) != 1)
+				continue;
+			buf_printf(b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td>",
+				   (long long)r.id, (long long)r.id);
+			web_html_str(b, r.arch);
+			buf_printf(b, "</td><td>%d</td><td>", r.vcpus);
+			web_html_str(b, r.job);
+			buf_printf(b, "</td><td class=\"%s\">%s</td></tr>\n",
+				   r.state == RUN_DONE ? run_outcome_name(r.outcome) : run_state_name(r.state),
+				   r.state == RUN_DONE ? run_outcome_name(r.outcome) : run_state_name(r.state));
+			run_release(&r);
+		}
+		buf_puts(b, "</table>\n");
+	}
+	free(ids);
+	ids = NULL;
+	n = 0;
+	if (db_submission_requests(db, id, &ids, &n) == 0 && n) {
+		buf_puts(b, "<h2>Requests</h2>\n<ul>\n");
+		for (size_t i = 0; i < n; i++) {
+			struct request q;
+
+			if (db_request_get(db, ids[i], &q) != 1)
+				continue;
+			buf_printf(b, "<li><a href=\"/requests/%lld\">request %lld</a>: ",
+				   (long long)q.id, (long long)q.id);
+			web_html_str(b, q.job);
+			buf_printf(b, ", %d repeats</li>\n", q.repeats);
+			request_release(&q);
+		}
+		buf_puts(b, "</ul>\n");
+	}
+	free(ids);
+}
+
 static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, int64_t id)
 {
 	enum MHD_Result rc = MHD_NO;
@@ -479,7 +558,6 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct build_row *v = NULL;
 	struct submission s;
-	int64_t *ids = NULL;
 	size_t n = 0;
 	char title[64], t[32];
 	const char *state;
@@ -524,35 +602,8 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	fmt_time_ms(s.created_at, 0, t, sizeof(t));
 	kv(&b, "submitted", t);
 	buf_puts(&b, "</table>\n");
-	if (s.series_json) {
-		json_t *j = json_loads(s.series_json, 0, NULL), *p, *cover;
-		size_t i;
-
-		buf_puts(&b, "<h2>Series</h2>\n");
-		cover = j ? json_object_get(j, "cover") : NULL;
-		if (cover && json_is_object(cover)) {
-			buf_puts(&b, "<details><summary>cover letter</summary><pre>");
-			web_html_str(&b, json_string_value(json_object_get(cover, "subject")));
-			buf_puts(&b, "\n\n");
-			web_html_str(&b, json_string_value(json_object_get(cover, "body")));
-			buf_puts(&b, "</pre></details>\n");
-		}
-		buf_puts(&b, "<table>\n<tr><th>#</th><th>patch</th><th>author</th><th>files</th>"
-			 "</tr>\n");
-		json_array_foreach(j ? json_object_get(j, "patches") : NULL, i, p) {
-			buf_printf(&b, "<tr><td>%lld</td><td>",
-				   (long long)json_integer_value(json_object_get(p, "index")));
-			web_html_str(&b, json_string_value(json_object_get(p, "title")));
-			buf_puts(&b, "</td><td>");
-			web_html_str(&b, json_string_value(json_object_get(p, "author")));
-			buf_printf(&b, "</td><td>%lld (+%lld -%lld)</td></tr>\n",
-				   (long long)json_integer_value(json_object_get(p, "files")),
-				   (long long)json_integer_value(json_object_get(p, "insertions")),
-				   (long long)json_integer_value(json_object_get(p, "deletions")));
-		}
-		buf_puts(&b, "</table>\n");
-		json_decref(j);
-	}
+	if (s.series_json)
+		series_html(&b, s.series_json);
 	buf_puts(&b, "<h2>Builds</h2>\n");
 	if (db_submission_builds(db, id, &v, &n) == 0 && n)
 		builds_table(&b, v, n, 1);
@@ -566,46 +617,7 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	}
 	if (runs)
 		buf_printf(&b, "<p>%d of %d runs done</p>\n", done, runs);
-	n = 0;
-	if (db_submission_runs(db, id, WEB_LIST_MAX, &ids, &n) == 0 && n) {
-		buf_puts(&b, "<h2>Runs of the commit</h2>\n<table>\n<tr><th>run</th><th>arch</th>"
-			 "<th>vCPUs</th><th>job</th><th>outcome</th></tr>\n");
-		for (size_t i = 0; i < n; i++) {
-			struct run r;
-
-			if (db_run_get(db, ids[i], &r) != 1)
-				continue;
-			buf_printf(&b, "<tr><td><a href=\"/runs/%lld\">%lld</a></td><td>",
-				   (long long)r.id, (long long)r.id);
-			web_html_str(&b, r.arch);
-			buf_printf(&b, "</td><td>%d</td><td>", r.vcpus);
-			web_html_str(&b, r.job);
-			buf_printf(&b, "</td><td class=\"%s\">%s</td></tr>\n",
-				   r.state == RUN_DONE ? run_outcome_name(r.outcome) : run_state_name(r.state),
-				   r.state == RUN_DONE ? run_outcome_name(r.outcome) : run_state_name(r.state));
-			run_release(&r);
-		}
-		buf_puts(&b, "</table>\n");
-	}
-	free(ids);
-	ids = NULL;
-	n = 0;
-	if (db_submission_requests(db, id, &ids, &n) == 0 && n) {
-		buf_puts(&b, "<h2>Requests</h2>\n<ul>\n");
-		for (size_t i = 0; i < n; i++) {
-			struct request q;
-
-			if (db_request_get(db, ids[i], &q) != 1)
-				continue;
-			buf_printf(&b, "<li><a href=\"/requests/%lld\">request %lld</a>: ",
-				   (long long)q.id, (long long)q.id);
-			web_html_str(&b, q.job);
-			buf_printf(&b, ", %d repeats</li>\n", q.repeats);
-			request_release(&q);
-		}
-		buf_puts(&b, "</ul>\n");
-	}
-	free(ids);
+	submission_runs_html(&b, db, id);
 	web_page_tail(&b);
 	db_row_release(db_submission_fields, &s, sizeof(s));
 	return web_reply_page(c, &b);

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "db/query.h"
 #include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"
@@ -362,6 +362,61 @@ out:
 	sample_rows_free(rows, n);
 }
 
+/* The run's facts as a two-column table */
+static void run_table(struct buf *b, struct db *db, const struct run *r)
+{
+	char s[128], dur[32];
+	int64_t request_id;
+
+	buf_puts(b, "<table class=\"kv\">\n");
+	kv_str(b, "state", run_state_name(r->state));
+	kv_str(b, "outcome", r->outcome == RUN_OUT_NONE ? NULL : run_outcome_name(r->outcome));
+	buf_puts(b, "<tr><th>job</th><td>");
+	web_job_link(b, r->job);
+	buf_puts(b, "</td></tr>\n");
+	buf_puts(b, "<tr><th>kernel</th><td>");
+	web_html_str(b, r->kernel_path);
+	buf_printf(b, " <span class=\"note\">(kernel %lld)</span></td></tr>\n",
+		   (long long)r->kernel_id);
+	kv_str(b, "arch", r->arch);
+	snprintf(s, sizeof(s), "%d", r->vcpus);
+	kv_str(b, "vCPUs", s);
+	snprintf(s, sizeof(s), "%d MiB", r->memory_mb);
+	kv_str(b, "memory", s);
+	snprintf(s, sizeof(s), "%d s", r->timeout_s);
+	kv_str(b, "timeout", s);
+	snprintf(s, sizeof(s), "%d of at most %d", r->attempt, r->max_attempts);
+	kv_str(b, "attempt", s);
+	kv_str(b, "host", r->host);
+	kv_str(b, "accel", r->accel);
+	kv_str(b, "machine", r->machine);
+	kv_str(b, "CPU model", r->cpu_model);
+	kv_str(b, "QEMU", r->qemu_version);
+	kv_str(b, "libvirt", r->libvirt_version);
+	kv_str(b, "domain", r->domain);
+	kv_time(b, "queued", r->queued_at);
+	kv_time(b, "started", r->started_at);
+	kv_time(b, "booted", r->booted_at);
+	kv_time(b, "ended", r->ended_at);
+	web_fmt_duration(r->started_at, r->booted_at, dur);
+	kv_str(b, "boot took", dur);
+	web_fmt_duration(r->started_at, r->ended_at, dur);
+	kv_str(b, "duration", dur);
+	if (r->has_exit_code)
+		snprintf(s, sizeof(s), "%d", r->exit_code);
+	kv_str(b, "exit code", r->has_exit_code ? s : NULL);
+	kv_str(b, "guest kernel", r->guest_release);
+	if (r->guest_nproc > 0)
+		snprintf(s, sizeof(s), "%d CPUs, %lld kB memory", r->guest_nproc,
+			 (long long)r->guest_mem_kb);
+	kv_str(b, "guest", r->guest_nproc > 0 ? s : NULL);
+	kv_str(b, "run directory", r->run_dir);
+	if (dbq_run_request(db, r->id, &request_id) == 1)
+		buf_printf(b, "<tr><th>request</th><td><a href=\"/requests/%lld\">request %lld</a>"
+			   "</td></tr>\n", (long long)request_id, (long long)request_id);
+	buf_puts(b, "</table>\n");
+}
+
 WEB_HANDLER(pages_run)
 {
 	int64_t id = arg->id;
@@ -369,8 +424,7 @@ WEB_HANDLER(pages_run)
 	struct run r;
 	enum MHD_Result rc;
 	struct db *db;
-	char title[64], s[128], dur[32];
-	int64_t request_id;
+	char title[64];
 	int found;
 
 	memset(&r, 0, sizeof(r));
@@ -405,53 +459,7 @@ WEB_HANDLER(pages_run)
 		buf_puts(&b, "</p>\n");
 	}
 
-	buf_puts(&b, "<table class=\"kv\">\n");
-	kv_str(&b, "state", run_state_name(r.state));
-	kv_str(&b, "outcome", r.outcome == RUN_OUT_NONE ? NULL : run_outcome_name(r.outcome));
-	buf_puts(&b, "<tr><th>job</th><td>");
-	web_job_link(&b, r.job);
-	buf_puts(&b, "</td></tr>\n");
-	buf_puts(&b, "<tr><th>kernel</th><td>");
-	web_html_str(&b, r.kernel_path);
-	buf_printf(&b, " <span class=\"note\">(kernel %lld)</span></td></tr>\n",
-		   (long long)r.kernel_id);
-	kv_str(&b, "arch", r.arch);
-	snprintf(s, sizeof(s), "%d", r.vcpus);
-	kv_str(&b, "vCPUs", s);
-	snprintf(s, sizeof(s), "%d MiB", r.memory_mb);
-	kv_str(&b, "memory", s);
-	snprintf(s, sizeof(s), "%d s", r.timeout_s);
-	kv_str(&b, "timeout", s);
-	snprintf(s, sizeof(s), "%d of at most %d", r.attempt, r.max_attempts);
-	kv_str(&b, "attempt", s);
-	kv_str(&b, "host", r.host);
-	kv_str(&b, "accel", r.accel);
-	kv_str(&b, "machine", r.machine);
-	kv_str(&b, "CPU model", r.cpu_model);
-	kv_str(&b, "QEMU", r.qemu_version);
-	kv_str(&b, "libvirt", r.libvirt_version);
-	kv_str(&b, "domain", r.domain);
-	kv_time(&b, "queued", r.queued_at);
-	kv_time(&b, "started", r.started_at);
-	kv_time(&b, "booted", r.booted_at);
-	kv_time(&b, "ended", r.ended_at);
-	web_fmt_duration(r.started_at, r.booted_at, dur);
-	kv_str(&b, "boot took", dur);
-	web_fmt_duration(r.started_at, r.ended_at, dur);
-	kv_str(&b, "duration", dur);
-	if (r.has_exit_code)
-		snprintf(s, sizeof(s), "%d", r.exit_code);
-	kv_str(&b, "exit code", r.has_exit_code ? s : NULL);
-	kv_str(&b, "guest kernel", r.guest_release);
-	if (r.guest_nproc > 0)
-		snprintf(s, sizeof(s), "%d CPUs, %lld kB memory", r.guest_nproc,
-			 (long long)r.guest_mem_kb);
-	kv_str(&b, "guest", r.guest_nproc > 0 ? s : NULL);
-	kv_str(&b, "run directory", r.run_dir);
-	if (dbq_run_request(db, id, &request_id) == 1)
-		buf_printf(&b, "<tr><th>request</th><td><a href=\"/requests/%lld\">request %lld</a>"
-			   "</td></tr>\n", (long long)request_id, (long long)request_id);
-	buf_puts(&b, "</table>\n");
+	run_table(&b, db, &r);
 
 	if (r.splat) {
 		buf_puts(&b, "<h2>crash</h2>\n<pre>");

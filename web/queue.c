@@ -7,12 +7,13 @@
 #include "web/reply.h"
 #include "web/server.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "db/query.h"
 
 /* ---- the queue and its estimates ---- */

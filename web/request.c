@@ -17,9 +17,9 @@
 #include "analysis/analysis.h"
 #include "analysis/cells.h"
 #include "analysis/passfail.h"
-#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "db/query.h"
 #include "jobs/jobs.h"
 

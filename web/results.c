@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "db/db.h"
 #include "common/util.h"
 #include "orchestrator/orchestrator.h"
 
@@ -70,18 +69,23 @@ static void results_free(struct rfile *v, size_t n)
 		free(v[i].rel);
 }
 
-/* A path for an href: everything but unreserved characters and '/' escaped */
+/* A path for an href: each segment percent-encoded, the '/' kept */
 static void url_path(struct buf *b, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	struct buf seg = BUF_INIT(0);
 
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || strchr("-._~/", ch))
-			buf_append(b, s, 1);
-		else
-			buf_printf(b, "%%%02X", ch);
+	for (;;) {
+		size_t n = strcspn(s, "/");
+
+		buf_reset(&seg);
+		buf_append(&seg, s, n);
+		buf_url_encode(b, buf_str(&seg));
+		if (!s[n])
+			break;
+		buf_puts(b, "/");
+		s += n + 1;
 	}
+	buf_release(&seg);
 }
 
 void web_results_html(struct buf *b, const char *run_dir, int64_t run_id)

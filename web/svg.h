@@ -1,12 +1,15 @@
 /* svg.h: small inline SVG charts the pages draw themselves, no JavaScript:
- * for now a strip plot (one row of dots per series, a mark at each
- * series' median). Every text that goes into a chart is escaped. */
+ * a strip plot (one row of dots per series, a mark at each series'
+ * median) and a trend across commits. Every text that goes into a chart
+ * is escaped. */
 #ifndef KF_WEB_SVG_H
 #define KF_WEB_SVG_H
 
 #include <stddef.h>
 
 #include "common/buf.h"
+
+struct trend;
 
 #define SVG_SERIES_MAX   8        /* rows in one chart */
 #define SVG_POINTS_MAX   10000    /* dots drawn per row; the rest are counted */
@@ -26,5 +29,13 @@ struct svg_series {
  * -1 when b's cap cut it or there is nothing finite to draw. */
 int svg_strip(struct buf *b, const char *title, const char *unit,
 	      const struct svg_series *s, size_t ns);
+
+/* Appends an <svg> chart of a trend (analysis/trend.h): the medians as a
+ * line over their p25-p75 band, a faint dot per run, a dashed level per
+ * stretch between change points, a marker at each change point; the x
+ * axis the commits (short ids), the y axis the unit (may be NULL). metric
+ * names the chart. 0, or -1 when there is nothing to draw or b's cap cut
+ * it. */
+int svg_trend(struct buf *b, const struct trend *t, const char *metric, const char *unit);
 
 #endif

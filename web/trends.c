@@ -1,9 +1,9 @@
 /* trends.c: a job's metric and its tests' pass rates across the commits of
  * a tree, as the pages /trends (what has data) and /trends/view (an inline
- * SVG chart of the per-commit medians with their p25-p75 band and the
- * change points, the tables of points and pass rates) and as the JSON
- * /api/trend. db/query.c reads the values, analysis/trend.c finds the
- * steps; everything from the database goes through web_html(). */
+ * SVG chart (web/svg.c) of the per-commit medians with their p25-p75
+ * band and the change points, the tables of points and pass rates) and as
+ * the JSON /api/trend. db/query.c reads the values, analysis/trend.c
+ * finds the steps; everything from the database goes through web_html(). */
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "analysis/trend.h"
-#include "db/db.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "db/db.h"
 #include "db/query.h"
 #include "jobs/jobs.h"
 
@@ -125,10 +125,40 @@ static int merge_points(struct tview *v, struct trend_point_in **in, size_t *n,
 
 /* Loads the trend the query asks for. 0, 1 with msg and *status set (bad
  * parameter, no data), -1 database error, -2 out of memory. */
+/* The query's tree, job, metric, arch and vCPUs into v and *vcpus (0: not
+ * given); 0, or -1 with msg */
+static int tview_args(struct MHD_Connection *c, struct tview *v, long long *vcpus, char *msg,
+		      size_t msglen)
+{
+	const char *vc = arg(c, "vcpus"), *names[] = { "tree", "job", "metric", "arch" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *s = arg(c, names[i]);
+
+		if (s && strlen(s) > TV_PARAM_MAX) {
+			snprintf(msg, msglen, "%s '%.40s...': longer than %d bytes", names[i], s,
+				 TV_PARAM_MAX);
+			return -1;
+		}
+	}
+	v->tree = arg(c, "tree");
+	v->job = arg(c, "job");
+	v->metric = arg(c, "metric");
+	v->arch = arg(c, "arch");
+	if (!v->tree || !v->job) {
+		snprintf(msg, msglen, "trend: tree and job are needed (?tree=T&job=J)");
+		return -1;
+	}
+	if (vc && parse_int(vc, 1, TV_VCPUS_MAX, vcpus) < 0) {
+		snprintf(msg, msglen, "vcpus '%.20s': not a number from 1 to %d", vc, TV_VCPUS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 static int tview_load(struct web *w, struct MHD_Connection *c, struct db *db, struct tview *v,
 		      char *msg, size_t msglen, unsigned *status)
 {
-	const char *vc = arg(c, "vcpus"), *names[] = { "tree", "job", "metric", "arch" };
 	const struct job_def *def;
 	const struct dbq_trend_series *best = NULL;
 	struct trend_point_in *in = NULL;
@@ -140,27 +170,8 @@ static int tview_load(struct web *w, struct MHD_Connection *c, struct db *db, st
 
 	memset(v, 0, sizeof(*v));
 	*status = MHD_HTTP_BAD_REQUEST;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const char *s = arg(c, names[i]);
-
-		if (s && strlen(s) > TV_PARAM_MAX) {
-			snprintf(msg, msglen, "%s '%.40s...': longer than %d bytes", names[i], s,
-				 TV_PARAM_MAX);
-			return 1;
-		}
-	}
-	v->tree = arg(c, "tree");
-	v->job = arg(c, "job");
-	v->metric = arg(c, "metric");
-	v->arch = arg(c, "arch");
-	if (!v->tree || !v->job) {
-		snprintf(msg, msglen, "trend: tree and job are needed (?tree=T&job=J)");
+	if (tview_args(c, v, &vcpus, msg, msglen) < 0)
 		return 1;
-	}
-	if (vc && parse_int(vc, 1, TV_VCPUS_MAX, &vcpus) < 0) {
-		snprintf(msg, msglen, "vcpus '%.20s': not a number from 1 to %d", vc, TV_VCPUS_MAX);
-		return 1;
-	}
 	def = job_set_find(web_jobs(w), v->job);
 	*status = MHD_HTTP_NOT_FOUND;
 	if (!v->metric) {
@@ -297,214 +308,16 @@ WEB_HANDLER(api_trend)
 	return rc;
 }
 
-/* ---- the chart ---- */
-
-#define CH_W       860
-#define CH_H       340
-#define CH_LEFT    72
-#define CH_RIGHT   24
-#define CH_TOP     34     /* room for the change labels */
-#define CH_BOTTOM  84     /* the commit labels, turned */
-
-static void short_id(struct buf *b, const char *commit)
-{
-	size_t n = strlen(commit);
-
-	web_html(b, commit, n < TV_SHORT ? n : TV_SHORT);
-}
-
-static void num(struct buf *b, double v)
-{
-	if (isfinite(v))
-		buf_printf(b, "%.4g", v);
-	else
-		buf_puts(b, "-");
-}
-
-static void unit_sfx(struct buf *b, const char *unit)
-{
-	if (unit) {
-		buf_puts(b, " ");
-		web_html_str(b, unit);
-	}
-}
-
-struct scale {
-	double lo, hi;
-	size_t n;
-};
-
-static double sx(const struct scale *s, size_t i)
-{
-	double w = CH_W - CH_LEFT - CH_RIGHT;
-
-	return s->n < 2 ? CH_LEFT + w / 2 : CH_LEFT + w * (double)i / (double)(s->n - 1);
-}
-
-static double sy(const struct scale *s, double v)
-{
-	return CH_H - CH_BOTTOM - (v - s->lo) / (s->hi - s->lo) * (CH_H - CH_TOP - CH_BOTTOM);
-}
-
-static const char *dir_color(enum trend_dir d)
-{
-	return d == TREND_WORSE ? "#b00" : d == TREND_BETTER ? "#070" : "#a60";
-}
-
-/* The medians as a line over their p25-p75 band, a faint dot per run, a
- * dashed level per stretch between change points, a marker at each change
- * point; the x axis the commits (short ids), the y axis the unit. 0, or -1
- * when there is nothing to draw. */
-static int chart(struct buf *b, const struct tview *v)
-{
-	const struct trend *t = &v->t;
-	struct scale s = { INFINITY, -INFINITY, t->n };
-	size_t every;
-	double pad;
-
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].n) {
-			s.lo = fmin(s.lo, t->v[i].min);
-			s.hi = fmax(s.hi, t->v[i].max);
-		}
-	if (!isfinite(s.lo))
-		return -1;
-	pad = s.hi > s.lo ? (s.hi - s.lo) * 0.08 : (s.lo != 0 ? fabs(s.lo) * 0.05 : 1);
-	s.lo -= pad;
-	s.hi += pad;
-	buf_printf(b, "<svg class=\"trend\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", CH_W, CH_H,
-		   CH_W, CH_H);
-	web_html_str(b, v->metric);
-	buf_puts(b, " across commits\">\n<title>");
-	web_html_str(b, v->metric);
-	buf_puts(b, " across commits: median per commit, p25-p75 band</title>\n");
-	/* y axis: 5 ticks */
-	for (int k = 0; k <= 4; k++) {
-		double val = s.lo + pad + (s.hi - s.lo - 2 * pad) * k / 4.0, y = sy(&s, val);
-
-		buf_printf(b, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>"
-			   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\" "
-			   "font-size=\"11\" fill=\"#555\">", CH_LEFT, y, CH_W - CH_RIGHT, y,
-			   CH_LEFT - 6, y);
-		num(b, val);
-		buf_puts(b, "</text>\n");
-	}
-	if (v->unit) {
-		buf_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555\">", 4, CH_TOP - 18);
-		web_html_str(b, v->unit);
-		buf_puts(b, "</text>\n");
-	}
-	/* the band, in pieces between commits without runs */
-	for (size_t i = 0; i < t->n;) {
-		size_t j = i;
-
-		if (!t->v[i].n) {
-			i++;
-			continue;
-		}
-		while (j < t->n && t->v[j].n)
-			j++;
-		buf_puts(b, "<polygon class=\"band\" fill=\"#4a6fa5\" fill-opacity=\"0.18\" "
-			 "points=\"");
-		for (size_t k = i; k < j; k++)
-			buf_printf(b, "%.1f,%.1f ", sx(&s, k), sy(&s, t->v[k].p75));
-		for (size_t k = j; k-- > i;)
-			buf_printf(b, "%.1f,%.1f ", sx(&s, k), sy(&s, t->v[k].p25));
-		buf_puts(b, "\"/>\n");
-		i = j;
-	}
-	/* the level of each stretch between change points */
-	for (size_t k = 0; k < t->nc; k++) {
-		size_t from = k ? t->c[k - 1].index : 0, to = t->c[k].index;
-
-		buf_printf(b, "<line class=\"level\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			   "stroke=\"#888\" stroke-dasharray=\"2 3\"/>\n", sx(&s, from),
-			   sy(&s, t->c[k].before), sx(&s, to - 1), sy(&s, t->c[k].before));
-		if (k + 1 == t->nc)
-			buf_printf(b, "<line class=\"level\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				   "y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"2 3\"/>\n",
-				   sx(&s, to), sy(&s, t->c[k].after), sx(&s, t->n - 1),
-				   sy(&s, t->c[k].after));
-	}
-	/* the medians */
-	buf_puts(b, "<polyline class=\"median\" fill=\"none\" stroke=\"#4a6fa5\" "
-		 "stroke-width=\"2\" points=\"");
-	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].n)
-			buf_printf(b, "%.1f,%.1f ", sx(&s, i), sy(&s, t->v[i].median));
-	buf_puts(b, "\"/>\n");
-	for (size_t i = 0; i < t->n; i++) {
-		const struct trend_point *p = &t->v[i];
-
-		for (size_t j = 0; j < p->n && j < TREND_RUNS_MAX; j++)
-			buf_printf(b, "<circle class=\"run\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\" "
-				   "fill=\"#4a6fa5\" fill-opacity=\"0.35\"/>", sx(&s, i), sy(&s, p->v[j]));
-		if (!p->n)
-			continue;
-		buf_printf(b, "\n<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-			   "fill=\"#4a6fa5\"><title>", sx(&s, i), sy(&s, p->median));
-		short_id(b, p->commit);
-		buf_printf(b, ": median ");
-		num(b, p->median);
-		unit_sfx(b, v->unit);
-		buf_puts(b, ", p25-p75 ");
-		num(b, p->p25);
-		buf_puts(b, "-");
-		num(b, p->p75);
-		buf_printf(b, ", %zu run%s</title></circle>\n", p->n, p->n == 1 ? "" : "s");
-	}
-	/* change points: between the last commit before and the first after */
-	for (size_t k = 0; k < t->nc; k++) {
-		const struct trend_change *ch = &t->c[k];
-		double x = ch->index ? (sx(&s, ch->index - 1) + sx(&s, ch->index)) / 2 : sx(&s, 0);
-
-		buf_printf(b, "<g class=\"change %s\"><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-			   "y2=\"%d\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/>"
-			   "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" "
-			   "fill=\"%s\">", trend_dir_name(ch->dir), x, CH_TOP - 4, x, CH_H - CH_BOTTOM,
-			   dir_color(ch->dir), x, CH_TOP - 8 - (int)(k % 2) * 13,
-			   dir_color(ch->dir));
-		if (isfinite(ch->change_pct))
-			buf_printf(b, "%+.1f%% ", ch->change_pct);
-		buf_printf(b, "%s</text><title>step at ", trend_dir_name(ch->dir));
-		short_id(b, t->v[ch->index].commit);
-		buf_puts(b, ": ");
-		num(b, ch->before);
-		buf_puts(b, " -&gt; ");
-		num(b, ch->after);
-		unit_sfx(b, v->unit);
-		buf_printf(b, ", p=%.2g</title></g>\n", ch->p);
-	}
-	/* x axis: the commits, at most ~40 labels */
-	every = t->n > 40 ? (t->n + 39) / 40 : 1;
-	buf_printf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>\n", CH_LEFT,
-		   CH_H - CH_BOTTOM, CH_W - CH_RIGHT, CH_H - CH_BOTTOM);
-	for (size_t i = 0; i < t->n; i++) {
-		double x = sx(&s, i);
-
-		if (i % every && i + 1 != t->n)
-			continue;
-		buf_printf(b, "<text class=\"commit\" x=\"%.1f\" y=\"%d\" font-size=\"10\" "
-			   "font-family=\"monospace\" fill=\"#555\" text-anchor=\"end\" "
-			   "transform=\"rotate(-40 %.1f %d)\">", x, CH_H - CH_BOTTOM + 12, x,
-			   CH_H - CH_BOTTOM + 12);
-		short_id(b, t->v[i].commit);
-		buf_puts(b, "</text>\n");
-	}
-	buf_puts(b, "</svg>\n");
-	return b->truncated ? -1 : 0;
-}
-
 /* ---- the pages ---- */
 
-/* An href to /trends/view of this series, escaped for an attribute */
-static void view_href(struct buf *b, const char *tree, const char *job, const char *metric,
-		      const char *arch, int vcpus)
+/* An href to path (/trends/view, /api/trend) of this series, escaped for
+ * an attribute */
+static void view_href(struct buf *b, const char *path, const char *tree, const char *job,
+		      const char *metric, const char *arch, int vcpus)
 {
 	struct buf u = BUF_INIT(4096);
 
-	buf_puts(&u, "/trends/view?tree=");
+	buf_printf(&u, "%s?tree=", path);
 	buf_url_encode(&u, tree);
 	buf_puts(&u, "&job=");
 	buf_url_encode(&u, job);
@@ -561,7 +374,7 @@ WEB_HANDLER(pages_trends)
 				buf_puts(&b, "</td><td>");
 				web_html_str(&b, x->job);
 				buf_puts(&b, "</td><td><a href=\"");
-				view_href(&b, x->tree, x->job, x->metric, x->arch, x->vcpus);
+				view_href(&b, "/trends/view", x->tree, x->job, x->metric, x->arch, x->vcpus);
 				buf_puts(&b, "\">");
 				if (x->metric)
 					web_html_str(&b, x->metric);
@@ -612,12 +425,12 @@ static void changes_section(struct buf *b, const struct tview *v)
 		buf_printf(b, "<tr class=\"change %s\"><td><code title=\"", trend_dir_name(ch->dir));
 		web_html_str(b, t->v[ch->index].commit);
 		buf_puts(b, "\">");
-		short_id(b, t->v[ch->index].commit);
+		web_html_prefix(b, t->v[ch->index].commit, TV_SHORT);
 		buf_puts(b, "</code></td><td class=\"num\">");
-		num(b, ch->before);
+		web_html_num(b, ch->before, "-");
 		buf_puts(b, "</td><td class=\"num\">");
-		num(b, ch->after);
-		unit_sfx(b, v->unit);
+		web_html_num(b, ch->after, "-");
+		web_html_unit(b, v->unit);
 		buf_puts(b, "</td><td class=\"num\">");
 		if (isfinite(ch->change_pct))
 			buf_printf(b, "%+.1f%%", ch->change_pct);
@@ -652,22 +465,22 @@ static void points_table(struct buf *b, const struct tview *v)
 		buf_puts(b, "<tr><td><code title=\"");
 		web_html_str(b, p->commit);
 		buf_puts(b, "\">");
-		short_id(b, p->commit);
+		web_html_prefix(b, p->commit, TV_SHORT);
 		buf_puts(b, "</code></td><td class=\"num\">");
 		if (p->order >= 0)
 			buf_printf(b, "%lld", (long long)p->order);
 		else
 			buf_puts(b, "?");
 		buf_printf(b, "</td><td class=\"num\">%zu</td><td class=\"num\">", p->n);
-		num(b, p->median);
+		web_html_num(b, p->median, "-");
 		buf_puts(b, "</td><td class=\"num\">");
-		num(b, p->p25);
+		web_html_num(b, p->p25, "-");
 		buf_puts(b, " &ndash; ");
-		num(b, p->p75);
+		web_html_num(b, p->p75, "-");
 		buf_puts(b, "</td><td class=\"num\">");
-		num(b, p->min);
+		web_html_num(b, p->min, "-");
 		buf_puts(b, " &ndash; ");
-		num(b, p->max);
+		web_html_num(b, p->max, "-");
 		buf_puts(b, "</td><td>");
 		if (ch) {
 			buf_printf(b, "<span class=\"%s\">&larr; step ", trend_dir_name(ch->dir));
@@ -701,7 +514,7 @@ static void passrate_section(struct buf *b, const struct tview *v)
 				   e->kind == TREND_REGRESSION ? "new-failure" : "fixed",
 				   e->kind == TREND_REGRESSION ? "worse" : "better",
 				   trend_event_name(e->kind));
-			short_id(b, t->v[e->index].commit);
+			web_html_prefix(b, t->v[e->index].commit, TV_SHORT);
 			buf_puts(b, "</code>: ");
 			web_html_str(b, t->tests[e->test].path);
 			buf_puts(b, "</li>\n");
@@ -714,7 +527,7 @@ static void passrate_section(struct buf *b, const struct tview *v)
 		 "<th>subtest</th>");
 	for (size_t p = 0; p < t->n; p++) {
 		buf_puts(b, "<th><code>");
-		web_html(b, t->v[p].commit, strlen(t->v[p].commit) < 7 ? strlen(t->v[p].commit) : 7);
+		web_html_prefix(b, t->v[p].commit, 7);
 		buf_puts(b, "</code></th>");
 	}
 	buf_puts(b, "</tr></thead><tbody>\n");
@@ -743,13 +556,59 @@ static void passrate_section(struct buf *b, const struct tview *v)
 			   t->tests_dropped);
 }
 
+/* What the trend is of: tree, job, metric, cell, how it was picked, the
+ * other cells */
+static void trend_table(struct buf *b, const struct tview *v)
+{
+	char s[64];
+
+	kv(b, "tree", v->tree);
+	buf_puts(b, "<tr><th>job</th><td><a href=\"/jobs/");
+	buf_url_encode(b, v->job);
+	buf_puts(b, "\">");
+	web_html_str(b, v->job);
+	buf_puts(b, "</a></td></tr>\n");
+	if (v->metric) {
+		buf_puts(b, "<tr><th>metric</th><td>");
+		web_html_str(b, v->metric);
+		if (v->unit) {
+			buf_puts(b, " (");
+			web_html_str(b, v->unit);
+			buf_puts(b, ")");
+		}
+		buf_printf(b, ", %s</td></tr>\n", v->higher_better < 0 ? "direction not known"
+			   : v->higher_better ? "higher is better" : "lower is better");
+	}
+	snprintf(s, sizeof(s), "%d", v->vcpus);
+	kv(b, "arch", v->arch);
+	kv(b, "vCPUs", s);
+	if (v->picked[0])
+		kv(b, "picked", v->picked);
+	if (v->ncells > 1) {
+		buf_puts(b, "<tr><th>other cells</th><td>");
+		for (size_t i = 0; i < v->ncells; i++) {
+			if (!strcmp(v->cells[i].arch, v->arch) && v->cells[i].vcpus == v->vcpus)
+				continue;
+			buf_puts(b, "<a href=\"");
+			view_href(b, "/trends/view", v->tree, v->job, v->metric, v->cells[i].arch,
+				  v->cells[i].vcpus);
+			buf_puts(b, "\">");
+			web_html_str(b, v->cells[i].arch);
+			buf_printf(b, ", %d vCPUs</a> (%lld runs) ", v->cells[i].vcpus,
+				   (long long)v->cells[i].runs);
+		}
+		buf_puts(b, "</td></tr>\n");
+	}
+	buf_puts(b, "</table>\n");
+}
+
 WEB_HANDLER(pages_trend)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX), title = BUF_INIT(1024);
 	struct tview v;
 	enum MHD_Result rc;
 	struct db *db;
-	char msg[512], s[64];
+	char msg[512];
 	unsigned status;
 	int r;
 
@@ -769,43 +628,7 @@ WEB_HANDLER(pages_trend)
 	buf_puts(&b, "<h1>trend: ");
 	web_html_str(&b, v.metric ? v.metric : "pass rates");
 	buf_puts(&b, "</h1>\n<table class=\"kv\">\n");
-	kv(&b, "tree", v.tree);
-	buf_puts(&b, "<tr><th>job</th><td><a href=\"/jobs/");
-	buf_url_encode(&b, v.job);
-	buf_puts(&b, "\">");
-	web_html_str(&b, v.job);
-	buf_puts(&b, "</a></td></tr>\n");
-	if (v.metric) {
-		buf_puts(&b, "<tr><th>metric</th><td>");
-		web_html_str(&b, v.metric);
-		if (v.unit) {
-			buf_puts(&b, " (");
-			web_html_str(&b, v.unit);
-			buf_puts(&b, ")");
-		}
-		buf_printf(&b, ", %s</td></tr>\n", v.higher_better < 0 ? "direction not known"
-			   : v.higher_better ? "higher is better" : "lower is better");
-	}
-	snprintf(s, sizeof(s), "%d", v.vcpus);
-	kv(&b, "arch", v.arch);
-	kv(&b, "vCPUs", s);
-	if (v.picked[0])
-		kv(&b, "picked", v.picked);
-	if (v.ncells > 1) {
-		buf_puts(&b, "<tr><th>other cells</th><td>");
-		for (size_t i = 0; i < v.ncells; i++) {
-			if (!strcmp(v.cells[i].arch, v.arch) && v.cells[i].vcpus == v.vcpus)
-				continue;
-			buf_puts(&b, "<a href=\"");
-			view_href(&b, v.tree, v.job, v.metric, v.cells[i].arch, v.cells[i].vcpus);
-			buf_puts(&b, "\">");
-			web_html_str(&b, v.cells[i].arch);
-			buf_printf(&b, ", %d vCPUs</a> (%lld runs) ", v.cells[i].vcpus,
-				   (long long)v.cells[i].runs);
-		}
-		buf_puts(&b, "</td></tr>\n");
-	}
-	buf_puts(&b, "</table>\n");
+	trend_table(&b, &v);
 	if (v.vals.commits_dropped || v.vals.runs_dropped || v.vals.rows_truncated ||
 	    v.res_truncated)
 		buf_printf(&b, "<p class=\"note\">bounded: the newest %d commits, the newest %d "
@@ -813,7 +636,7 @@ WEB_HANDLER(pages_trend)
 			   DBQ_TREND_ROWS);
 	if (v.metric) {
 		buf_puts(&b, "<figure>\n");
-		if (chart(&b, &v) < 0)
+		if (svg_trend(&b, &v.t, v.metric, v.unit) < 0)
 			buf_puts(&b, "<p class=\"note\">no passed runs with this metric</p>\n");
 		buf_puts(&b, "<figcaption class=\"note\">the median of each commit's runs (each "
 			 "run counts once, as the median of its samples), the p25&ndash;p75 band, a "
@@ -824,23 +647,7 @@ WEB_HANDLER(pages_trend)
 	}
 	passrate_section(&b, &v);
 	buf_puts(&b, "<p class=\"note\"><a href=\"");
-	{
-		struct buf u = BUF_INIT(4096);
-
-		buf_puts(&u, "/api/trend?tree=");
-		buf_url_encode(&u, v.tree);
-		buf_puts(&u, "&job=");
-		buf_url_encode(&u, v.job);
-		if (v.metric) {
-			buf_puts(&u, "&metric=");
-			buf_url_encode(&u, v.metric);
-		}
-		buf_puts(&u, "&arch=");
-		buf_url_encode(&u, v.arch);
-		buf_printf(&u, "&vcpus=%d", v.vcpus);
-		web_html(&b, buf_str(&u), u.len);
-		buf_release(&u);
-	}
+	view_href(&b, "/api/trend", v.tree, v.job, v.metric, v.arch, v.vcpus);
 	buf_puts(&b, "\">as JSON</a> &middot; <a href=\"/trends\">all trends</a></p>\n");
 	web_page_tail(&b);
 	rc = web_reply_page(c, &b);

@@ -1,5 +1,5 @@
-/* web_test.c: unit tests for web/ (http.c, api.c, pages.c).
- * Starts a real server on 127.0.0.1 port 0 over a temporary state directory
+/* web_test.c: unit tests for web/ through a real server (http.c, routes.c,
+ * api.c, pages.c). Starts it on 127.0.0.1 port 0 over a temporary state directory
  * with two job files, and an orchestrator on libvirt's test:///default
  * driver (not started, so runs stay queued), and talks to it with libcurl:
  * the API, the pages, the token, bounded bodies, HTML escaping, guest output
@@ -26,10 +26,8 @@
 #include "db/db.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
-#include "web/web.h"
 #include "web/server.h"
-#include "web/reply.h"
-#include "web/routes.h"
+#include "web/web.h"
 
 #define TOKEN "s3cret-token-for-tests"
 
@@ -309,68 +307,6 @@ static int teardown(void **state)
 	curl_global_cleanup();
 	return 0;
 }
-
-/* ---- text helpers ---- */
-
-static void test_utf8(void **state)
-{
-	static const struct {
-		const char *in;
-		size_t n;
-		const char *out;
-	} cases[] = {
-		{ "plain", 5, "plain" },
-		{ "caf\xc3\xa9", 5, "caf\xc3\xa9" },
-		{ "\xff", 1, "\xef\xbf\xbd" },
-		{ "a\xc3", 2, "a\xef\xbf\xbd" },                            /* cut sequence */
-		{ "\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd" },              /* overlong '/' */
-		{ "\xe0\x80\xaf", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
-		{ "\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
-		{ "\xf4\x90\x80\x80", 4,
-		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },        /* > U+10FFFF */
-		{ "\xf0\x9f\x98\x80!", 5, "\xf0\x9f\x98\x80!" },
-		{ "a\0b", 3, "a\xef\xbf\xbd" "b" },
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct buf b = BUF_INIT(0);
-
-		web_utf8(&b, cases[i].in, cases[i].n);
-		assert_string_equal(buf_str(&b), cases[i].out);
-		buf_release(&b);
-	}
-}
-
-static void test_html(void **state)
-{
-	struct buf b = BUF_INIT(0);
-	const char in[] = "<a href=\"x\">&'\x1b[0m\xff\t\n";
-
-	web_html(&b, in, sizeof(in) - 1);
-	assert_string_equal(buf_str(&b), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
-			    "\xe2\x90\x9b[0m\xef\xbf\xbd\t\n");
-	buf_release(&b);
-}
-
-static void test_parse_id(void **state)
-{
-	const char *rest;
-	int64_t id;
-
-	assert_int_equal(web_parse_id("42", &id, &rest), 0);
-	assert_int_equal(id, 42);
-	assert_string_equal(rest, "");
-	assert_int_equal(web_parse_id("7/console", &id, &rest), 0);
-	assert_string_equal(rest, "/console");
-	assert_int_equal(web_parse_id("0", &id, &rest), -1);
-	assert_int_equal(web_parse_id("07", &id, &rest), -1);
-	assert_int_equal(web_parse_id("-1", &id, &rest), -1);
-	assert_int_equal(web_parse_id("12x", &id, &rest), -1);
-	assert_int_equal(web_parse_id("", &id, &rest), -1);
-	assert_int_equal(web_parse_id("99999999999999999999", &id, &rest), -1);
-}
-
-/* ---- the server ---- */
 
 static void test_health(void **state)
 {
@@ -1163,9 +1099,6 @@ static void test_start_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_html),
-		cmocka_unit_test(test_parse_id),
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_submit_needs_token),
 		cmocka_unit_test(test_submit_and_list),
