@@ -41,6 +41,8 @@ struct bisect_spec {
 	const char *fragments;       /* ',' separated */
 	int repeat;                  /* runs per end and per metric step to start with; 0: 5 */
 	int first_parent;            /* git bisect --first-parent */
+	int64_t from_request;        /* > 0: tree, good (its base), bad (patched), job and
+					cell from this request, for what is not given */
 };
 
 struct bisect_driver;

@@ -139,18 +139,49 @@ static void fill_row(struct bisection *b, const struct bisect_spec *s, char *goo
 	b->first_parent = s->first_parent;
 }
 
-int bisect_submit(struct bisect_driver *d, const struct bisect_spec *s, int64_t *id,
+/* The request's tree, commits, job and cell where s gives none: 0, or -1
+ * with *err */
+static int from_request(struct bisect_driver *d, struct bisect_spec *s,
+			struct request_origin *o, char **err)
+{
+	int f;
+
+	pthread_mutex_lock(&d->lock);
+	f = db_request_origin(d->api_db, s->from_request, o);
+	pthread_mutex_unlock(&d->lock);
+	if (f != 1)
+		return set_errf(err, f < 0 ? "database error" : "request %" PRId64 ": no such "
+				"request of a series (kfleet test --tree ... makes them)",
+				s->from_request);
+	s->tree = s->tree ? s->tree : o->tree;
+	s->good = s->good ? s->good : o->base;
+	s->bad = s->bad ? s->bad : o->patched;
+	s->job = s->job ? s->job : o->job;
+	s->arch = s->arch ? s->arch : o->arch;
+	s->vcpus = s->vcpus ? s->vcpus : o->vcpus;
+	s->memory_mb = s->memory_mb ? s->memory_mb : o->memory_mb;
+	s->config = s->config ? s->config : o->config;
+	s->fragments = s->fragments ? s->fragments : o->fragments;
+	return 0;
+}
+
+int bisect_submit(struct bisect_driver *d, const struct bisect_spec *spec, int64_t *id,
 		  char **err)
 {
+	struct request_origin origin = { 0 };
+	struct bisect_spec sp = *spec, *s = &sp;
 	char good[41], bad[41];
 	struct bisection b;
 	int64_t gs, bs;
 	int hb = -1, rc;
 
 	*err = NULL;
-	if (check_cell(s, err) < 0 || check_job(d, s, &hb, err) < 0 ||
-	    check_range(d, s, good, bad, err) < 0)
+	if ((s->from_request > 0 && from_request(d, s, &origin, err) < 0) ||
+	    check_cell(s, err) < 0 || check_job(d, s, &hb, err) < 0 ||
+	    check_range(d, s, good, bad, err) < 0) {
+		db_request_origin_release(&origin);
 		return -1;
+	}
 	fill_row(&b, s, good, bad, hb);
 	pthread_mutex_lock(&d->lock);
 	rc = db_bisection_insert(d->api_db, &b) < 0 ||
@@ -170,6 +201,7 @@ int bisect_submit(struct bisect_driver *d, const struct bisect_spec *s, int64_t 
 		db_bisection_cancel_runs(d->api_db, b.id);
 	}
 	pthread_mutex_unlock(&d->lock);
+	db_request_origin_release(&origin);
 	if (rc == 0) {
 		*id = b.id;
 		bisect_driver_kick(d);

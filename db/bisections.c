@@ -55,6 +55,14 @@ static const struct db_field sub_fields[] = {
 	F(bisection_sub, outcome, TEXT), F(bisection_sub, detail, TEXT), { NULL, 0, 0 },
 };
 
+static const struct db_field origin_fields[] = {
+	F(request_origin, tree, TEXT), F(request_origin, base, TEXT),
+	F(request_origin, patched, TEXT), F(request_origin, job, TEXT),
+	F(request_origin, arch, TEXT), F(request_origin, config, TEXT),
+	F(request_origin, fragments, TEXT), F(request_origin, vcpus, INT32),
+	F(request_origin, memory_mb, INT32), { NULL, 0, 0 },
+};
+
 static const struct db_field run_fields[] = {
 	F(bisection_run, run_id, INT), F(bisection_run, submission_id, INT),
 	F(bisection_run, done, INT32), F(bisection_run, outcome, TEXT),
@@ -254,4 +262,25 @@ int db_bisection_cancel_runs(struct db *db, int64_t bisection_id)
 		     "   WHERE st.bisection_id = ?2)", DBI_INT(now_ms()), DBI_INT(bisection_id)) < 0)
 		return -1;
 	return sqlite3_changes(db->sql);
+}
+
+int db_request_origin(struct db *db, int64_t request_id, struct request_origin *o)
+{
+	int rc = dbi_row_one(dbi_stmt(db, "SELECT s.tree, s.base_commit, s.patched_commit, q.job,"
+				      " r.arch, s.config, s.fragments, r.vcpus, s.memory_mb"
+				      " FROM requests q JOIN submissions s ON s.id = q.submission_id"
+				      " JOIN runs r ON r.request_id = q.id"
+				      " WHERE q.id = ? ORDER BY r.id LIMIT 1", DBI_INT(request_id)),
+			     origin_fields, o, sizeof(*o));
+
+	if (rc == 1 && (!o->base || !o->patched)) {
+		db_request_origin_release(o);
+		return 0;
+	}
+	return rc;
+}
+
+void db_request_origin_release(struct request_origin *o)
+{
+	db_row_release(origin_fields, o, sizeof(*o));
 }

@@ -109,6 +109,17 @@ void db_bisection_subs_free(struct bisection_sub *rows, size_t n);
 int db_bisection_step_runs(struct db *db, int64_t step_id, const char *test, const char *metric,
 			   struct bisection_run **rows, size_t *n);
 void db_bisection_runs_free(struct bisection_run *rows, size_t n);
+/* What a request of a submission tested: the tree, base (good) and
+ * patched (bad) commits, job, cell and config, for a bisection of what
+ * the series broke. Strings owned (free with db_request_origin_release).
+ * 1 found, 0 no such request or not a submission's, -1 error */
+struct request_origin {
+	char *tree, *base, *patched, *job, *arch, *config, *fragments;
+	int vcpus, memory_mb;
+};
+int db_request_origin(struct db *db, int64_t request_id, struct request_origin *o);
+void db_request_origin_release(struct request_origin *o);
+
 /* Runs of the step's submissions that have not ended: canceled, so a
  * canceled bisection frees its queue slots. Returns how many or -1. */
 int db_bisection_cancel_runs(struct db *db, int64_t bisection_id);

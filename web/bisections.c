@@ -41,14 +41,17 @@ static int read_spec(json_t *body, struct bisect_spec *s, char *msg, size_t n)
 {
 	static const char *const known[] = { "tree", "good", "bad", "job", "test", "metric",
 					     "crash", "arch", "vcpus", "memory_mb", "config",
-					     "fragments", "repeat", "first_parent", NULL };
+					     "fragments", "repeat", "first_parent", "from_request",
+					     NULL };
+	int from = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (web_fields_only(body, known, msg, n) < 0 ||
-	    web_field_str(body, "tree", 1, &s->tree, msg, n) < 0 ||
-	    web_field_str(body, "good", 1, &s->good, msg, n) < 0 ||
-	    web_field_str(body, "bad", 1, &s->bad, msg, n) < 0 ||
-	    web_field_str(body, "job", 1, &s->job, msg, n) < 0 ||
+	    web_field_int(body, "from_request", &from, msg, n) < 0 ||
+	    web_field_str(body, "tree", !from, &s->tree, msg, n) < 0 ||
+	    web_field_str(body, "good", !from, &s->good, msg, n) < 0 ||
+	    web_field_str(body, "bad", !from, &s->bad, msg, n) < 0 ||
+	    web_field_str(body, "job", !from, &s->job, msg, n) < 0 ||
 	    web_field_str(body, "test", 0, &s->test, msg, n) < 0 ||
 	    web_field_str(body, "metric", 0, &s->metric, msg, n) < 0 ||
 	    web_field_str(body, "arch", 0, &s->arch, msg, n) < 0 ||
@@ -60,6 +63,7 @@ static int read_spec(json_t *body, struct bisect_spec *s, char *msg, size_t n)
 	    body_bool(body, "crash", &s->crash, msg, n) < 0 ||
 	    body_bool(body, "first_parent", &s->first_parent, msg, n) < 0)
 		return -1;
+	s->from_request = from;
 	return 0;
 }
 
@@ -174,6 +178,13 @@ WEB_HANDLER(api_bisection)
 	if (!j)
 		return web_reply_error(c, MHD_HTTP_NOT_FOUND, "bisection %lld: no such bisection",
 				       (long long)arg->id);
+	{
+		struct buf t = BUF_INIT(WEB_PAGE_MAX);
+
+		if (bisect_report_text(db, arg->id, &t) == 1)
+			json_object_set_new(j, "report", web_json_str(buf_str(&t)));
+		buf_release(&t);
+	}
 	return web_reply_json(c, MHD_HTTP_OK, j);
 }
 
