@@ -217,16 +217,18 @@ static int ends_pf(struct bctx *x, struct bisection_step *g, struct bisection_st
 	return db_bisection_set_state(x->db, x->b.id, "bisecting");
 }
 
-/* The test asked about must be one the job reports: the bad end's runs
- * have it (with a status), or the bisection stops saying so */
-static int test_reported(struct bctx *x, const struct bisection_step *bd,
+/* The test asked about must be one the job reports: each end's runs have
+ * it (with a status), or the bisection stops saying so */
+static int test_reported(struct bctx *x, const struct bisect_evidence *eg,
 			 const struct bisect_evidence *eb)
 {
-	if (x->kind != BISECT_KIND_TEST || eb->pf.other < eb->pf.runs)
+	const struct bisect_evidence *e = eg->pf.other >= eg->pf.runs ? eg : eb;
+
+	if (x->kind != BISECT_KIND_TEST || e->pf.other < e->pf.runs)
 		return 1;
-	end(x, "failed", NULL, NULL, NULL, NAN, "test '%s': none of the bad end's %d runs "
-	    "reports it (is it a result of job '%s'?)", x->b.target, eb->pf.runs, x->b.job);
-	(void)bd;
+	end(x, "failed", NULL, NULL, NULL, NAN, "test '%s': none of the %s end's %d runs "
+	    "reports it (is it a result of job '%s' there?)", x->b.target,
+	    e == eg ? "good" : "bad", e->pf.runs, x->b.job);
 	return 0;
 }
 
@@ -252,7 +254,7 @@ static int stage_ends(struct bctx *x)
 		return 0;
 	}
 	if (rg == 1 && rb == 1) {
-		if (test_reported(x, bd, &eb))
+		if (test_reported(x, &eg, &eb))
 			rc = x->kind == BISECT_KIND_METRIC ? ends_metric(x, g, bd, &eg, &eb)
 							   : ends_pf(x, g, bd, &eg, &eb);
 	}
@@ -565,6 +567,7 @@ static void *driver_main(void *arg)
 		struct timespec ts;
 
 		pthread_mutex_unlock(&d->lock);
+		db_bisection_cancel_runs(db, 0);
 		if (db_bisection_list(db, 1, 1000, &rows, &n) == 0) {
 			for (size_t i = 0; i < n && !d->stop; i++)
 				advance(d, db, rows[i].id);

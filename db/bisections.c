@@ -236,13 +236,16 @@ void db_bisection_subs_free(struct bisection_sub *rows, size_t n)
 int db_bisection_step_runs(struct db *db, int64_t step_id, const char *test, const char *metric,
 			   struct bisection_run **rows, size_t *n)
 {
-	return dbi_rows(dbi_stmt(db, "SELECT r.id, r.submission_id, r.state = 'done', r.outcome,"
+	return dbi_rows(dbi_stmt(db, "SELECT r.id, bs.submission_id, r.state = 'done', r.outcome,"
 				 " r.splat,"
 				 " (SELECT status FROM results WHERE run_id = r.id AND path = ?1"
 				 "   ORDER BY id LIMIT 1),"
 				 " (SELECT avg(value) FROM samples WHERE run_id = r.id AND metric = ?2)"
 				 " FROM bisection_submissions bs JOIN runs r"
 				 "   ON r.submission_id = bs.submission_id"
+				 "   OR r.id IN (SELECT r2.id FROM requests q JOIN runs r2"
+				 "     ON r2.request_id = q.id AND r2.kernel_id = q.patched_kernel_id"
+				 "     WHERE q.submission_id = bs.submission_id)"
 				 " WHERE bs.step_id = ?3 ORDER BY r.id",
 				 DBI_TEXT(test), DBI_TEXT(metric), DBI_INT(step_id)),
 			run_fields, sizeof(**rows), 100000, rows, n, NULL);
@@ -253,13 +256,18 @@ void db_bisection_runs_free(struct bisection_run *rows, size_t n)
 	db_rows_free(run_fields, rows, sizeof(*rows), n);
 }
 
+/* The submissions of bisection ?2 (0: of every canceled bisection) */
+#define SUBS_OF "(SELECT bs.submission_id FROM bisection_submissions bs" \
+	" JOIN bisection_steps st ON st.id = bs.step_id JOIN bisections b ON b.id = st.bisection_id" \
+	" WHERE b.id = ?2 OR (?2 = 0 AND b.state = 'canceled'))"
+
 int db_bisection_cancel_runs(struct db *db, int64_t bisection_id)
 {
 	if (dbi_exec(db, "UPDATE runs SET state = 'done', outcome = 'canceled',"
 		     " detail = 'the bisection was canceled', ended_at = ?1"
-		     " WHERE state = 'queued' AND submission_id IN (SELECT bs.submission_id"
-		     "   FROM bisection_submissions bs JOIN bisection_steps st ON st.id = bs.step_id"
-		     "   WHERE st.bisection_id = ?2)", DBI_INT(now_ms()), DBI_INT(bisection_id)) < 0)
+		     " WHERE state = 'queued' AND (submission_id IN " SUBS_OF
+		     "   OR request_id IN (SELECT id FROM requests WHERE submission_id IN " SUBS_OF "))",
+		     DBI_INT(now_ms()), DBI_INT(bisection_id)) < 0)
 		return -1;
 	return sqlite3_changes(db->sql);
 }

@@ -105,7 +105,8 @@ int db_bisection_step_subs(struct db *db, int64_t step_id, struct bisection_sub 
 			   size_t *n);
 void db_bisection_subs_free(struct bisection_sub *rows, size_t n);
 /* The runs of the step's submissions, with test's status and metric's
- * mean in each (either may be NULL) */
+ * mean in each (either may be NULL): a commit's plain runs, and of a
+ * series' submission (a revert) the runs of its patched kernel */
 int db_bisection_step_runs(struct db *db, int64_t step_id, const char *test, const char *metric,
 			   struct bisection_run **rows, size_t *n);
 void db_bisection_runs_free(struct bisection_run *rows, size_t n);
@@ -120,8 +121,10 @@ struct request_origin {
 int db_request_origin(struct db *db, int64_t request_id, struct request_origin *o);
 void db_request_origin_release(struct request_origin *o);
 
-/* Runs of the step's submissions that have not ended: canceled, so a
- * canceled bisection frees its queue slots. Returns how many or -1. */
+/* Queued runs of the bisection's submissions: canceled, so a canceled
+ * bisection frees its queue slots (bisection_id 0: of every canceled
+ * bisection, for runs its builds queued after the cancel). Returns how
+ * many or -1. */
 int db_bisection_cancel_runs(struct db *db, int64_t bisection_id);
 
 #endif

@@ -6,7 +6,7 @@
 #   culprit-flaky   size/flaky.sh starts failing in about 70% of runs
 #   culprit-metric  size/metric.sh's "ops" drops from 1000 to 800 (noise 1%)
 #   nobuild         src/sys.c does not compile (fixed by the next commit)
-# and v6.1-end (the last commit). Every change sits in a file of its own, so
+# bisect-base (the first, which adds the scripts) and v6.1-end (the last). Every change sits in a file of its own, so
 # each culprit's revert applies on the last commit. Prints DIR's path.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +30,7 @@ printf '#!/bin/sh\n# passes until culprit-test\nexit 0\n' > $st/probe.sh
 printf '#!/bin/sh\n# passes until culprit-flaky\nexit 0\n' > $st/flaky.sh
 printf '#!/bin/sh\n# METRIC ops, 1000 until culprit-metric, 1%% noise\nbase=1000\nr=$(%s)\necho "METRIC ops=$((base * (1000 + (r - 128) * 10 / 128) / 1000)) Mops/s"\n' "$rnd" > $st/metric.sh
 chmod 755 $st/probe.sh $st/flaky.sh $st/metric.sh
-commit "selftests: size: probe, flaky and metric scripts for bisections"
+commit "selftests: size: probe, flaky and metric scripts for bisections" bisect-base
 echo "one" > Documentation/bisect-1.txt 2>/dev/null || { mkdir -p Documentation; echo one > Documentation/bisect-1.txt; }
 commit "Documentation: a first note"
 sed -i 's/^base=1000$/base=800/' $st/metric.sh

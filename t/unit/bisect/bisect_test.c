@@ -196,6 +196,39 @@ static void test_step_runs_and_cancel(void **state)
 	db_bisection_runs_free(r, n);
 }
 
+/* A revert is a series' submission: its runs are a request's, and only
+ * those of the patched kernel (bad with the revert) count for the step */
+static void test_revert_runs_are_the_patched_kernels(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = new_bisection(f, "job", NULL), s0;
+	struct bisection_run *r;
+	size_t n;
+
+	assert_int_equal(db_bisection_step_add(f->db, id, 0, B40, NULL, NULL, "revert", -1, -1,
+					       &s0), 0);
+	sql(f, "INSERT INTO kernels (id, source, path, arch, sha256, created_at) VALUES"
+	       " (1, 'built', '/bad', 'x86_64', 'ab', 1), (2, 'built', '/rev', 'x86_64', 'cd', 1);"
+	       "INSERT INTO submissions (id, created_at, tree, arches, config, state)"
+	       " VALUES (9, 1, 'linux', 'x86_64', 'tinyconfig', 'testing');"
+	       "INSERT INTO requests (id, created_at, base_kernel_id, patched_kernel_id, repeats,"
+	       " submission_id) VALUES (4, 1, 1, 2, 2, 9);"
+	       "INSERT INTO runs (id, kernel_id, request_id, arch, vcpus, memory_mb, timeout_s,"
+	       " command, state, outcome, queued_at) VALUES"
+	       " (11, 1, 4, 'x86_64', 2, 512, 60, 'c', 'done', 'failed', 1),"
+	       " (12, 2, 4, 'x86_64', 2, 512, 60, 'c', 'done', 'passed', 1),"
+	       " (13, 1, 4, 'x86_64', 2, 512, 60, 'c', 'queued', NULL, 1),"
+	       " (14, 2, 4, 'x86_64', 2, 512, 60, 'c', 'queued', NULL, 1);");
+	assert_int_equal(db_bisection_step_link(f->db, s0, 9), 0);
+	assert_int_equal(db_bisection_step_runs(f->db, s0, NULL, NULL, &r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(r[0].run_id == 12 && r[1].run_id == 14);
+	assert_int_equal(r[0].submission_id, 9);
+	db_bisection_runs_free(r, n);
+	/* a cancel takes both queued runs of the request */
+	assert_int_equal(db_bisection_cancel_runs(f->db, id), 2);
+}
+
 static void test_evidence(void **state)
 {
 	struct bisection_run runs[] = {
@@ -255,6 +288,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_insert_get_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_steps_decided_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_runs_and_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_runs_are_the_patched_kernels, setup,
+						teardown),
 		cmocka_unit_test(test_evidence),
 	};
 
