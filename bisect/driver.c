@@ -89,8 +89,11 @@ static int step_state(struct bctx *x, const struct bisection_step *st,
 		if (!strcmp(subs[i].state, "queued") || !strcmp(subs[i].state, "building"))
 			rc = 0;
 		else if (!strcmp(subs[i].state, "failed")) {
-			snprintf(why, n, "%s: %.300s", subs[i].outcome ? subs[i].outcome : "failed",
-				 subs[i].detail ? subs[i].detail : "");
+			const char *o = subs[i].outcome ? subs[i].outcome : "failed";
+
+			snprintf(why, n, "%s (%s): %.300s", !strcmp(o, "build-failed") ?
+				 "does not build" : !strcmp(o, "does-not-apply") ? "does not apply" :
+				 "its submission failed", o, subs[i].detail ? subs[i].detail : "");
 			rc = 2;
 		}
 	}
@@ -287,8 +290,9 @@ static int first_runs(struct bctx *x)
 	struct bisect_evidence eg, eb;
 	int n;
 
+	/* 6 a side is the least where Mann-Whitney can reach p < 0.005 */
 	if (x->kind == BISECT_KIND_METRIC)
-		return x->b.repeats;
+		return x->b.repeats > 6 ? x->b.repeats : 6;
 	if (ends_evidence(x, &eg, &eb) < 0)
 		return 1;
 	n = bisect_pf_runs_needed(bisect_pf_rate_low(&eb.pf), BISECT_MISS_MAX);

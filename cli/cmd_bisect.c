@@ -89,24 +89,40 @@ out:
 	return rc;
 }
 
-/* Prints the steps decided since *shown; returns the state */
+/* Prints the steps decided since *shown (the ends as such, the rest
+ * numbered, with roughly how many are left as git counts them); returns
+ * the state */
 static const char *print_progress(json_t *j, size_t *shown)
 {
 	json_t *steps = json_object_get(j, "steps"), *s;
 	size_t n = json_array_size(steps);
 
 	for (; *shown < n; (*shown)++) {
+		const char *role;
 		long long left;
+		size_t k = 0;
 
 		s = json_array_get(steps, *shown);
 		if (!json_is_string(json_object_get(s, "answer")))
 			break;
+		role = cli_jstr(s, "role", "step");
 		left = cli_jint(s, "commits_left", -1);
-		printf("step %zu: %.12s \"%s\"", *shown + 1, cli_jstr(s, "commit", "?"),
-		       cli_jstr(s, "subject", "?"));
+		for (size_t i = 0; i <= *shown; i++)
+			k += !strcmp(cli_jstr(json_array_get(steps, i), "role", ""), "step");
+		if (!strcmp(role, "step")) {
+			int more = 0;
+
+			while (left >= 0 && (1LL << more) < left + 1)
+				more++;
+			printf("step %zu of ~%zu: ", k, k + (size_t)more);
+		} else {
+			printf("%s%s: ", role, !strcmp(role, "good") || !strcmp(role, "bad") ? " end" : "");
+		}
+		printf("%.12s \"%s\"", cli_jstr(s, "commit", "?"), cli_jstr(s, "subject", "?"));
 		if (left >= 0)
 			printf(" (%lld commits left)", left);
-		printf(", %lld runs: %s: %s\n", cli_jint(s, "runs", 0), cli_jstr(s, "answer", "?"),
+		printf(", %lld run%s: %s: %s\n", cli_jint(s, "runs", 0),
+		       cli_jint(s, "runs", 0) == 1 ? "" : "s", cli_jstr(s, "answer", "?"),
 		       cli_jstr(s, "why", ""));
 		fflush(stdout);
 	}

@@ -40,7 +40,7 @@ check "test: the culprit is the commit that broke the probe" equals "$(db "selec
 check "test: verified by its revert on bad" equals "$(db "select verdict from bisections where id = $b1")" verified
 check "test: the commit that does not build was skipped, not called bad" equals "$(db "select answer from bisection_steps where bisection_id = $b1 and commit_id = '$(rev nobuild)'")" skip
 check "test: ...with the build's failure as the reason" contains "$(db "select why from bisection_steps where bisection_id = $b1 and commit_id = '$(rev nobuild)'")" "build-failed"
-check "test: a line per step was printed" contains "$out" "step 1: $(rev nobuild | cut -c1-12) \"src: a change that does not compile\""
+check "test: a line per step was printed" contains "$out" "step 1 of ~4: $(rev nobuild | cut -c1-12) \"src: a change that does not compile\" (4 commits left), 0 runs: skip: does not build"
 check "test: the report names the first bad commit and its author" contains "$out" "first bad commit: $(rev culprit-test)
   \"mm: break the probe\"
   author: Fake Kbuild <fake-kbuild@kfleet.invalid>"
@@ -54,9 +54,9 @@ check "test: the page shows the culprit and the steps" sh -c "grep -q 'mm: break
 check "test: kfleet bisections lists it" contains "$(kf bisections 2>&1)" "size/probe.sh"
 
 # a metric regression; kfleetd killed -9 after the first decided step
-kf bisect --tree fake --good bisect-base --bad culprit-test --job bisect-metric --metric ops --vcpus 1 --repeat 5 >/dev/null 2>&1
+kf bisect --tree fake --good bisect-base --bad culprit-test --job bisect-metric --metric ops --vcpus 1 --repeat 6 >/dev/null 2>&1
 b2=$(db "select max(id) from bisections")
-for _ in $(seq 1 900); do
+for _ in $(seq 1 4500); do
 	[ "$(db "select count(*) from bisection_steps where bisection_id = $b2 and role = 'step' and answer is not null")" -ge 1 ] && break
 	sleep 0.2
 done
@@ -64,7 +64,7 @@ before=$(db "select group_concat(id || ':' || answer || ':' || decided_at, ' ') 
 check "metric: a step was decided before the kill" test -n "$before"
 kf_kill9
 check "kfleetd starts again" kf_start
-for _ in $(seq 1 1500); do
+for _ in $(seq 1 6000); do
 	case $(db "select state from bisections where id = $b2") in done|failed|canceled) break;; esac
 	sleep 0.2
 done
