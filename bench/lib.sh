@@ -7,15 +7,17 @@ T=$(mktemp -d /tmp/kfleet-bench.XXXXXX)
 chmod 755 "$T"
 trap 'kill $PID 2>/dev/null; rm -rf "$T"' EXIT
 
-# bench_daemon [EXTRA-CONFIG]: one slot, so runs never overlap
+# bench_daemon [EXTRA-HOST-CONFIG] [EXTRA-DAEMON-CONFIG]: one slot (or
+# $BENCH_SLOTS), so runs never overlap
 bench_daemon() {
 	cat > "$T/kfleetd.ini" <<EOC
 [daemon]
 state_dir = $T/var
 listen = 127.0.0.1:0
+$2
 [host local]
 uri = qemu:///system
-slots = 1
+slots = ${BENCH_SLOTS:-1}
 $1
 EOC
 	"$TOP/$B/bin/kfleetd" -c "$T/kfleetd.ini" >"$T/log" 2>&1 &

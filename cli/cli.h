@@ -129,6 +129,12 @@ int cli_import(struct cli *k, int argc, char **argv);
  * points, and pass rates per test. */
 int cli_trend(struct cli *k, int argc, char **argv);
 
+/* cmd_bisect.c: `kfleet bisect ...` (--wait: 0 only when a culprit was
+ * found and verified by its revert), `kfleet bisections`, `kfleet
+ * bisection ID [--json|--log|--cancel]` */
+int cli_bisect(struct cli *k, int argc, char **argv);
+int cli_bisection(struct cli *k, int argc, char **argv);
+
 /* cmd_series.c: the mbox one of these names (exactly one non-NULL): a file
  * ("-" is stdin), a URL, a message-id, a patchwork series; appended to
  * out. *source (caller frees) names it. 0, or -1 with *err (caller frees).

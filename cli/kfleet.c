@@ -52,6 +52,9 @@ static const struct command {
 	{ "submissions", cli_submission },
 	{ "builds", cli_builds },
 	{ "build", cli_builds },
+	{ "bisect", cli_bisect },
+	{ "bisections", cli_bisection },
+	{ "bisection", cli_bisection },
 };
 
 /* -c CONFIG read into k->cfg (the embedded defaults without one), then the

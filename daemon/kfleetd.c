@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bisect/bisect.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "orchestrator/config.h"
@@ -65,6 +66,7 @@ static int serve(struct config *c)
 {
 	char *e = NULL, *token = NULL, *token_path = NULL;
 	struct orch *o = NULL;
+	struct bisect_driver *bd = NULL;
 	struct web *w = NULL;
 	struct web_opts wo;
 	sigset_t set;
@@ -91,22 +93,32 @@ static int serve(struct config *c)
 		orch_free(o);
 		return 1;
 	}
+	bd = bisect_driver_start(o, c, &e);
+	if (!bd) {
+		log_error("bisect: %s", e ? e : "cannot start");
+		free(e);
+		orch_free(o);
+		return 1;
+	}
 	memset(&wo, 0, sizeof(wo));
 	wo.listen_addr = c->listen_addr;
 	wo.port = c->listen_port;
 	wo.db_path = orch_db_path(o);
 	wo.token = token;
 	wo.orch = o;
+	wo.bisect = bd;
 	w = web_start(&wo, &e);
 	if (!w) {
 		log_error("web: %s", e ? e : "cannot start");
 		free(e);
+		bisect_driver_stop(bd);
 		orch_free(o);
 		return 1;
 	}
 	if (orch_start(o) < 0) {
 		log_error("cannot start the workers");
 		web_stop(w);
+		bisect_driver_stop(bd);
 		orch_free(o);
 		return 1;
 	}
@@ -124,6 +136,7 @@ static int serve(struct config *c)
 	}
 	log_info("signal %d: stopping", sig);
 	web_stop(w);
+	bisect_driver_stop(bd);
 	orch_free(o);
 	free(token);
 	free(token_path);

@@ -136,6 +136,35 @@ const char *const db_migrations[] = {
 	/* 8: a submission may test a kernel built elsewhere (a distro's, or
 	 * one built by hand): its file, with the tree only for the selftests */
 	"ALTER TABLE submissions ADD COLUMN kernel TEXT;",
+	/* 9: bisections: the range fixed by commit ids, the cell and the
+	 * symptom; each tested commit a step with its answer and why, and the
+	 * submissions (one per batch of runs) that built and ran it */
+	"CREATE TABLE bisections ("
+	"  id INTEGER PRIMARY KEY, created_at INTEGER NOT NULL, tree TEXT NOT NULL,"
+	"  good TEXT NOT NULL, bad TEXT NOT NULL, good_spec TEXT, bad_spec TEXT,"
+	"  job TEXT NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('job','test','crash','metric')), target TEXT,"
+	"  higher_better INTEGER, arch TEXT NOT NULL, vcpus INTEGER NOT NULL,"
+	"  memory_mb INTEGER NOT NULL DEFAULT 0, config TEXT, fragments TEXT,"
+	"  repeats INTEGER NOT NULL, first_parent INTEGER NOT NULL DEFAULT 0,"
+	"  state TEXT NOT NULL CHECK (state IN"
+	"    ('ends','bisecting','verifying','done','failed','canceled')),"
+	"  culprit TEXT, candidates TEXT, verdict TEXT, detail TEXT, revert TEXT,"
+	"  change_pct REAL, error REAL, log TEXT, ended_at INTEGER);"
+	"CREATE INDEX bisections_state ON bisections (state, id);"
+	"CREATE TABLE bisection_steps ("
+	"  id INTEGER PRIMARY KEY,"
+	"  bisection_id INTEGER NOT NULL REFERENCES bisections(id), n INTEGER NOT NULL,"
+	"  commit_id TEXT NOT NULL, subject TEXT, author TEXT,"
+	"  role TEXT NOT NULL CHECK (role IN ('good','bad','step','parent','revert')),"
+	"  answer TEXT CHECK (answer IN ('good','bad','skip')), why TEXT, error REAL,"
+	"  commits_left INTEGER, commit_order INTEGER,"   /* git rev-list --count */
+	"  created_at INTEGER NOT NULL, decided_at INTEGER,"
+	"  UNIQUE (bisection_id, n));"
+	"CREATE TABLE bisection_submissions ("
+	"  step_id INTEGER NOT NULL REFERENCES bisection_steps(id),"
+	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+	"  PRIMARY KEY (step_id, submission_id));",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

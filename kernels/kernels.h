@@ -253,4 +253,49 @@ char *kbuild_log_errors(const char *log, size_t len);
  * src/x.c" into out. count is the series' patch count. */
 void kbuild_am_failure(const char *out, size_t len, int count, char *why, size_t n);
 
+/* ---- bisecting (bisect.c): git bisect over a tree's mirror ----
+ * Each bisection has a worktree without a checkout, state/bisect/ID; the
+ * answers given so far are replayed into it on every call, so the caller's
+ * record is the only state that matters. */
+struct kbisect_mark {
+	const char *commit;        /* 40 hex */
+	const char *answer;        /* "good", "bad", "skip" */
+};
+struct kbisect_next {
+	int done;                  /* 0: test next; 1: culprit found; 2: only skips left */
+	char next[41];             /* done 0: the commit git chose */
+	int left, steps;           /* done 0: revisions left after it, roughly steps (-1, 0) */
+	char culprit[41];          /* done 1: the first bad commit */
+	char **candidates;         /* done 2: it is one of these */
+	size_t ncandidates;
+};
+/* Replays git bisect start [--first-parent] bad good and marks, in order,
+ * in bisection id's worktree (made at bad when missing), and says what git
+ * says next; log (may be NULL) gets `git bisect log`. 0 / -1 (*err) */
+int kbisect_run(const struct kbuild_env *e, const char *tree, int64_t id, const char *good,
+		const char *bad, int first_parent, const struct kbisect_mark *marks, size_t n,
+		struct kbisect_next *out, struct buf *log, char **err);
+void kbisect_next_release(struct kbisect_next *n);
+/* Removes bisection id's worktree */
+void kbisect_remove(const struct kbuild_env *e, const char *tree, int64_t id);
+/* 1 when a is an ancestor of b (or a == b), 0 when not, -1 on error */
+int kbisect_is_ancestor(const struct kbuild_env *e, const char *tree, const char *a,
+			const char *b);
+struct kbisect_commit {
+	char *subject, *author;    /* "Name <mail>" */
+	char *parent;              /* the first parent, NULL for a root */
+	int parents;
+};
+/* 0 / -1; release with kbisect_commit_release() */
+int kbisect_describe(const struct kbuild_env *e, const char *tree, const char *commit,
+		     struct kbisect_commit *out);
+void kbisect_commit_release(struct kbisect_commit *c);
+/* Commits in good..bad, -1 on error */
+int kbisect_count(const struct kbuild_env *e, const char *tree, const char *good,
+		  const char *bad);
+/* The revert of commit (against its first parent) as an mbox of one
+ * patch, "[PATCH] Revert \"SUBJECT\"", appended to out. 0 / -1 (*err) */
+int kbisect_revert_mbox(const struct kbuild_env *e, const char *tree, const char *commit,
+			struct buf *out, char **err);
+
 #endif

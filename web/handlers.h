@@ -89,4 +89,12 @@ WEB_HANDLER(pages_trends);          /* GET /trends: what has data */
 WEB_HANDLER(pages_trend);           /* GET /trends/view?... */
 WEB_HANDLER(api_trend);             /* GET /api/trend?... */
 
+/* bisections.c: bisections (bisect/) as JSON and pages */
+WEB_HANDLER(api_bisections_list);   /* GET /api/bisections */
+WEB_HANDLER(api_bisections_add);    /* POST /api/bisections: start one (token) */
+WEB_HANDLER(api_bisection);         /* GET /api/bisections/ID[?format=text] */
+WEB_HANDLER(api_bisection_cancel);  /* POST /api/bisections/ID/cancel (token) */
+WEB_HANDLER(pages_bisections);      /* GET /bisections */
+WEB_HANDLER(pages_bisection);       /* GET /bisections/ID */
+
 #endif

@@ -167,6 +167,7 @@ struct web *web_start(const struct web_opts *o, char **err)
 	pthread_mutex_init(&w->submit_lock, NULL);
 	pthread_mutex_init(&w->dbs_lock, NULL);
 	w->orch = o->orch;
+	w->bisect = o->bisect;
 	w->db_path = strdup(o->db_path);
 	w->token = strdup(o->token ? o->token : "");
 	if (!w->db_path || !w->token || pthread_key_create(&w->db_key, NULL) != 0)

@@ -103,46 +103,6 @@ static json_t *submission_json(struct db *db, const struct submission *s, int fu
 
 /* ---- POST handlers ---- */
 
-static enum MHD_Result parse_body(struct MHD_Connection *c, struct web_req *req, json_t **body)
-{
-	json_error_t jerr;
-
-	*body = NULL;
-	if (req->too_big)
-		return web_reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE,
-				       "request body: more than the %zu bytes allowed", req->body.cap);
-	*body = json_loadb(buf_str(&req->body), req->body.len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!*body)
-		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: line %d, column %d: %s",
-				       jerr.line, jerr.column, jerr.text);
-	if (!json_is_object(*body)) {
-		json_decref(*body);
-		*body = NULL;
-		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: expected a JSON object");
-	}
-	return MHD_YES;
-}
-
-/* Refuses fields other than known: 0, or -1 with msg */
-static int only_known(json_t *body, const char *const *known, char *msg, size_t n)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(body, key, v) {
-		size_t i;
-
-		for (i = 0; known[i]; i++)
-			if (!strcmp(key, known[i]))
-				break;
-		if (!known[i]) {
-			snprintf(msg, n, "unknown field '%.64s'", key);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static enum MHD_Result reply_submit(struct MHD_Connection *c, int r, const char *err,
 				    const char *what, int64_t id)
 {
@@ -176,10 +136,10 @@ static enum MHD_Result trees_post(struct web *w, struct MHD_Connection *c, struc
 		free(err);
 		return rc;
 	}
-	rc = parse_body(c, req, &body);
+	rc = web_body_json(c, req, &body);
 	if (!body)
 		return rc;
-	if (only_known(body, known, msg, sizeof(msg)) < 0 ||
+	if (web_fields_only(body, known, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "name", 1, &name, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "url", 1, &url, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "branch", 0, &branch, msg, sizeof(msg)) < 0) {
@@ -240,11 +200,11 @@ WEB_HANDLER(api_submissions_add)
 		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
 	if (!w->orch)
 		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no builder here");
-	rc = parse_body(c, req, &body);
+	rc = web_body_json(c, req, &body);
 	if (!body)
 		return rc;
 	memset(&sp, 0, sizeof(sp));
-	if (only_known(body, known, msg, sizeof(msg)) < 0 ||
+	if (web_fields_only(body, known, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "tree", 0, &sp.tree, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "mbox_base64", 0, &b64, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "mbox_name", 0, &sp.mbox_name, msg, sizeof(msg)) < 0 ||
@@ -298,11 +258,11 @@ WEB_HANDLER(api_import)
 		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
 	if (!w->orch)
 		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "imports cannot be made here");
-	rc = parse_body(c, req, &body);
+	rc = web_body_json(c, req, &body);
 	if (!body)
 		return rc;
 	memset(&sp, 0, sizeof(sp));
-	if (only_known(body, known, msg, sizeof(msg)) < 0 ||
+	if (web_fields_only(body, known, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "kernel", 1, &sp.kernel, msg, sizeof(msg)) < 0 ||
 	    web_field_str(body, "arch", 0, &sp.arch, msg, sizeof(msg)) < 0 ||
 	    web_field_int(body, "vcpus", &sp.vcpus, msg, sizeof(msg)) < 0 ||

@@ -584,3 +584,42 @@ void web_kernel_cell(struct buf *b, const char *path)
 	web_html_str(b, base ? base + 1 : path);
 	buf_puts(b, "</td>");
 }
+
+enum MHD_Result web_body_json(struct MHD_Connection *c, struct web_req *req, json_t **body)
+{
+	json_error_t jerr;
+
+	*body = NULL;
+	if (req->too_big)
+		return web_reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE,
+				       "request body: more than the %zu bytes allowed", req->body.cap);
+	*body = json_loadb(buf_str(&req->body), req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!*body)
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: line %d, column %d: %s",
+				       jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(*body)) {
+		json_decref(*body);
+		*body = NULL;
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: expected a JSON object");
+	}
+	return MHD_YES;
+}
+
+int web_fields_only(json_t *body, const char *const *known, char *msg, size_t n)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(body, key, v) {
+		size_t i;
+
+		for (i = 0; known[i]; i++)
+			if (!strcmp(key, known[i]))
+				break;
+		if (!known[i]) {
+			snprintf(msg, n, "unknown field '%.64s'", key);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -17,6 +17,7 @@ struct db;
 struct job_def;
 struct job_set;
 struct web;
+struct web_req;
 
 /* ---- the state a handler reads ---- */
 
@@ -57,6 +58,13 @@ enum MHD_Result web_reply_file(struct MHD_Connection *c, const char *path,
 
 /* ---- what a request sends ---- */
 
+/* The request's body as a JSON object into *body (caller decrefs): MHD_YES
+ * with *body set, or the answer already given (413, 400 with line and
+ * column, 400 for a non-object) with *body NULL */
+enum MHD_Result web_body_json(struct MHD_Connection *c, struct web_req *req, json_t **body);
+/* Refuses fields other than known (NULL-terminated): 0, or -1 with msg
+ * ("unknown field 'x'") */
+int web_fields_only(json_t *body, const char *const *known, char *msg, size_t n);
 /* 0 when the request carries the server's bearer token, else -1 with *why */
 int web_check_token(struct web *w, struct MHD_Connection *c, const char **why);
 /* A JSON body's optional positive int (absent: 0, the configured default)

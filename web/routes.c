@@ -28,6 +28,8 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/submissions/{id}", pages_submission, 0 },
 	{ WEB_GET,  "/builds/{id}", pages_build, 0 },
 	{ WEB_GET,  "/builds/{id}/log", pages_build_log, 0 },
+	{ WEB_GET,  "/bisections", pages_bisections, 0 },
+	{ WEB_GET,  "/bisections/{id}", pages_bisection, 0 },
 	/* any other path under these is 404 to GET, 405 to the rest */
 	{ WEB_GET,  "/submissions*", NULL, 0 },
 	{ WEB_GET,  "/builds*", NULL, 0 },
@@ -53,6 +55,10 @@ static const struct web_route routes[] = {
 	{ WEB_POST, "/api/import", api_import, WEB_ROUTE_UPLOAD },
 	{ WEB_GET,  "/api/trend", api_trend, 0 },
 	{ WEB_GET,  "/api/compare", api_compare, 0 },
+	{ WEB_GET,  "/api/bisections", api_bisections_list, 0 },
+	{ WEB_POST, "/api/bisections", api_bisections_add, 0 },
+	{ WEB_GET,  "/api/bisections/{id}", api_bisection, 0 },
+	{ WEB_POST, "/api/bisections/{id}/cancel", api_bisection_cancel, 0 },
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))

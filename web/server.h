@@ -33,6 +33,7 @@ struct web {
 	char *db_path;
 	char *token;
 	struct orch *orch;             /* NULL: no submitting, no jobs */
+	struct bisect_driver *bisect;  /* NULL: no bisections started here */
 	pthread_mutex_t submit_lock;   /* orch_submit() calls, one at a time */
 	pthread_key_t db_key;          /* this thread's struct db */
 	pthread_mutex_t dbs_lock;

@@ -6,6 +6,7 @@
 #define KF_WEB_H
 
 struct orch;
+struct bisect_driver;
 struct web;
 
 struct web_opts {
@@ -14,6 +15,7 @@ struct web_opts {
 	const char *db_path;
 	const char *token;        /* the bearer token state-changing calls need */
 	struct orch *orch;        /* for orch_submit() */
+	struct bisect_driver *bisect;  /* for bisect_submit(), or NULL */
 };
 
 /* Starts serving in background threads. NULL with *err (caller frees). */
