@@ -91,9 +91,14 @@ static int step_state(struct bctx *x, const struct bisection_step *st,
 		else if (!strcmp(subs[i].state, "failed")) {
 			const char *o = subs[i].outcome ? subs[i].outcome : "failed";
 
-			snprintf(why, n, "%s (%s): %.300s", !strcmp(o, "build-failed") ?
+			/* a build's own first error says more than make's last line */
+			const char *d = subs[i].errors ? subs[i].errors :
+					subs[i].detail ? subs[i].detail : "";
+
+			snprintf(why, n, "%s (%s): %.*s", !strcmp(o, "build-failed") ?
 				 "does not build" : !strcmp(o, "does-not-apply") ? "does not apply" :
-				 "its submission failed", o, subs[i].detail ? subs[i].detail : "");
+				 "its submission failed", o, (int)(strcspn(d, "\n") < 300 ?
+				 strcspn(d, "\n") : 300), d);
 			rc = 2;
 		}
 	}

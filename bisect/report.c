@@ -223,9 +223,15 @@ int bisect_report_text(struct db *db, int64_t id, struct buf *o)
 	if (isfinite(b.error))
 		buf_printf(o, "the chance the path went wrong: at most %.2g%%\n", 100 * b.error);
 	buf_puts(o, "\nsteps:\n");
-	for (size_t i = 0; i < n; i++) {
-		buf_printf(o, "  %-6s %.12s  %s%.60s%s\n", !strcmp(st[i].role, "step") ? "" : st[i].role,
-			   st[i].commit_id, st[i].subject ? "\"" : "", st[i].subject ? st[i].subject : "",
+	for (size_t i = 0, k = 0; i < n; i++) {
+		char label[16];
+
+		if (!strcmp(st[i].role, "step"))
+			snprintf(label, sizeof(label), "%zu", ++k);
+		else
+			snprintf(label, sizeof(label), "%s", st[i].role);
+		buf_printf(o, "  %-6s %.12s  %s%.60s%s\n", label, st[i].commit_id,
+			   st[i].subject ? "\"" : "", st[i].subject ? st[i].subject : "",
 			   st[i].subject ? "\"" : "");
 		buf_printf(o, "         %s%s%s\n", st[i].answer ? st[i].answer : "pending",
 			   st[i].why ? ": " : "", st[i].why ? st[i].why : "");

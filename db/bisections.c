@@ -52,7 +52,8 @@ static const struct db_field step_fields[] = {
 
 static const struct db_field sub_fields[] = {
 	F(bisection_sub, submission_id, INT), F(bisection_sub, state, TEXT),
-	F(bisection_sub, outcome, TEXT), F(bisection_sub, detail, TEXT), { NULL, 0, 0 },
+	F(bisection_sub, outcome, TEXT), F(bisection_sub, detail, TEXT),
+	F(bisection_sub, errors, TEXT), { NULL, 0, 0 },
 };
 
 static const struct db_field origin_fields[] = {
@@ -221,7 +222,11 @@ int db_bisection_step_link(struct db *db, int64_t step_id, int64_t submission_id
 int db_bisection_step_subs(struct db *db, int64_t step_id, struct bisection_sub **rows,
 			   size_t *n)
 {
-	return dbi_rows(dbi_stmt(db, "SELECT s.id, s.state, s.outcome, s.detail"
+	return dbi_rows(dbi_stmt(db, "SELECT s.id, s.state, s.outcome, s.detail,"
+				 " (SELECT b.errors FROM submission_builds sb"
+				 "   JOIN builds b ON b.id = sb.build_id"
+				 "   WHERE sb.submission_id = s.id AND b.state = 'failed'"
+				 "   AND b.errors IS NOT NULL AND b.errors != '' LIMIT 1)"
 				 " FROM bisection_submissions bs"
 				 " JOIN submissions s ON s.id = bs.submission_id"
 				 " WHERE bs.step_id = ? ORDER BY s.id", DBI_INT(step_id)),

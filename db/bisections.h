@@ -68,6 +68,7 @@ struct bisection_run {
 struct bisection_sub {
 	int64_t submission_id;
 	char *state, *outcome, *detail;
+	char *errors;                 /* a failed build's first compiler errors, or NULL */
 };
 
 /* Inserts b (state "ends"); b->id is set. 0 / -1 */

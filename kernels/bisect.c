@@ -150,8 +150,10 @@ int kbisect_run(const struct kbuild_env *e, const char *tree, int64_t id, const 
 	if (!dir)
 		return -1;
 	wt_git(dir, NULL, NULL, "bisect", "reset", NULL);
-	if (wt_git(dir, &said, err, "bisect", "start", "--no-checkout",
-		   first_parent ? "--first-parent" : "--no-checkout", bad, good, NULL) < 0)
+	if ((first_parent ? wt_git(dir, &said, err, "bisect", "start", "--no-checkout",
+				   "--first-parent", bad, good, NULL) :
+			    wt_git(dir, &said, err, "bisect", "start", "--no-checkout", bad, good,
+				   NULL)) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		buf_reset(&said);

@@ -182,6 +182,19 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 		db_submission_link_build(b->db, s->id, side, arch, *build_id, 1);
 		return *kernel ? 0 : -1;
 	}
+	/* a build that failed with compiler errors fails the same way again:
+	 * not built twice (one that failed otherwise, a timeout or a
+	 * shutdown, is tried again) */
+	if (f == 1 && !strcmp(found.state, "failed") && found.errors && *found.errors) {
+		log_info("submission %" PRId64 ": %s %s: failed before (build %" PRId64 "), not "
+			 "built again", s->id, arch, side, found.id);
+		*build_id = found.id;
+		if (asprintf(err, "%s", found.detail ? found.detail : "failed") < 0)
+			*err = NULL;
+		db_submission_link_build(b->db, s->id, side, arch, *build_id, 1);
+		db_row_release(db_build_fields, &found, sizeof(found));
+		return 1;
+	}
 	if (f == 1)
 		db_row_release(db_build_fields, &found, sizeof(found));
 	memset(&row, 0, sizeof(row));

@@ -65,10 +65,9 @@ int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, cons
 	d = virDomainCreateXML(conn, buf_str(&xml), VIR_DOMAIN_START_AUTODESTROY);
 	buf_release(&xml);
 	if (!d) {
-		char *e = guest_last_error();
+		const char *e = virGetLastErrorMessage();
 
 		snprintf(why, n, "a %s guest does not start: %.100s", type, e ? e : "?");
-		free(e);
 		virResetLastError();
 		return 0;
 	}
