@@ -386,7 +386,7 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	struct run_spec spec;
 	json_error_t jerr;
 	json_t *body = NULL;
-	const char *why, *key;
+	const char *key;
 	json_t *v;
 	enum MHD_Result rc;
 	char msg[256];
@@ -394,8 +394,8 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	int64_t id = 0;
 	int r;
 
-	if (web_check_token(w, c, &why) < 0)
-		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (web_unauthorized(w, c, &rc))
+		return rc;
 	if (req->too_big)
 		return web_reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE,
 				       "request body: more than the %d bytes allowed", WEB_BODY_MAX);

@@ -70,15 +70,14 @@ static int read_spec(json_t *body, struct bisect_spec *s, char *msg, size_t n)
 WEB_HANDLER(api_bisections_add)
 {
 	char msg[256], *err = NULL;
-	const char *why;
 	struct bisect_spec s;
 	json_t *body = NULL;
 	enum MHD_Result rc;
 	int64_t id = 0;
 	int r;
 
-	if (web_check_token(w, c, &why) < 0)
-		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (web_unauthorized(w, c, &rc))
+		return rc;
 	if (!w->bisect)
 		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no bisections here");
 	rc = web_body_json(c, arg->req, &body);
@@ -106,12 +105,11 @@ WEB_HANDLER(api_bisections_add)
 WEB_HANDLER(api_bisection_cancel)
 {
 	char *err = NULL;
-	const char *why;
 	enum MHD_Result rc;
 	int r;
 
-	if (web_check_token(w, c, &why) < 0)
-		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (web_unauthorized(w, c, &rc))
+		return rc;
 	if (!w->bisect)
 		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no bisections here");
 	r = bisect_cancel(w->bisect, arg->id, &err);

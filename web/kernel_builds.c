@@ -120,14 +120,14 @@ static enum MHD_Result trees_post(struct web *w, struct MHD_Connection *c, struc
 				  const char *fetch)
 {
 	static const char *const known[] = { "name", "url", "branch", NULL };
-	const char *name = NULL, *url = NULL, *branch = NULL, *why;
+	const char *name = NULL, *url = NULL, *branch = NULL;
 	char msg[256], *err = NULL;
 	json_t *body = NULL;
 	enum MHD_Result rc;
 	int r;
 
-	if (web_check_token(w, c, &why) < 0)
-		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (web_unauthorized(w, c, &rc))
+		return rc;
 	if (!w->orch)
 		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no builder here");
 	if (fetch) {
@@ -189,15 +189,15 @@ WEB_HANDLER(api_submissions_add)
 	};
 	struct submit_spec sp;
 	struct buf mbox = BUF_INIT(0);
-	const char *b64 = NULL, *why;
+	const char *b64 = NULL;
 	char msg[256], *err = NULL;
 	json_t *body = NULL;
 	enum MHD_Result rc;
 	int64_t id = 0;
 	int r;
 
-	if (web_check_token(w, c, &why) < 0)
-		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (web_unauthorized(w, c, &rc))
+		return rc;
 	if (!w->orch)
 		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no builder here");
 	rc = web_body_json(c, req, &body);
@@ -247,15 +247,15 @@ WEB_HANDLER(api_import)
 	};
 	struct import_spec sp;
 	struct buf log = BUF_INIT(0);
-	const char *b64 = NULL, *why;
+	const char *b64 = NULL;
 	char msg[256], *err = NULL;
 	json_t *body = NULL;
 	enum MHD_Result rc;
 	int64_t id = 0;
 	int r;
 
-	if (web_check_token(w, c, &why) < 0)
-		return web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	if (web_unauthorized(w, c, &rc))
+		return rc;
 	if (!w->orch)
 		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "imports cannot be made here");
 	rc = web_body_json(c, req, &body);

@@ -623,3 +623,13 @@ int web_fields_only(json_t *body, const char *const *known, char *msg, size_t n)
 	}
 	return 0;
 }
+
+int web_unauthorized(struct web *w, struct MHD_Connection *c, enum MHD_Result *rc)
+{
+	const char *why;
+
+	if (web_check_token(w, c, &why) == 0)
+		return 0;
+	*rc = web_reply_error(c, MHD_HTTP_UNAUTHORIZED, "missing or wrong token: %s", why);
+	return 1;
+}

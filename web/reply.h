@@ -67,6 +67,8 @@ enum MHD_Result web_body_json(struct MHD_Connection *c, struct web_req *req, jso
 int web_fields_only(json_t *body, const char *const *known, char *msg, size_t n);
 /* 0 when the request carries the server's bearer token, else -1 with *why */
 int web_check_token(struct web *w, struct MHD_Connection *c, const char **why);
+/* 1 when it does not: the 401 saying why is queued in *rc; 0 when it does */
+int web_unauthorized(struct web *w, struct MHD_Connection *c, enum MHD_Result *rc);
 /* A JSON body's optional positive int (absent: 0, the configured default)
  * and its required or optional string field: 0, or -1 with msg saying
  * what is wrong */
