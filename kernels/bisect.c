@@ -273,6 +273,8 @@ int kbisect_describe(const struct kbuild_env *e, const char *tree, const char *c
 		out->parent = strndup(q + 1, 40);
 	rc = out->subject && out->author ? 0 : -1;
 out:
+	if (rc < 0)
+		kbisect_commit_release(out);
 	buf_release(&b);
 	return rc;
 }
@@ -310,8 +312,10 @@ int kbisect_revert_mbox(const struct kbuild_env *e, const char *tree, const char
 	struct buf diff = BUF_INIT(SERIES_MBOX_MAX);
 	int rc = -1;
 
-	if (kbisect_describe(e, tree, commit, &c) < 0 || !c.parent)
+	if (kbisect_describe(e, tree, commit, &c) < 0 || !c.parent) {
+		kbisect_commit_release(&c);
 		return set_errf(err, "commit %.12s: no parent to revert to", commit);
+	}
 	/* the change undone: from the commit back to its (first) parent */
 	if (mirror_git(e, tree, &diff, err, "diff", "--binary", "--full-index", commit, c.parent,
 		       NULL) < 0)

@@ -286,7 +286,7 @@ struct kbisect_commit {
 	char *parent;              /* the first parent, NULL for a root */
 	int parents;
 };
-/* 0 / -1; release with kbisect_commit_release() */
+/* 0 / -1 (out left empty); release with kbisect_commit_release() */
 int kbisect_describe(const struct kbuild_env *e, const char *tree, const char *commit,
 		     struct kbisect_commit *out);
 void kbisect_commit_release(struct kbisect_commit *c);
