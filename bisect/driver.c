@@ -72,6 +72,8 @@ int bisect_queue_runs(struct bisect_driver *d, struct db *db, const struct bisec
 	return 0;
 }
 
+static void start_runs(struct bctx *x, const struct bisection_step *st);
+
 /* What a step's submissions and runs say so far. 1 all ended (e filled,
  * release it); 0 still going; 2 a build or apply failed (why filled);
  * -1 error */
@@ -102,9 +104,12 @@ static int step_state(struct bctx *x, const struct bisection_step *st,
 			rc = 2;
 		}
 	}
-	if (!ns)
-		rc = 0;
 	db_bisection_subs_free(subs, ns);
+	if (!ns) {
+		/* added, then killed before its runs were queued */
+		start_runs(x, st);
+		return 0;
+	}
 	if (rc != 1)
 		return rc;
 	if (db_bisection_step_runs(x->db, st->id, x->b.target && x->kind == BISECT_KIND_TEST ?
@@ -306,6 +311,40 @@ static int first_runs(struct bctx *x)
 	return n > BISECT_RUNS_MAX ? BISECT_RUNS_MAX : n;
 }
 
+/* Queues a step's first runs: the ends' repeats, the revert of the
+ * culprit on bad, a commit's first_runs(); a step whose runs cannot be
+ * queued is skipped with the reason, so nothing waits for runs that will
+ * never come */
+static void start_runs(struct bctx *x, const struct bisection_step *st)
+{
+	struct buf mbox = BUF_INIT(SERIES_MBOX_MAX);
+	int revert = !strcmp(st->role, "revert"), ends = !strcmp(st->role, "good") ||
+		     !strcmp(st->role, "bad");
+	char *err = NULL;
+
+	if ((revert && kbisect_revert_mbox(&x->d->env, x->b.tree, st->commit_id, &mbox, &err) < 0) ||
+	    queue_runs(x, st->id, st->commit_id, ends ? x->b.repeats : first_runs(x),
+		       revert ? &mbox : NULL, &err) < 0) {
+		db_bisection_step_decide(x->db, st->id, "skip", err ? err : "its runs could not be "
+					 "queued", NAN);
+		if (revert)
+			db_bisection_set_revert(x->db, x->b.id, err ? err : "?", "revert not tested");
+	}
+	free(err);
+	buf_release(&mbox);
+}
+
+/* Adds a step and queues its first runs. 0 / -1 */
+static int new_step(struct bctx *x, const char *commit, const char *role, int left)
+{
+	struct bisection_step st = { .commit_id = (char *)commit, .role = (char *)role };
+
+	if (add_step(x, commit, role, left, &st.id) < 0)
+		return -1;
+	start_runs(x, &st);
+	return 0;
+}
+
 /* Decides an undecided step whose runs ended, or queues more. 1 decided,
  * 0 waiting, -1 error */
 static int decide_step(struct bctx *x, struct bisection_step *st)
@@ -397,7 +436,6 @@ static int stage_bisecting(struct bctx *x)
 	struct kbisect_next next;
 	struct buf log = BUF_INIT(1u << 20);
 	char *err = NULL;
-	int64_t sid;
 	int rc = 0;
 
 	for (size_t i = 0; i < x->nsteps; i++)
@@ -411,13 +449,7 @@ static int stage_bisecting(struct bctx *x)
 	}
 	db_bisection_set_log(x->db, x->b.id, buf_str(&log));
 	if (next.done == 0) {
-		if (add_step(x, next.next, "step", next.left, &sid) < 0 ||
-		    queue_runs(x, sid, next.next, first_runs(x), NULL, &err) < 0) {
-			if (err)
-				db_bisection_step_decide(x->db, sid, "skip", err, NAN);
-			free(err);
-			rc = err ? 0 : -1;
-		}
+		rc = new_step(x, next.next, "step", next.left);
 	} else if (next.done == 1) {
 		db_bisection_end(x->db, x->b.id, "verifying", next.culprit, NULL, NULL,
 				 "the first bad commit, being checked", path_error(x));
@@ -438,66 +470,43 @@ static int stage_bisecting(struct bctx *x)
 
 /* ---- verifying ------------------------------------------------------------- */
 
-/* The culprit's parent, when no step or end tested it: a step of its own */
-static int parent_step(struct bctx *x, struct bisection_step **out, const char **parent)
+/* The culprit's parent, when no step or end tested it: a step of its own.
+ * 1 added now, 0 there (*out) or not needed, -1 error */
+static int parent_step(struct bctx *x, struct bisection_step **out)
 {
 	struct kbisect_commit c;
-	static char p[41];
-	char *err = NULL;
-	int64_t id;
+	int tested = 0, rc;
 
 	*out = find_role(x, "parent");
-	*parent = NULL;
 	if (*out)
 		return 0;
 	if (kbisect_describe(&x->d->env, x->b.tree, x->b.culprit, &c) < 0 || !c.parent) {
 		kbisect_commit_release(&c);
 		return 0;
 	}
-	snprintf(p, sizeof(p), "%s", c.parent);
-	kbisect_commit_release(&c);
 	for (size_t i = 0; i < x->nsteps; i++)
-		if (!strcmp(x->steps[i].commit_id, p) && x->steps[i].answer)
-			return 0;   /* tested already */
-	*parent = p;
-	if (add_step(x, p, "parent", -1, &id) < 0)
-		return -1;
-	if (queue_runs(x, id, p, first_runs(x), NULL, &err) < 0) {
-		db_bisection_step_decide(x->db, id, "skip", err ? err : "?", NAN);
-		free(err);
-	}
-	return 1;
+		tested |= !strcmp(x->steps[i].commit_id, c.parent) && x->steps[i].answer;
+	rc = tested ? 0 : new_step(x, c.parent, "parent", -1) < 0 ? -1 : 1;
+	kbisect_commit_release(&c);
+	return rc;
 }
 
+/* The culprit reverted on bad: 1 added now, 0 there (*out), -1 error */
 static int revert_step(struct bctx *x, struct bisection_step **out)
 {
-	struct buf mbox = BUF_INIT(SERIES_MBOX_MAX);
-	char *err = NULL;
-	int64_t id;
-
 	*out = find_role(x, "revert");
 	if (*out)
 		return 0;
-	if (add_step(x, x->b.culprit, "revert", -1, &id) < 0)
-		return -1;
-	if (kbisect_revert_mbox(&x->d->env, x->b.tree, x->b.culprit, &mbox, &err) < 0 ||
-	    queue_runs(x, id, x->b.culprit, first_runs(x), &mbox, &err) < 0) {
-		db_bisection_step_decide(x->db, id, "skip", err ? err : "?", NAN);
-		db_bisection_set_revert(x->db, x->b.id, err ? err : "?", "revert not tested");
-		free(err);
-	}
-	buf_release(&mbox);
-	return 1;
+	return new_step(x, x->b.culprit, "revert", -1) < 0 ? -1 : 1;
 }
 
 static int stage_verifying(struct bctx *x)
 {
 	struct bisection_step *par, *rev;
-	const char *pending_parent;
 	const char *verdict;
 	int r;
 
-	if ((r = parent_step(x, &par, &pending_parent)) != 0 || (r = revert_step(x, &rev)) != 0)
+	if ((r = parent_step(x, &par)) != 0 || (r = revert_step(x, &rev)) != 0)
 		return r < 0 ? -1 : 0;
 	if (par && !par->answer && decide_step(x, par) <= 0)
 		return 0;
