@@ -203,13 +203,13 @@ enum bisect_answer bisect_metric_decide(const struct bisect_samples *good,
 	sig_b = vb.p < alpha;
 	if (sig_g && !sig_b && t > 0.5) {
 		*p = alpha;
-		snprintf(why, n, "median %g sits with bad (%g), not good (%g): p = %.2g over %zu "
+		snprintf(why, n, "median %g sits with bad (%g), not good (%g): p = %.3g over %zu "
 			 "runs", ms, mb, mg, vg.p, step->n);
 		return BISECT_BAD;
 	}
 	if (sig_b && !sig_g && t < 0.5) {
 		*p = alpha;
-		snprintf(why, n, "median %g sits with good (%g), not bad (%g): p = %.2g over %zu "
+		snprintf(why, n, "median %g sits with good (%g), not bad (%g): p = %.3g over %zu "
 			 "runs", ms, mg, mb, vb.p, step->n);
 		return BISECT_GOOD;
 	}
