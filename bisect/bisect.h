@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "analysis/bisect.h"
+#include "analysis/crash.h"
 #include "common/buf.h"
 
 struct orch;
@@ -34,6 +35,8 @@ struct bisect_spec {
 	const char *test;            /* a subtest's path as results name it */
 	const char *metric;
 	int crash;
+	const char *signature;       /* crash: the title to look for (or a part); NULL:
+					the bad end's most common crash */
 	const char *arch;            /* default x86_64 */
 	int vcpus;                   /* default 2 */
 	int memory_mb;
@@ -83,9 +86,16 @@ struct bisect_evidence {
 	int other;                   /* metric: runs without a value */
 	int pending;
 	int runs;
+	char other_crash[CRASH_TITLE_MAX];   /* a crash: the first other title seen */
 };
-int bisect_evidence_read(enum bisect_kind k, const struct bisection_run *runs, size_t n,
-			 struct bisect_evidence *e);
+/* signature: for a crash, the title the symptom's crash has (a part of
+ * one will do, crash_title_matches()); a crash titled otherwise is a
+ * failure for another reason. NULL: any crash is the symptom. */
+int bisect_evidence_read(enum bisect_kind k, const char *signature,
+			 const struct bisection_run *runs, size_t n, struct bisect_evidence *e);
+/* The title most of the runs' crashes have (the first of a tie), into
+ * out; 0, or -1 when none of them crashed with a report */
+int bisect_crash_signature(const struct bisection_run *runs, size_t n, char *out, size_t len);
 void bisect_evidence_release(struct bisect_evidence *e);
 /* One line of what the runs showed: "3 runs: symptom in 1, 1 no-boot" */
 void bisect_evidence_describe(enum bisect_kind k, const struct bisect_evidence *e,

@@ -19,6 +19,7 @@ struct bisect_driver {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stop, kicked;
+	int speculate;             /* build the next step's two possible commits ahead */
 	pthread_t thread;
 	int started;
 };

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/util.h"
@@ -38,6 +39,7 @@
 
 #define TICK_MS        2000
 #define STEP_RUNS_CAP  20     /* a metric step's runs at most */
+#define SPECULATE_CPUS 8      /* [build] speculate = auto: on with this many CPUs */
 
 /* ---- submissions of a step ---------------------------------------------- */
 
@@ -117,7 +119,8 @@ static int step_state(struct bctx *x, const struct bisection_step *st,
 				   x->kind == BISECT_KIND_METRIC ? x->b.target : NULL,
 				   &runs, &nr) < 0)
 		return -1;
-	rc = bisect_evidence_read(x->kind, runs, nr, e) < 0 ? -1 : e->pending ? 0 : 1;
+	rc = bisect_evidence_read(x->kind, x->kind == BISECT_KIND_CRASH ? x->b.target : NULL, runs,
+				  nr, e) < 0 ? -1 : e->pending ? 0 : 1;
 	if (rc != 1)
 		bisect_evidence_release(e);
 	db_bisection_runs_free(runs, nr);
@@ -245,6 +248,28 @@ static int test_reported(struct bctx *x, const struct bisect_evidence *eg,
 	return 0;
 }
 
+/* A crash bisection without a signature takes the bad end's: the title
+ * most of its crashes have. 1 set (the ends are read again next tick),
+ * 0 nothing to set, -1 error */
+static int crash_signature(struct bctx *x, const struct bisection_step *bd)
+{
+	struct bisection_run *runs = NULL;
+	char t[CRASH_TITLE_MAX];
+	size_t n = 0;
+	int rc = 0;
+
+	if (x->kind != BISECT_KIND_CRASH || x->b.target)
+		return 0;
+	if (db_bisection_step_runs(x->db, bd->id, NULL, NULL, &runs, &n) < 0)
+		return -1;
+	if (bisect_crash_signature(runs, n, t, sizeof(t)) == 0) {
+		rc = db_bisection_set_target(x->db, x->b.id, t) < 0 ? -1 : 1;
+		log_info("bisection %" PRId64 ": the crash's signature: %s", x->b.id, t);
+	}
+	db_bisection_runs_free(runs, n);
+	return rc;
+}
+
 static int stage_ends(struct bctx *x)
 {
 	struct bisection_step *g = find_role(x, "good"), *bd = find_role(x, "bad");
@@ -266,7 +291,9 @@ static int stage_ends(struct bctx *x)
 			bisect_evidence_release(&eg);
 		return 0;
 	}
-	if (rg == 1 && rb == 1) {
+	if (rg == 1 && rb == 1 && (rc = crash_signature(x, bd)) != 0) {
+		rc = rc < 0 ? -1 : 0;
+	} else if (rg == 1 && rb == 1) {
 		if (test_reported(x, &eg, &eb))
 			rc = x->kind == BISECT_KIND_METRIC ? ends_metric(x, g, bd, &eg, &eb)
 							   : ends_pf(x, g, bd, &eg, &eb);
@@ -431,6 +458,57 @@ static int ask_git(struct bctx *x, struct kbisect_next *next, struct buf *log, c
 	return rc;
 }
 
+/* Queues a build-only submission of commit, for the step that may come */
+static int queue_build(struct bctx *x, const char *commit)
+{
+	struct submit_spec s = {
+		.tree = x->b.tree, .base = commit, .arches = x->b.arch, .config = x->b.config,
+		.fragments = x->b.fragments, .jobs = x->b.job, .repeat = 1,
+		.memory_mb = x->b.memory_mb, .speculative = 1,
+	};
+	char *err = NULL;
+	int64_t sid;
+
+	if (orch_submit_series(x->d->o, &s, &sid, &err) < 0) {
+		log_warn("bisection %" PRId64 ": %.12s not built ahead: %s", x->b.id, commit,
+			 err ? err : "?");
+		free(err);
+		return -1;
+	}
+	log_info("bisection %" PRId64 ": %.12s built ahead (submission %" PRId64 ")", x->b.id,
+		 commit, sid);
+	return db_bisection_spec_add(x->db, x->b.id, sid, commit);
+}
+
+/* While step's runs are in the guests, the two commits git would choose
+ * next (one if step is good, one if it is bad) build ahead, after every
+ * other queued submission; the one the answer does not need is dropped
+ * if it has not started (db_bisection_spec_drop) */
+static void speculate(struct bctx *x, const char *step)
+{
+	struct kbisect_mark *marks;
+	size_t n = 0;
+
+	if (!x->d->speculate || !(marks = calloc(x->nsteps + 1, sizeof(*marks))))
+		return;
+	for (size_t i = 0; i < x->nsteps; i++)
+		if (!strcmp(x->steps[i].role, "step") && x->steps[i].answer)
+			marks[n++] = (struct kbisect_mark){ x->steps[i].commit_id, x->steps[i].answer };
+	for (int bad = 0; bad < 2; bad++) {
+		struct kbisect_next next;
+		char *err = NULL;
+
+		marks[n] = (struct kbisect_mark){ step, bad ? "bad" : "good" };
+		if (kbisect_run(&x->d->env, x->b.tree, x->b.id, x->b.good, x->b.bad,
+				x->b.first_parent, marks, n + 1, &next, NULL, &err) == 0 &&
+		    next.done == 0 && db_bisection_spec_has(x->db, x->b.id, next.next) == 0)
+			queue_build(x, next.next);
+		kbisect_next_release(&next);
+		free(err);
+	}
+	free(marks);
+}
+
 static int stage_bisecting(struct bctx *x)
 {
 	struct kbisect_next next;
@@ -449,8 +527,12 @@ static int stage_bisecting(struct bctx *x)
 	}
 	db_bisection_set_log(x->db, x->b.id, buf_str(&log));
 	if (next.done == 0) {
+		db_bisection_spec_drop(x->db, x->b.id, next.next);
 		rc = new_step(x, next.next, "step", next.left);
+		if (rc == 0)
+			speculate(x, next.next);
 	} else if (next.done == 1) {
+		db_bisection_spec_drop(x->db, x->b.id, NULL);
 		db_bisection_end(x->db, x->b.id, "verifying", next.culprit, NULL, NULL,
 				 "the first bad commit, being checked", path_error(x));
 	} else {
@@ -586,6 +668,7 @@ static void *driver_main(void *arg)
 
 		pthread_mutex_unlock(&d->lock);
 		db_bisection_cancel_runs(db, 0);
+		db_bisection_spec_drop(db, 0, NULL);
 		if (db_bisection_list(db, 1, 1000, &rows, &n) == 0) {
 			for (size_t i = 0; i < n && !d->stop; i++)
 				advance(d, db, rows[i].id);
@@ -619,6 +702,8 @@ struct bisect_driver *bisect_driver_start(struct orch *o, const struct config *c
 	d->db_path = d->state_dir ? path_join(d->state_dir, "kfleet.db") : NULL;
 	d->env.state_dir = d->state_dir;
 	d->env.configs_dir = c->configs_dir;
+	d->speculate = c->build_speculate >= 0 ? c->build_speculate :
+		       sysconf(_SC_NPROCESSORS_ONLN) >= SPECULATE_CPUS;
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
 	if (!d->db_path || !(d->api_db = db_open(d->db_path, err)) ||

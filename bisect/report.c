@@ -39,7 +39,7 @@ static double step_median(struct db *db, const struct bisection *b,
 	    db_bisection_step_runs(db, st->id, k == BISECT_KIND_TEST ? b->target : NULL,
 				   k == BISECT_KIND_METRIC ? b->target : NULL, &r, &n) < 0)
 		return NAN;
-	if (bisect_evidence_read(k, r, n, &e) == 0) {
+	if (bisect_evidence_read(k, k == BISECT_KIND_CRASH ? b->target : NULL, r, n, &e) == 0) {
 		*runs = e.runs;
 		if (e.nv && stats_summarize(e.v, e.nv, &sum) == 0)
 			m = sum.median;
@@ -166,6 +166,8 @@ static void report_head(const struct bisection *b, struct buf *o)
 	else if (!strcmp(b->kind, "metric"))
 		buf_printf(o, ", metric '%s' worse%s", b->target, b->higher_better == 1 ?
 			   " (higher is better)" : b->higher_better == 0 ? " (lower is better)" : "");
+	else if (!strcmp(b->kind, "crash") && b->target)
+		buf_printf(o, ", the kernel crash \"%s\"", b->target);
 	else if (!strcmp(b->kind, "crash"))
 		buf_puts(o, ", a kernel crash");
 	else

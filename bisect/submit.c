@@ -102,7 +102,7 @@ static int check_range(struct bisect_driver *d, const struct bisect_spec *s, cha
 
 static int check_cell(const struct bisect_spec *s, char **err)
 {
-	int kinds = !!s->test + !!s->metric + !!s->crash;
+	int kinds = !!s->test + !!s->metric + !!(s->crash || s->signature);
 
 	if (kinds > 1)
 		return set_errf(err, "--test, --metric and --crash: one at most");
@@ -112,6 +112,16 @@ static int check_cell(const struct bisect_spec *s, char **err)
 		return set_errf(err, "vcpus %d: out of range", s->vcpus);
 	if (s->repeat < 0 || s->repeat > 100)
 		return set_errf(err, "repeat %d: must be from 1 to 100", s->repeat);
+	if (s->signature) {
+		size_t n = strlen(s->signature);
+
+		if (!n || n >= CRASH_TITLE_MAX)
+			return set_errf(err, "signature: give a crash title or a part of one, "
+					"1 to %d characters", CRASH_TITLE_MAX - 1);
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)s->signature[i] < 0x20 || s->signature[i] == 0x7f)
+				return set_errf(err, "signature: a control character at %zu", i);
+	}
 	if (s->test && (!*s->test || strlen(s->test) > 1000))
 		return set_errf(err, "test: give a subtest's path as the job's results name it");
 	return 0;
@@ -127,8 +137,9 @@ static void fill_row(struct bisection *b, const struct bisect_spec *s, char *goo
 	b->good_spec = (char *)s->good;
 	b->bad_spec = (char *)s->bad;
 	b->job = (char *)s->job;
-	b->kind = (char *)(s->test ? "test" : s->metric ? "metric" : s->crash ? "crash" : "job");
-	b->target = (char *)(s->test ? s->test : s->metric);
+	b->kind = (char *)(s->test ? "test" : s->metric ? "metric" :
+			   s->crash || s->signature ? "crash" : "job");
+	b->target = (char *)(s->test ? s->test : s->metric ? s->metric : s->signature);
 	b->higher_better = higher_better;
 	b->arch = (char *)(s->arch ? s->arch : "x86_64");
 	b->vcpus = s->vcpus ? s->vcpus : 2;

@@ -19,7 +19,7 @@
 static void usage_bisect(FILE *f)
 {
 	fputs("usage: kfleet bisect --tree T --good REV --bad REV --job J\n"
-	      "                     [--test PATH | --metric M | --crash]\n"
+	      "                     [--test PATH | --metric M | --crash [--signature S]]\n"
 	      "                     [--arch A] [--vcpus N] [--memory MB] [--config C]\n"
 	      "                     [--fragment F]... [--repeat N] [--first-parent] [--wait]\n"
 	      "       kfleet bisect --from-trend TREE --job J --metric M [--arch A] [--vcpus N]\n"
@@ -27,7 +27,9 @@ static void usage_bisect(FILE *f)
 	      "       kfleet bisections\n"
 	      "       kfleet bisection ID [--json | --log | --cancel]\n"
 	      "Finds the first commit between good and bad that shows the symptom: the job\n"
-	      "failing, one subtest failing (--test), any kernel crash (--crash) or a\n"
+	      "failing, one subtest failing (--test), a kernel crash (--crash: the one\n"
+	      "most of bad's runs show, or the one --signature names, e.g. \"WARNING in\n"
+	      "tcp_close\"; another crash is a failure for another reason) or a\n"
 	      "metric getting worse (--metric). Both ends are measured first; git chooses\n"
 	      "each commit; a commit that does not build or boot, or fails otherwise, is\n"
 	      "skipped; the culprit is checked by reverting it on bad. --repeat: runs per\n"
@@ -166,6 +168,7 @@ static int wait_for(struct cli *k, long long id)
 
 struct bisect_args {
 	const char *tree, *good, *bad, *job, *test, *metric, *arch, *config, *from_trend, *vcpus_s;
+	const char *signature;
 	long long vcpus, memory, repeat, from_request;
 	int crash, first_parent, wait;
 	struct buf fragments;
@@ -178,6 +181,7 @@ static int parse_args(int argc, char **argv, struct bisect_args *a)
 		{ "bad", required_argument, NULL, 'b' }, { "job", required_argument, NULL, 'j' },
 		{ "test", required_argument, NULL, 'T' }, { "metric", required_argument, NULL, 'm' },
 		{ "crash", no_argument, NULL, 'C' }, { "arch", required_argument, NULL, 'a' },
+		{ "signature", required_argument, NULL, 'S' },
 		{ "vcpus", required_argument, NULL, 'v' }, { "memory", required_argument, NULL, 'M' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "fragment", required_argument, NULL, 'f' },
@@ -199,6 +203,7 @@ static int parse_args(int argc, char **argv, struct bisect_args *a)
 		case 'T': a->test = optarg; break;
 		case 'm': a->metric = optarg; break;
 		case 'C': a->crash = 1; break;
+		case 'S': a->signature = optarg; a->crash = 1; break;
 		case 'a': a->arch = optarg; break;
 		case 'v': if (cli_parse_num("bisect", "vcpus", optarg, 1, 4096, &a->vcpus) < 0)
 				return -1;
@@ -281,6 +286,7 @@ int cli_bisect(struct cli *k, int argc, char **argv)
 	set_int(body, "from_request", a.from_request);
 	if (a.crash)
 		json_object_set_new(body, "crash", json_true());
+	set_str(body, "signature", a.signature);
 	if (a.first_parent)
 		json_object_set_new(body, "first_parent", json_true());
 	if (cli_api_call(k, "POST", "/api/bisections", body, token, &r) < 0) {

@@ -170,6 +170,12 @@ int db_bisection_set_change(struct db *db, int64_t id, double change_pct)
 			real_or_null(change_pct), DBI_INT(id));
 }
 
+int db_bisection_set_target(struct db *db, int64_t id, const char *target)
+{
+	return dbi_exec(db, "UPDATE bisections SET target = ? WHERE id = ?", DBI_TEXT(target),
+			DBI_INT(id));
+}
+
 int db_bisection_step_add(struct db *db, int64_t bisection_id, int n, const char *commit,
 			  const char *subject, const char *author, const char *role,
 			  int commits_left, int64_t order, int64_t *id)
@@ -273,6 +279,39 @@ int db_bisection_cancel_runs(struct db *db, int64_t bisection_id)
 		     " WHERE state = 'queued' AND (submission_id IN " SUBS_OF
 		     "   OR request_id IN (SELECT id FROM requests WHERE submission_id IN " SUBS_OF "))",
 		     DBI_INT(now_ms()), DBI_INT(bisection_id)) < 0)
+		return -1;
+	return sqlite3_changes(db->sql);
+}
+
+int db_bisection_spec_add(struct db *db, int64_t bisection_id, int64_t submission_id,
+			  const char *commit)
+{
+	return dbi_exec(db, "INSERT INTO bisection_speculations (bisection_id, submission_id,"
+			" commit_id) VALUES (?, ?, ?)", DBI_INT(bisection_id), DBI_INT(submission_id),
+			DBI_TEXT(commit));
+}
+
+int db_bisection_spec_has(struct db *db, int64_t bisection_id, const char *commit)
+{
+	int64_t n = 0;
+
+	if (dbi_row_ints(dbi_stmt(db, "SELECT count(*) FROM bisection_speculations"
+				  " WHERE bisection_id = ? AND commit_id = ?", DBI_INT(bisection_id),
+				  DBI_TEXT(commit)), &n, 1) < 0)
+		return -1;
+	return n > 0;
+}
+
+int db_bisection_spec_drop(struct db *db, int64_t bisection_id, const char *keep)
+{
+	if (dbi_exec(db, "UPDATE submissions SET state = 'done', ended_at = ?1,"
+		     " detail = 'not needed: the bisection went the other way, or ended'"
+		     " WHERE state = 'queued' AND speculative = 1 AND id IN"
+		     " (SELECT sp.submission_id FROM bisection_speculations sp"
+		     "  JOIN bisections b ON b.id = sp.bisection_id"
+		     "  WHERE (sp.bisection_id = ?2 AND (?3 IS NULL OR sp.commit_id != ?3))"
+		     "     OR (?2 = 0 AND b.state IN ('done', 'failed', 'canceled')))",
+		     DBI_INT(now_ms()), DBI_INT(bisection_id), DBI_TEXT(keep)) < 0)
 		return -1;
 	return sqlite3_changes(db->sql);
 }

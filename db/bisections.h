@@ -18,7 +18,8 @@ struct bisection {
 	char *good_spec, *bad_spec;   /* as the user named them */
 	char *job;
 	char *kind;                   /* "job", "test", "crash", "metric" */
-	char *target;                 /* the test path or the metric name, or NULL */
+	char *target;                 /* the test path, the metric name, a crash's
+					 signature (crash.h), or NULL */
 	int higher_better;            /* metric: 1, 0, or -1 not known */
 	char *arch;
 	int vcpus, memory_mb;
@@ -88,6 +89,8 @@ int db_bisection_end(struct db *db, int64_t id, const char *state, const char *c
 int db_bisection_set_revert(struct db *db, int64_t id, const char *revert, const char *verdict);
 int db_bisection_set_log(struct db *db, int64_t id, const char *log);
 int db_bisection_set_change(struct db *db, int64_t id, double change_pct);
+/* A crash's signature, once the bad end's runs showed it */
+int db_bisection_set_target(struct db *db, int64_t id, const char *target);
 
 /* Adds step n; *id set. 0 / -1 */
 int db_bisection_step_add(struct db *db, int64_t bisection_id, int n, const char *commit,
@@ -127,5 +130,15 @@ void db_request_origin_release(struct request_origin *o);
  * bisection, for runs its builds queued after the cancel). Returns how
  * many or -1. */
 int db_bisection_cancel_runs(struct db *db, int64_t bisection_id);
+
+/* Speculative builds: a build-only submission of a commit the next step
+ * may test, made while a step's runs are in the guests. add: 0 / -1;
+ * has: 1 one was made for commit, 0 not, -1 error. drop: the bisection's
+ * queued ones other than keep's (NULL: all of them; bisection_id 0: those
+ * of every ended bisection) are not built; returns how many or -1. */
+int db_bisection_spec_add(struct db *db, int64_t bisection_id, int64_t submission_id,
+			  const char *commit);
+int db_bisection_spec_has(struct db *db, int64_t bisection_id, const char *commit);
+int db_bisection_spec_drop(struct db *db, int64_t bisection_id, const char *keep);
 
 #endif

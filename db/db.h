@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 9
+#define DB_SCHEMA_VERSION 10
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -288,6 +288,8 @@ struct submission {
 	int64_t started_at, ended_at;
 	char *kernel;              /* a kernel built elsewhere to test (its path), or NULL:
 				      the tree's commits are built */
+	int64_t speculative;       /* built ahead for a bisection: no runs, and built
+				      after every other queued submission */
 };
 extern const struct db_field db_submission_fields[];
 

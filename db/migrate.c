@@ -165,6 +165,15 @@ const char *const db_migrations[] = {
 	"  step_id INTEGER NOT NULL REFERENCES bisection_steps(id),"
 	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
 	"  PRIMARY KEY (step_id, submission_id));",
+	/* 10: a bisection builds the next step's two possible commits while a
+	 * step's runs are in the guests: build-only submissions, built after
+	 * every other queued one, and which bisection asked for them */
+	"ALTER TABLE submissions ADD COLUMN speculative INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE bisection_speculations ("
+	"  bisection_id INTEGER NOT NULL REFERENCES bisections(id),"
+	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+	"  commit_id TEXT NOT NULL,"
+	"  PRIMARY KEY (bisection_id, submission_id));",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

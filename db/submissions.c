@@ -24,7 +24,8 @@ const struct db_field db_submission_fields[] = {
 	F(submission, vcpus, TEXT), F(submission, repeats, INT), F(submission, memory_mb, INT),
 	F(submission, state, TEXT), F(submission, outcome, TEXT), F(submission, detail, TEXT),
 	F(submission, apply_log, TEXT), F(submission, started_at, TIME),
-	F(submission, ended_at, TIME), F(submission, kernel, TEXT), { NULL, 0, 0 },
+	F(submission, ended_at, TIME), F(submission, kernel, TEXT),
+	F(submission, speculative, INT), { NULL, 0, 0 },
 };
 
 int db_submission_insert(struct db *db, struct submission *s)
@@ -33,14 +34,15 @@ int db_submission_insert(struct db *db, struct submission *s)
 	return dbi_row_ints(dbi_stmt(db,
 		"INSERT INTO submissions (created_at, tree, series_name, series_subject,"
 		" series_json, series_count, mbox_path, base_spec, arches, config, fragments,"
-		" jobs, vcpus, repeats, memory_mb, kernel, state)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued') RETURNING id",
+		" jobs, vcpus, repeats, memory_mb, kernel, speculative, state)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued') RETURNING id",
 		DBI_INT(s->created_at), DBI_TEXT(s->tree), DBI_TEXT(s->series_name),
 		DBI_TEXT(s->series_subject), DBI_TEXT(s->series_json), DBI_INT(s->series_count),
 		DBI_TEXT(s->mbox_path), DBI_TEXT(s->base_spec), DBI_TEXT(s->arches),
 		DBI_TEXT(s->config), DBI_TEXT(s->fragments), DBI_TEXT(s->jobs),
 		DBI_TEXT(s->vcpus), DBI_INT(s->repeats > 0 ? s->repeats : 1),
-		DBI_INT(s->memory_mb), DBI_TEXT(s->kernel)), &s->id, 1) == 1 ? 0 : -1;
+		DBI_INT(s->memory_mb), DBI_TEXT(s->kernel), DBI_INT(s->speculative)), &s->id,
+		1) == 1 ? 0 : -1;
 }
 
 int db_submission_get(struct db *db, int64_t id, struct submission *s)
@@ -68,7 +70,7 @@ int db_submission_next(struct db *db, struct submission *s)
 	int rc = dbi_row_ints(dbi_stmt(db,
 		"UPDATE submissions SET state = 'building', started_at = coalesce(started_at, ?)"
 		" WHERE id = (SELECT id FROM submissions WHERE state IN ('queued','building')"
-		" ORDER BY id LIMIT 1) RETURNING id", DBI_INT(now_ms())), &id, 1);
+		" ORDER BY speculative, id LIMIT 1) RETURNING id", DBI_INT(now_ms())), &id, 1);
 
 	return rc < 1 ? rc : db_submission_get(db, id, s);
 }

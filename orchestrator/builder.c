@@ -693,6 +693,12 @@ static void process(struct builder *b, struct submission *s)
 		db_submission_end(b->db, s->id, "failed", "build-failed", buf_str(&failed), NULL);
 		goto out;
 	}
+	if (s->speculative) {
+		db_submission_end(b->db, s->id, "done", NULL, "built ahead for a bisection's next "
+				  "step", log.len ? buf_str(&log) : NULL);
+		log_info("submission %" PRId64 ": built ahead", s->id);
+		goto out;
+	}
 	if (ser && sb.njobs)
 		queue_requests(b, s, sb.arches, sb.narch, sb.kernels, sb.jobs, sb.njobs, sb.vcpus,
 			       sb.nvcpus, &notes);

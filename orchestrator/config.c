@@ -101,6 +101,7 @@ int config_defaults(struct config *c)
 	c->build_timeout_s = 4 * 3600;
 	c->build_sandbox = 1;
 	c->build_ccache = 1;
+	c->build_speculate = -1;
 	c->build_config = strdup("tinyconfig");
 	c->build_arches = strdup("x86_64");
 	if (asprintf(&c->configs_dir, "%s/../../kernels/configs", c->agent_dir) < 0)
@@ -465,7 +466,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		else if (!strcmp(key, "sandbox") || !strcmp(key, "ccache"))
 			set_bool(p, key, v, !strcmp(key, "sandbox") ? &c->build_sandbox :
 					   &c->build_ccache);
-		else if (!strcmp(key, "config"))
+		else if (!strcmp(key, "speculate")) {
+			if (!strcmp(v, "auto"))
+				c->build_speculate = -1;
+			else
+				set_bool(p, key, v, &c->build_speculate);
+		} else if (!strcmp(key, "config"))
 			set_str(&c->build_config, v);
 		else if (!strcmp(key, "configs_dir"))
 			set_str(&c->configs_dir, v);
@@ -556,7 +562,8 @@ void config_print(const struct config *c, FILE *out)
 		c->busybox_arm64, c->agent_dir, c->modules_path, c->programs_dir, c->debian_suite,
 		c->debian_mirror);
 	fprintf(out, "\n[build]\njobs = %d\ntimeout = %d\nsandbox = %s\nccache = %s\nconfig = %s\n"
-		"configs_dir = %s\narches = %s\n", c->build_jobs, c->build_timeout_s,
+		"configs_dir = %s\narches = %s\nspeculate = %s\n", c->build_jobs, c->build_timeout_s,
 		c->build_sandbox ? "yes" : "no", c->build_ccache ? "yes" : "no", c->build_config,
-		c->configs_dir, c->build_arches);
+		c->configs_dir, c->build_arches, c->build_speculate < 0 ? "auto" :
+		c->build_speculate ? "yes" : "no");
 }

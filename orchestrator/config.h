@@ -55,6 +55,9 @@ struct config {
 	char *build_config;      /* the base config when a submission names none */
 	char *configs_dir;       /* kfleet's config fragments (kernels/configs) */
 	char *build_arches;      /* the arches a submission builds when it names none */
+	int build_speculate;     /* a bisection builds its next step's two possible
+				    commits ahead: 1 yes, 0 no, -1 auto (when the host has
+				    CPUs to spare: 8 or more) */
 };
 
 /* Fills c with the embedded defaults. 0 / -1 */

@@ -55,6 +55,9 @@ struct submit_spec {
 	int memory_mb;
 	const char *kernel;      /* a kernel built elsewhere to test instead of building
 				    the tree (which then gives only the selftests), or NULL */
+	int speculative;         /* build only, after every other queued submission: a
+				    bisection's guess at its next step (jobs still say
+				    what the build needs) */
 };
 
 /* Results of a run made elsewhere (another CI, by hand): the log is

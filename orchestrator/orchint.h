@@ -234,6 +234,14 @@ void place_fit(const struct orch *o, const struct host *h, struct claim_fit *fit
 
 /* --- paths.c: what others made for a run --------------------------------- */
 
+/* A file a request names (a kernel) may be read: a regular file, not one
+ * of the database's files (by inode, so no link or other name gets past),
+ * and not under the state directory but in builds/ (kernels kfleet built).
+ * Checked with stat() and realpath() only: opening and closing a database
+ * file would drop SQLite's POSIX locks on it. 0, or -1 with *err. */
+int orch_path_allowed(const char *state_dir, const char *db_path, const char *path,
+		      const char *what, char **err);
+
 /* Where a job's program is built for arch: programs_dir/ARCH/NAME. Returns
  * a string the caller frees, NULL when memory ran out. */
 char *orch_program_path(const struct config *c, const char *arch, const char *name);

@@ -10,6 +10,57 @@
 
 #include "common/util.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+/* 1 when sb is the same file as name's */
+static int same_file(const struct stat *sb, const char *name)
+{
+	struct stat st;
+
+	return stat(name, &st) == 0 && st.st_dev == sb->st_dev && st.st_ino == sb->st_ino;
+}
+
+/* 1 when real is dir or under it */
+static int under(const char *real, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(real, dir, n) && (real[n] == '/' || real[n] == 0 || (n && dir[n - 1] == '/'));
+}
+
+int orch_path_allowed(const char *state_dir, const char *db_path, const char *path,
+		      const char *what, char **err)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	char real[PATH_MAX], state[PATH_MAX], builds[PATH_MAX + 8];
+	struct stat sb;
+
+	if (stat(path, &sb) < 0)
+		return set_errf(err, "%s '%.300s': %s", what, path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return set_errf(err, "%s '%.300s': not a regular file", what, path);
+	for (size_t i = 0; db_path && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		char f[PATH_MAX];
+
+		snprintf(f, sizeof(f), "%s%s", db_path, sfx[i]);
+		if (same_file(&sb, f))
+			return set_errf(err, "%s '%.300s': is kfleetd's database (%s): refused, and "
+					"not opened", what, path, f);
+	}
+	if (!realpath(path, real))
+		return set_errf(err, "%s '%.300s': %s", what, path, strerror(errno));
+	if (state_dir && realpath(state_dir, state)) {
+		snprintf(builds, sizeof(builds), "%s/builds", state);
+		if (under(real, state) && !under(real, builds))
+			return set_errf(err, "%s '%.300s': inside kfleetd's state directory (%s), "
+					"where only the kernels it built (builds/) are taken", what,
+					path, state);
+	}
+	return 0;
+}
+
 char *orch_program_path(const struct config *c, const char *arch, const char *name)
 {
 	char *p = NULL;

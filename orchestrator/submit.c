@@ -81,6 +81,28 @@ static void host_limits(const struct orch *o, int arm, int *max_vcpus, int64_t *
 
 /* Validates s and fills req (sha is its storage for the kernel's hash):
  * 0, or -1 with *err for the user. */
+/* "S:C:T", each field a number from 1 to 4096 in full (no wrap past
+ * 2^32, no sign, no spaces), their product vcpus. 0 / -1 */
+static int topology_check(const char *t, int vcpus)
+{
+	long long f[3], product = 1;
+	char part[16];
+
+	for (int i = 0; i < 3; i++) {
+		size_t n = strcspn(t, ":");
+
+		if (!n || n >= sizeof(part) || (i < 2 ? t[n] != ':' : t[n] != 0))
+			return -1;
+		memcpy(part, t, n);
+		part[n] = 0;
+		if (part[0] < '0' || part[0] > '9' || parse_int(part, 1, 4096, &f[i]) < 0)
+			return -1;
+		product *= f[i];
+		t += n + (i < 2);
+	}
+	return product == vcpus ? 0 : -1;
+}
+
 static int prepare(struct orch *o, const struct run_spec *s, struct run_request *r, char sha[65],
 		   char **err)
 {
@@ -117,6 +139,8 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 			   strlen(command), COMMAND_MAX);
 	if (!s->kernel || !*s->kernel)
 		return set_errf(err, "kernel: missing");
+	if (orch_path_allowed(o->state_dir, o->db_path, s->kernel, "kernel", err) < 0)
+		return -1;
 	if (kimage_check(s->kernel, arch, &e) < 0) {
 		*err = e;
 		return -1;
@@ -142,13 +166,10 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 		return set_errf(err, "memory %d MiB: must be from 64 to %" PRId64 " MiB, the most "
 			   "any host here has", req.memory_mb, max_mem_kb / 1024);
 	if (s->topology && *s->topology) {
-		unsigned so, co, th;
-		char end;
-
-		if (sscanf(s->topology, "%u:%u:%u%c", &so, &co, &th, &end) != 3 || !so || !co ||
-		    !th || (long long)so * co * th != req.vcpus)
-			return set_errf(err, "topology '%s': must be SOCKETS:CORES:THREADS whose product "
-				    "is the %d vCPUs", s->topology, req.vcpus);
+		if (topology_check(s->topology, req.vcpus) < 0)
+			return set_errf(err, "topology '%.60s': must be SOCKETS:CORES:THREADS, each "
+					"from 1 to 4096, whose product is the %d vCPUs", s->topology,
+					req.vcpus);
 		req.topology = s->topology;
 	}
 	req.numa_nodes = s->numa_nodes > 0 ? s->numa_nodes : 1;
@@ -479,11 +500,13 @@ static int check_fragment(struct orch *o, const char *f, char **err)
 
 /* A kernel built elsewhere is only tested: no series, no fragments, and
  * one arch, its own (found from the image when none is given) */
-static int check_kernel(const struct submit_spec *sp, const struct series *ser,
+static int check_kernel(struct orch *o, const struct submit_spec *sp, const struct series *ser,
 			const char **arch, char **err)
 {
 	char *e = NULL;
 
+	if (orch_path_allowed(o->state_dir, o->db_path, sp->kernel, "kernel", err) < 0)
+		return -1;
 	if (ser)
 		return set_errf(err, "kernel: a kernel built elsewhere is tested as it is: give "
 				"no series with it");
@@ -553,7 +576,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	}
 	s.arches = (char *)(sp->arches && *sp->arches ? sp->arches : o->conf->build_arches);
 	s.config = (char *)(sp->config && *sp->config ? sp->config : o->conf->build_config);
-	if (sp->kernel && check_kernel(sp, ser, (const char **)&s.arches, err) < 0)
+	if (sp->kernel && check_kernel(o, sp, ser, (const char **)&s.arches, err) < 0)
 		goto out;
 	if (list_check("arch", s.arches, 2, check_arch, o, err) < 0 ||
 	    (sp->jobs && *sp->jobs &&
@@ -602,6 +625,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	s.repeats = sp->repeat ? sp->repeat : 1;
 	s.memory_mb = sp->memory_mb;
 	s.kernel = (char *)sp->kernel;
+	s.speculative = sp->speculative;
 	pthread_mutex_lock(&o->db_lock);
 	rc = db_submission_insert(o->db, &s);
 	if (rc < 0)

@@ -7,13 +7,18 @@
 # log names the same commit; a metric regression is bisected, with kfleetd
 # killed -9 in the middle and restarted, no decided step redone; a flaky
 # test is bisected with the runs its rate needs; bad input is refused
-# before anything is queued; a bisection is canceled.
+# before anything is queued; a kernel crash is bisected by its signature,
+# a commit with another crash skipped; a bisection is canceled.
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 sh "$TOP/t/fake-kbuild/mkbisect.sh" "$T/tree" >/dev/null
 rev() { git -C "$T/tree" rev-parse "$1"; }
-SLOTS=2 kf_config "memory_mb = 256"
+# builds ahead on (the fake tree builds in a second: they cost nothing here)
+SLOTS=2 kf_config "memory_mb = 256
+
+[build]
+speculate = yes"
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-bisect|" "$T/kfleetd.ini"
 check "kfleetd starts" kf_start
 kf tree add fake "$T/tree" >/dev/null 2>&1
@@ -52,6 +57,8 @@ check "test: git bisect replay of the log names the same commit" sh -c "cd '$T/r
 curl -s "$KF_URL/bisections/$b1" > "$T/page.html"
 check "test: the page shows the culprit and the steps" sh -c "grep -q 'mm: break the probe' '$T/page.html' && grep -q 'does not compile' '$T/page.html'"
 check "test: kfleet bisections lists it" contains "$(kf bisections 2>&1)" "size/probe.sh"
+check "test: a step's kernel was built ahead, while the step before it ran, and reused" test "$(db "select count(*) from bisection_steps st where st.bisection_id = $b1 and st.role = 'step' and exists (select 1 from bisection_speculations sp join submissions s on s.id = sp.submission_id where sp.bisection_id = $b1 and sp.commit_id = st.commit_id and s.state = 'done' and s.ended_at <= st.created_at) and exists (select 1 from bisection_submissions bs join submission_builds sb on sb.submission_id = bs.submission_id where bs.step_id = st.id and sb.reused = 1)")" -ge 1
+check "test: no build ahead is left queued" equals "$(db "select count(*) from submissions where speculative = 1 and state = 'queued' and id in (select submission_id from bisection_speculations where bisection_id = $b1)")" 0
 
 # a metric regression; kfleetd killed -9 after the first decided step
 kf bisect --tree fake --good bisect-base --bad culprit-test --job bisect-metric --metric ops --vcpus 1 --repeat 6 >/dev/null 2>&1
@@ -84,6 +91,21 @@ check "flaky: the culprit is the flaky commit" equals "$(db "select culprit from
 good_runs=$(db "select count(*) from runs r join bisection_submissions bs on bs.submission_id = r.submission_id join bisection_steps st on st.id = bs.step_id where st.bisection_id = $b3 and st.role = 'step' and st.answer = 'good' and r.outcome != 'canceled'")
 check "flaky: a good step took more than one run" test "${good_runs:-0}" -gt 1
 check "flaky: its reason gives the miss chance" contains "$(db "select why from bisection_steps where bisection_id = $b3 and role = 'step' and answer = 'good'")" "a miss has chance"
+
+# a crash: the bad end's WARNING is the signature; a commit with a WARNING
+# in another function is a failure for another reason, skipped
+kf bisect --tree fake --good crash-base --bad crash-end --job bisect-crash --crash --vcpus 1 \
+	--repeat 1 --wait > "$T/b5.out" 2>&1
+rc=$?
+b5=$(db "select max(id) from bisections")
+sed 's/^/  | /' "$T/b5.out" | head -n 40
+check "crash: exits 0, found and verified" equals "$rc" 0
+check "crash: the signature is the bad end's" equals "$(db "select target from bisections where id = $b5")" "WARNING in fake_fn"
+check "crash: the culprit is the commit with the WARNING in fake_fn" equals "$(db "select culprit from bisections where id = $b5")" "$(rev culprit-crash)"
+check "crash: the commit with another WARNING was skipped, not called bad" equals "$(db "select answer from bisection_steps where bisection_id = $b5 and commit_id = '$(rev other-crash)'")" skip
+check "crash: ...saying which crash it had" contains "$(db "select why from bisection_steps where bisection_id = $b5 and commit_id = '$(rev other-crash)'")" "another signature: WARNING in fake_other"
+check "crash: the report names the signature" contains "$(cat "$T/b5.out")" 'the kernel crash "WARNING in fake_fn"'
+check "crash: a signature with a control character is refused" contains "$(kf bisect --tree fake --good crash-base --bad crash-end --job bisect-crash --signature "$(printf 'a\tb')" 2>&1)" "signature: a control character at 1"
 
 # canceled: its queued runs go
 kf bisect --tree fake --good v6.1 --bad v6.1-end --job bisect-probe --vcpus 1 --repeat 10 >/dev/null 2>&1

@@ -10,7 +10,8 @@
 # the sigaltstack target is built with the base kernel and passes. Then a
 # bisection of the series' commits finds the slower getpgid() by its
 # metric and verifies it by revert (its builds are incremental, its ends
-# the submission's kernels).
+# the submission's kernels), and a bisection of three commits made on top
+# finds the one that breaks the getpgid-rate job and verifies it by revert.
 # Takes about 18 minutes on 2 cores (4 kernel builds, 2 of them cold).
 . "$(dirname "$0")/lib.sh"
 
@@ -75,4 +76,38 @@ check "bisect (linux): exits 0, a culprit found and verified" equals "$rc" 0
 check "bisect (linux): the culprit is 1/3, the slower getpgid()" equals "$(db "select culprit from bisections where id = $bid")" "$first"
 check "bisect (linux): its revert on top of the series is verified" equals "$(db "select verdict from bisections where id = $bid")" verified
 check "bisect (linux): the ends were not built again (at most 3 new builds)" test "$(( $(db "select count(*) from builds") - n ))" -le 3
+
+# a bisection of a job that breaks, on the real tree: three commits made
+# here on top of the series, as objects in kfleetd's mirror of the tree
+# (nothing else is touched): a note, getpgid(0) failing with EINVAL (so
+# getpgid-rate's workload fails), another note
+G="git --git-dir=$T/var/trees/linux.git"
+commit_on() {   # commit_on PARENT PATH SED-EXPR SUBJECT: prints the new commit
+	blob=$($G show "$1:$2" | sed "$3" | $G hash-object -w --stdin) &&
+	GIT_INDEX_FILE=$T/idx $G read-tree "$1" &&
+	GIT_INDEX_FILE=$T/idx $G update-index --cacheinfo "100644,$blob,$2" &&
+	echo "$4" | GIT_AUTHOR_NAME="Kfleet Test" GIT_AUTHOR_EMAIL=test@kfleet.invalid \
+		GIT_COMMITTER_NAME="Kfleet Test" GIT_COMMITTER_EMAIL=test@kfleet.invalid \
+		GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_DATE="1700000000 +0000" \
+		$G commit-tree "$(GIT_INDEX_FILE=$T/idx $G write-tree)" -p "$1"
+}
+doc=Documentation/dev-tools/testing-overview.rst
+c1=$(commit_on "$patched" "$doc" '$a\
+A first note on bisections.' "Documentation: a note on bisections")
+brk=$(commit_on "$c1" kernel/sys.c 's/^\treturn do_getpgid(pid);$/\treturn pid ? do_getpgid(pid) : -EINVAL;/' "sys: getpgid(0) fails with EINVAL")
+c3=$(commit_on "$brk" "$doc" '$a\
+A second note on bisections.' "Documentation: a second note on bisections")
+check "three commits are made on top of the series" sh -c "$G show '$brk' | grep -q -- '-EINVAL;'"
+n=$(db "select count(*) from builds")
+t0=$(date +%s)
+kf bisect --tree linux --good "$patched" --bad "$c3" --job getpgid-rate --arch x86_64 --repeat 2 \
+	--wait > "$T/bisect2.out" 2>&1
+rc=$?
+bid=$(db "select max(id) from bisections")
+echo "  bisection of a failing job on linux-source-6.1: $(( $(date +%s) - t0 )) s, $(( $(db "select count(*) from builds") - n )) builds"
+sed 's/^/  | /' "$T/bisect2.out" | head -n 30
+check "bisect (linux, failing job): exits 0, found and verified" equals "$rc" 0
+check "bisect (linux, failing job): the culprit is the commit that breaks getpgid(0)" equals "$(db "select culprit from bisections where id = $bid")" "$brk"
+check "bisect (linux, failing job): verified by its revert" equals "$(db "select verdict from bisections where id = $bid")" verified
+check "bisect (linux, failing job): the bad end's runs failed in the workload" contains "$(db "select group_concat(distinct outcome) from runs where kernel_id in (select kernel_id from builds where commit_id = '$c3')")" failed
 kf_done

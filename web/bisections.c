@@ -40,7 +40,7 @@ static int body_bool(json_t *body, const char *key, int *out, char *msg, size_t 
 static int read_spec(json_t *body, struct bisect_spec *s, char *msg, size_t n)
 {
 	static const char *const known[] = { "tree", "good", "bad", "job", "test", "metric",
-					     "crash", "arch", "vcpus", "memory_mb", "config",
+					     "crash", "signature", "arch", "vcpus", "memory_mb", "config",
 					     "fragments", "repeat", "first_parent", "from_request",
 					     NULL };
 	int from = 0;
@@ -54,6 +54,7 @@ static int read_spec(json_t *body, struct bisect_spec *s, char *msg, size_t n)
 	    web_field_str(body, "job", !from, &s->job, msg, n) < 0 ||
 	    web_field_str(body, "test", 0, &s->test, msg, n) < 0 ||
 	    web_field_str(body, "metric", 0, &s->metric, msg, n) < 0 ||
+	    web_field_str(body, "signature", 0, &s->signature, msg, n) < 0 ||
 	    web_field_str(body, "arch", 0, &s->arch, msg, n) < 0 ||
 	    web_field_str(body, "config", 0, &s->config, msg, n) < 0 ||
 	    web_field_str(body, "fragments", 0, &s->fragments, msg, n) < 0 ||
@@ -200,8 +201,11 @@ static const char *answer_class(const char *a)
 }
 
 /* The metric per tested commit in history order, as a trend chart */
-static void metric_chart(struct buf *b, const struct bisection *bi, json_t *steps)
+static void metric_chart(struct buf *b, json_t *j)
 {
+	json_t *steps = json_object_get(j, "steps");
+	const char *better = json_string_value(json_object_get(j, "better"));
+	const char *metric = json_string_value(json_object_get(j, "target"));
 	struct trend_point_in in[TREND_POINTS_MAX];
 	double vals[TREND_POINTS_MAX];
 	struct trend t;
@@ -214,7 +218,7 @@ static void metric_chart(struct buf *b, const struct bisection *bi, json_t *step
 		json_t *m = json_object_get(s, "median");
 
 		if (!json_is_number(m) || n >= TREND_POINTS_MAX ||
-		    !strcmp(json_string_value(json_object_get(s, "role")), "revert"))
+		    !strcmp(web_json_text(json_object_get(s, "role")), "revert"))
 			continue;
 		vals[n] = json_number_value(m);
 		in[n] = (struct trend_point_in){ json_string_value(json_object_get(s, "commit")),
@@ -230,10 +234,11 @@ static void metric_chart(struct buf *b, const struct bisection *bi, json_t *step
 			in[k] = in[k - 1];
 			in[k - 1] = x;
 		}
-	if (n < 2 || trend_build(&t, in, n, bi->higher_better, err, sizeof(err)) < 0)
+	if (n < 2 || trend_build(&t, in, n, !better ? -1 : !strcmp(better, "higher"), err,
+				 sizeof(err)) < 0)
 		return;
 	buf_puts(b, "<h2>The metric per tested commit</h2>\n");
-	svg_trend(b, &t, bi->target, NULL);
+	svg_trend(b, &t, metric ? metric : "", NULL);
 	trend_release(&t);
 }
 
@@ -336,17 +341,17 @@ WEB_HANDLER(pages_bisection)
 	enum MHD_Result rc = MHD_NO;
 	struct db *db = web_db_or_reply(w, c, 1, &rc);
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
-	struct bisection bi;
 	char title[64];
 	const char *state;
 	json_t *j;
 
 	if (!db)
 		return rc;
-	if (db_bisection_get(db, arg->id, &bi) != 1 || !(j = bisect_json(db, arg->id)))
+	/* one read: the page is drawn from the JSON the API serves */
+	if (!(j = bisect_json(db, arg->id)))
 		return web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "bisection %lld: no such "
 					    "bisection", (long long)arg->id);
-	state = json_string_value(json_object_get(j, "state"));
+	state = web_json_text(json_object_get(j, "state"));
 	snprintf(title, sizeof(title), "bisection %lld", (long long)arg->id);
 	web_page_head(&b, title, strcmp(state, "done") && strcmp(state, "failed") &&
 		      strcmp(state, "canceled"));
@@ -360,8 +365,8 @@ WEB_HANDLER(pages_bisection)
 	}
 	range_table(&b, j);
 	culprit_box(&b, j);
-	if (!strcmp(bi.kind, "metric"))
-		metric_chart(&b, &bi, json_object_get(j, "steps"));
+	if (!strcmp(web_json_text(json_object_get(j, "kind")), "metric"))
+		metric_chart(&b, j);
 	steps_table(&b, json_object_get(j, "steps"));
 	if (json_string_value(json_object_get(j, "log"))) {
 		buf_puts(&b, "<h2>git bisect log</h2>\n<pre>");
@@ -370,7 +375,6 @@ WEB_HANDLER(pages_bisection)
 	}
 	web_page_tail(&b);
 	json_decref(j);
-	db_bisection_release(&bi);
 	rc = web_reply_page(c, &b);
 	buf_release(&b);
 	return rc;

@@ -504,6 +504,13 @@ json_t *web_json_str(const char *s)
 	return s ? web_json_strn(s, strlen(s)) : json_null();
 }
 
+const char *web_json_text(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s ? s : "";
+}
+
 json_t *web_json_time(int64_t ms)
 {
 	return ms > 0 ? json_integer(ms) : json_null();

@@ -97,6 +97,8 @@ void web_html_num(struct buf *b, double v, const char *none);
  * s); new reference, NULL when out of memory. */
 json_t *web_json_strn(const char *s, size_t n);
 json_t *web_json_str(const char *s);
+/* v's string, or "" when v is not a string (so never NULL) */
+const char *web_json_text(const json_t *v);
 /* ms since the epoch, or null for 0 */
 json_t *web_json_time(int64_t ms);
 /* "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min"; "-" when not both set */

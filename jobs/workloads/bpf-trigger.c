@@ -396,6 +396,9 @@ int main(int argc, char **argv)
 				       wl_strerror(errno));
 		return wl_syserr("bpf MAP_CREATE"), 1;
 	}
+	/* a loop of calls that fail measures nothing: say so, and fail */
+	if (syscall(SYS_getpgid, 0) < 0)
+		return wl_syserr("getpgid(0)"), 1;
 	w = calloc((size_t)threads, sizeof(*w));
 	if (!w)
 		return wl_syserr("threads"), 1;

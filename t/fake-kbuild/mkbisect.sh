@@ -6,6 +6,9 @@
 #   culprit-flaky   size/flaky.sh starts failing in about 70% of runs
 #   culprit-metric  size/metric.sh's "ops" drops from 1000 to 800 (noise 1%)
 #   nobuild         src/sys.c does not compile (fixed by the next commit)
+# and after v6.1-end, from crash-base to crash-end, size/crash.sh's kernel
+# WARNING: other-crash one in fake_other (fixed by the next commit),
+# culprit-crash one in fake_fn from there on.
 # bisect-base (the first, which adds the scripts) and v6.1-end (the last). Every change sits in a file of its own, so
 # each culprit's revert applies on the last commit. Prints DIR's path.
 set -e
@@ -49,4 +52,23 @@ printf '#!/bin/sh\n# fails in about 70%% of runs from culprit-flaky on\nr=$(%s)\
 commit "net: a flaky failure" culprit-flaky
 echo "four" > Documentation/bisect-4.txt
 commit "Documentation: a fourth note" v6.1-end
+# after v6.1-end (so the commits above keep their ids): a kernel report
+# that crash.sh writes to the console through /dev/kmsg, first from another
+# function (one commit, fixed by the next), then from fake_fn for good
+warn() {   # warn FUNCTION: crash.sh reports a WARNING in it
+	printf '#!/bin/sh\n# a kernel WARNING in %s\necho "<4>WARNING: CPU: 0 PID: $$ at lib/fake_crash.c:12 %s+0x1c/0x40" > /dev/kmsg\necho "<4>RIP: 0010:%s+0x1c/0x40" > /dev/kmsg\nexit 0\n' "$1" "$1" "$1" > $st/crash.sh
+}
+printf '#!/bin/sh\n# no kernel report until culprit-crash\nexit 0\n' > $st/crash.sh
+chmod 755 $st/crash.sh
+commit "selftests: size: a crash script" crash-base
+echo "five" > Documentation/bisect-5.txt
+commit "Documentation: a fifth note"
+warn fake_other
+commit "lib: a WARNING in fake_other" other-crash
+printf '#!/bin/sh\n# no kernel report until culprit-crash\nexit 0\n' > $st/crash.sh
+commit "lib: fix the WARNING in fake_other"
+warn fake_fn
+commit "lib: a WARNING in fake_fn" culprit-crash
+echo "six" > Documentation/bisect-6.txt
+commit "Documentation: a sixth note" crash-end
 echo "$dir"

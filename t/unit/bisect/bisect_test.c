@@ -229,6 +229,47 @@ static void test_revert_runs_are_the_patched_kernels(void **state)
 	assert_int_equal(db_bisection_cancel_runs(f->db, id), 2);
 }
 
+/* Builds ahead: after every other queued submission, and the one the
+ * answer does not need is not built if it has not started */
+static void test_speculative_builds(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = new_bisection(f, "job", NULL), other = new_bisection(f, "job", NULL);
+	struct submission s = { .tree = "linux", .arches = "x86_64", .config = "tinyconfig",
+				 .jobs = "j" }, got;
+	int64_t spec_a, spec_b, real;
+
+	s.speculative = 1;
+	assert_int_equal(db_submission_insert(f->db, &s), 0);
+	spec_a = s.id;
+	assert_int_equal(db_submission_insert(f->db, &s), 0);
+	spec_b = s.id;
+	s.speculative = 0;
+	assert_int_equal(db_submission_insert(f->db, &s), 0);
+	real = s.id;
+	assert_int_equal(db_bisection_spec_add(f->db, id, spec_a, M40), 0);
+	assert_int_equal(db_bisection_spec_add(f->db, id, spec_b, B40), 0);
+	assert_int_equal(db_bisection_spec_has(f->db, id, M40), 1);
+	assert_int_equal(db_bisection_spec_has(f->db, other, M40), 0);
+	/* the later, real one is built first */
+	assert_int_equal(db_submission_next(f->db, &got), 1);
+	assert_true(got.id == real && got.speculative == 0);
+	db_row_release(db_submission_fields, &got, sizeof(got));
+	/* the step went to A: B is not built; A still is */
+	assert_int_equal(db_bisection_spec_drop(f->db, id, M40), 1);
+	assert_int_equal(db_bisection_spec_drop(f->db, id, M40), 0);
+	assert_int_equal(db_submission_end(f->db, real, "done", NULL, NULL, NULL), 0);
+	assert_int_equal(db_submission_next(f->db, &got), 1);
+	assert_true(got.id == spec_a && got.speculative == 1);
+	db_row_release(db_submission_fields, &got, sizeof(got));
+	assert_int_equal(db_submission_get(f->db, spec_b, &got), 1);
+	assert_string_equal(got.state, "done");
+	db_row_release(db_submission_fields, &got, sizeof(got));
+	/* one that started building is not dropped, even when the bisection ends */
+	sql(f, "UPDATE bisections SET state = 'done'");
+	assert_int_equal(db_bisection_spec_drop(f->db, 0, NULL), 0);
+}
+
 static void test_evidence(void **state)
 {
 	struct bisection_run runs[] = {
@@ -246,7 +287,7 @@ static void test_evidence(void **state)
 
 	(void)state;
 	/* the job failing: the two failed runs are the symptom */
-	assert_int_equal(bisect_evidence_read(BISECT_KIND_JOB, runs, n, &e), 0);
+	assert_int_equal(bisect_evidence_read(BISECT_KIND_JOB, NULL, runs, n, &e), 0);
 	assert_int_equal(e.pf.runs, 5);
 	assert_int_equal(e.pf.seen, 2);
 	assert_int_equal(e.pf.other, 2);
@@ -255,24 +296,51 @@ static void test_evidence(void **state)
 	assert_string_equal(buf_str(&b), "5 runs: symptom in 2, 2 failed otherwise (1 not ended)");
 	bisect_evidence_release(&e);
 	/* one test: only its own failure; a run without it says nothing */
-	assert_int_equal(bisect_evidence_read(BISECT_KIND_TEST, runs, n, &e), 0);
+	assert_int_equal(bisect_evidence_read(BISECT_KIND_TEST, NULL, runs, n, &e), 0);
 	assert_int_equal(e.pf.seen, 1);
 	assert_int_equal(e.pf.other, 2);
 	assert_int_equal(e.pf.runs - e.pf.seen - e.pf.other, 2);
 	bisect_evidence_release(&e);
 	/* a crash: a failed or passed run is clean, a no-boot is not */
-	assert_int_equal(bisect_evidence_read(BISECT_KIND_CRASH, runs, n, &e), 0);
+	assert_int_equal(bisect_evidence_read(BISECT_KIND_CRASH, NULL, runs, n, &e), 0);
 	assert_int_equal(e.pf.seen, 1);
 	assert_int_equal(e.pf.other, 1);
 	bisect_evidence_release(&e);
+	/* a crash with a signature: another crash is a failure for another reason */
+	assert_int_equal(bisect_evidence_read(BISECT_KIND_CRASH, "WARNING in fake_fn", runs, n, &e), 0);
+	assert_int_equal(e.pf.seen, 0);
+	assert_int_equal(e.pf.other, 2);
+	assert_string_equal(e.other_crash, "BUG: x");
+	buf_reset(&b);
+	bisect_evidence_describe(BISECT_KIND_CRASH, &e, &b);
+	assert_string_equal(buf_str(&b), "5 runs: symptom in 0, 2 failed otherwise (a crash with "
+			    "another signature: BUG: x) (1 not ended)");
+	bisect_evidence_release(&e);
+	assert_int_equal(bisect_evidence_read(BISECT_KIND_CRASH, "BUG: x", runs, n, &e), 0);
+	assert_int_equal(e.pf.seen, 1);
+	bisect_evidence_release(&e);
 	/* a metric: the one passed run with a value */
-	assert_int_equal(bisect_evidence_read(BISECT_KIND_METRIC, runs, n, &e), 0);
+	assert_int_equal(bisect_evidence_read(BISECT_KIND_METRIC, NULL, runs, n, &e), 0);
 	assert_int_equal(e.nv, 1);
 	assert_true(e.v[0] == 5);
 	assert_int_equal(e.other, 4);
 	bisect_evidence_release(&e);
 	buf_release(&b);
 	assert_string_equal(bisect_kind_name(BISECT_KIND_METRIC), "metric");
+	{
+		/* the bad end's signature: the title most of its crashes have */
+		struct bisection_run c[] = {
+			{ .done = 1, .outcome = "crash", .splat = "WARNING: CPU: 0 PID: 1 at a.c:1 g+0x1/0x2\n" },
+			{ .done = 1, .outcome = "crash", .splat = "WARNING: CPU: 1 PID: 9 at a.c:3 f+0x1/0x2\n" },
+			{ .done = 1, .outcome = "passed" },
+			{ .done = 1, .outcome = "crash", .splat = "WARNING: CPU: 0 PID: 4 at a.c:3 f+0x5/0x9\n" },
+		};
+		char t[CRASH_TITLE_MAX];
+
+		assert_int_equal(bisect_crash_signature(c, 4, t, sizeof(t)), 0);
+		assert_string_equal(t, "WARNING in f");
+		assert_int_equal(bisect_crash_signature(c + 2, 1, t, sizeof(t)), -1);
+	}
 	{
 		enum bisect_kind k;
 
@@ -288,6 +356,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_insert_get_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_steps_decided_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_step_runs_and_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_speculative_builds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_runs_are_the_patched_kernels, setup,
 						teardown),
 		cmocka_unit_test(test_evidence),

@@ -40,7 +40,11 @@ static int setup(void **state)
 	char *e = NULL;
 
 	tu_tmpdir(f->dir, sizeof(f->dir), "sched");
-	snprintf(f->kernel, sizeof(f->kernel), "%s/bzImage", f->dir);
+	/* as if kfleet built it: a request's kernel in the state directory is
+	 * taken only from builds/ */
+	snprintf(f->kernel, sizeof(f->kernel), "%s/builds", f->dir);
+	mkdir(f->kernel, 0755);
+	snprintf(f->kernel, sizeof(f->kernel), "%s/builds/bzImage", f->dir);
 	otu_fake_bzimage(f->kernel);
 	otu_config(&f->c, f->dir);
 	f->c.console_max = 64 * 1024;
@@ -340,7 +344,7 @@ static void test_two_hosts(void **state)
 	struct run r;
 	char hosts[2][16] = { "", "" };
 
-	snprintf(arm_kernel, sizeof(arm_kernel), "%s/Image", f->dir);
+	snprintf(arm_kernel, sizeof(arm_kernel), "%s/builds/Image", f->dir);
 	memcpy(image + 0x38, "ARM\x64", 4);
 	tu_write(arm_kernel, image, sizeof(image), 0);
 	two_hosts(f);

@@ -25,6 +25,7 @@
 
 struct fx {
 	char dir[256];
+	char kdir[256];               /* outside the state directory */
 	char kernel[300];
 	struct config c;
 	struct orch *o;
@@ -39,7 +40,8 @@ static int setup(void **state)
 	char *e = NULL;
 
 	tu_tmpdir(f->dir, sizeof(f->dir), "submit");
-	snprintf(f->kernel, sizeof(f->kernel), "%s/bzImage", f->dir);
+	tu_tmpdir(f->kdir, sizeof(f->kdir), "submitk");
+	snprintf(f->kernel, sizeof(f->kernel), "%s/bzImage", f->kdir);
 	otu_fake_bzimage(f->kernel);
 	otu_config(&f->c, f->dir);
 	free(f->c.job_dirs);
@@ -63,6 +65,7 @@ static int teardown(void **state)
 	db_close(f->db);
 	config_release(&f->c);
 	tu_rmrf(f->dir);
+	tu_rmrf(f->kdir);
 	free(f);
 	return 0;
 }
@@ -99,6 +102,11 @@ static void test_submit_refusals(void **state)
 		{ { .command = "true", .memory_mb = 32 }, "memory 32 MiB: must be from 64" },
 		{ { .command = "true", .vcpus = 2, .topology = "1:1:1" }, "topology '1:1:1'" },
 		{ { .command = "true", .vcpus = 2, .topology = "1:2" }, "topology '1:2'" },
+		/* 2^32 + 1 wraps to 1 in an unsigned: each field is range-checked */
+		{ { .command = "true", .vcpus = 1, .topology = "4294967297:1:1" },
+		  "topology '4294967297:1:1'" },
+		{ { .command = "true", .vcpus = 1, .topology = "+1:1:1" }, "topology '+1:1:1'" },
+		{ { .command = "true", .vcpus = 1, .topology = "1:1:1:" }, "topology '1:1:1:'" },
 		{ { .command = "true", .vcpus = 3, .numa_nodes = 2 }, "numa 2: the 3 vCPUs" },
 		{ { .command = "true", .timeout_s = 8 * 86400 }, "timeout 691200 s" },
 		{ { .job = "kselftest-size" }, "needs the kselftest target 'size'" },
@@ -147,7 +155,7 @@ static void test_request(void **state)
 	int64_t id = 0;
 	char *e = NULL;
 
-	snprintf(patched, sizeof(patched), "%s/bzImage.patched", f->dir);
+	snprintf(patched, sizeof(patched), "%s/bzImage.patched", f->kdir);
 	otu_fake_bzimage(patched);
 	refused(orch_submit_request(f->o, &s, patched, 0, &id, &e), -1, &e, "repeat 0");
 	refused(orch_submit_request(f->o, &s, patched, 101, &id, &e), -1, &e, "repeat 101");
@@ -414,6 +422,52 @@ static void test_caps_max_vcpus(void **state)
 	assert_int_equal(guest_caps_max_vcpus("<vcpu max='255"), 0);
 }
 
+/* A request's kernel is never the database (by inode), never in the state
+ * directory but builds/, and never a FIFO; all refused before anything
+ * opens the file (kimage_check would say "not a kernel image") */
+static void test_kernel_paths_refused(void **state)
+{
+	struct fx *f = *state;
+	char p[600], ln[600];
+	struct run_spec s = { .command = "true" };
+	int64_t id = -1;
+	char *e = NULL;
+
+	s.kernel = orch_db_path(f->o);
+	refused(orch_submit(f->o, &s, &id, &e), -1, &e, "is kfleetd's database");
+	/* a hard link elsewhere is the same file */
+	snprintf(ln, sizeof(ln), "%s/innocent", f->kdir);
+	assert_int_equal(link(orch_db_path(f->o), ln), 0);
+	s.kernel = ln;
+	refused(orch_submit(f->o, &s, &id, &e), -1, &e, "is kfleetd's database");
+	/* a symbolic link into the state directory */
+	snprintf(ln, sizeof(ln), "%s/sym", f->kdir);
+	snprintf(p, sizeof(p), "%s/some-file", f->dir);
+	otu_fake_bzimage(p);
+	assert_int_equal(symlink(p, ln), 0);
+	s.kernel = ln;
+	refused(orch_submit(f->o, &s, &id, &e), -1, &e, "inside kfleetd's state directory");
+	snprintf(p, sizeof(p), "%s/builds", f->dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/builds/../some-file", f->dir);
+	s.kernel = p;
+	refused(orch_submit(f->o, &s, &id, &e), -1, &e, "inside kfleetd's state directory");
+	/* not a regular file: a FIFO would block the read */
+	snprintf(p, sizeof(p), "%s/fifo", f->kdir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	s.kernel = p;
+	refused(orch_submit(f->o, &s, &id, &e), -1, &e, "not a regular file");
+	s.kernel = "/nonexistent/bzImage";
+	refused(orch_submit(f->o, &s, &id, &e), -1, &e, "No such file");
+	/* a kernel kfleet built is taken */
+	snprintf(p, sizeof(p), "%s/builds/KEY", f->dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/builds/KEY/bzImage", f->dir);
+	otu_fake_bzimage(p);
+	s.kernel = p;
+	assert_int_equal(orch_submit(f->o, &s, &id, &e), 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -430,6 +484,7 @@ int main(void)
 		T(test_bad_state_dir),
 		cmocka_unit_test(test_builder_vcpus),
 		T(test_paths),
+		T(test_kernel_paths_refused),
 		cmocka_unit_test(test_caps_max_vcpus),
 	};
 #undef T

@@ -263,7 +263,11 @@ static int setup(void **state)
 	fx->cfg.state_dir = strdup(fx->dir);
 	free(fx->cfg.hosts[0].uri);
 	fx->cfg.hosts[0].uri = strdup("test:///default");
-	fx->kernel = path_join(fx->dir, "bzImage");
+	/* as if kfleet built it: a request's kernel in the state directory is
+	 * taken only from builds/ */
+	fx->kernel = path_join(fx->dir, "builds/bzImage");
+	mkdir_p(fx->kernel, 0755);
+	rmdir(fx->kernel);
 	make_fake_bzimage(fx->kernel);
 	free(fx->cfg.job_dirs);
 	fx->cfg.job_dirs = path_join(fx->dir, "jobs");
