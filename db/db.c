@@ -103,6 +103,10 @@ static int migrate(struct db *db, char **err)
 		*err = strdup("db: schema steps and DB_SCHEMA_VERSION disagree");
 		return -1;
 	}
+	/* up to date, the common case: a read, which a writer elsewhere
+	 * (holding the lock for long) does not hold up */
+	if (pragma_int(db, "PRAGMA user_version", &version) == 0 && version == DB_SCHEMA_VERSION)
+		return 0;
 	for (;;) {
 		if (exec(db, "BEGIN IMMEDIATE") < 0)
 			goto sqlerr;
@@ -170,11 +174,18 @@ static int load_instance(struct db *db)
 	snprintf(id, sizeof(id), "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
 	snprintf(sql, sizeof(sql),
 		 "INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', '%s')", id);
-	if (exec(db, sql) < 0)
-		return -1;
 	if (sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key = 'instance'", -1,
 			       &st, NULL) != SQLITE_OK)
 		return -1;
+	/* made already (a read), or now */
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		if (exec(db, sql) < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+	}
+	sqlite3_reset(st);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(db->instance, sizeof(db->instance), "%s",
 			 (const char *)sqlite3_column_text(st, 0));
@@ -220,6 +231,35 @@ fail:
 	}
 	db_close(db);
 	return NULL;
+}
+
+int db_busy(struct db *db)
+{
+	int c = sqlite3_errcode(db->sql) & 0xff;
+
+	return c == SQLITE_BUSY || c == SQLITE_LOCKED;
+}
+
+int db_quick_check(struct db *db, char **err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*err = NULL;
+	if (sqlite3_prepare_v2(db->sql, "PRAGMA quick_check(3)", -1, &st, NULL) != SQLITE_OK) {
+		*err = strdup(sqlite3_errmsg(db->sql));
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), "ok")) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	if (asprintf(err, "%s", rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) :
+		     sqlite3_errmsg(db->sql)) < 0)
+		*err = NULL;
+	sqlite3_finalize(st);
+	return -1;
 }
 
 void db_close(struct db *db)

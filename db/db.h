@@ -94,6 +94,12 @@ void run_release(struct run *r);
  * (caller frees) on failure. A database newer than this program is refused. */
 struct db *db_open(const char *path, char **err);
 void db_close(struct db *db);
+/* 1 when the last call failed because another connection held the lock
+ * past the busy timeout (worth trying again), else 0 */
+int db_busy(struct db *db);
+/* PRAGMA quick_check: 0 the file is sound; -1 with *err (caller frees) the
+ * first problem it found. Reads the whole file: at start only. */
+int db_quick_check(struct db *db, char **err);
 struct sqlite3 *db_sqlite(struct db *db);   /* borrowed */
 /* The last error of this connection, borrowed until the next call */
 const char *db_errmsg(struct db *db);

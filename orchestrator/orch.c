@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -132,6 +134,35 @@ static int connect_hosts(struct orch *o, char **err)
 	return 0;
 }
 
+/* Runs on disk but no database (deleted, emptied): a new one would start
+ * run ids at 1 again over the old runs' directories and forget their
+ * guests. 1 (and *err) to refuse, 0 to go on. Only stat(): the database
+ * file is never opened but by SQLite. */
+static int state_has_runs_but_no_db(struct orch *o, char **err)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int runs = 0;
+
+	if (stat(o->db_path, &st) == 0 && st.st_size > 0)
+		return 0;
+	if (!(d = opendir(o->runs_dir)))
+		return 0;
+	while ((e = readdir(d)))
+		runs += e->d_name[0] >= '0' && e->d_name[0] <= '9';
+	closedir(d);
+	if (!runs)
+		return 0;
+	set_errf(err, "state directory '%s': %d run director%s under runs/ but %s: refusing to "
+		 "start a new database over them (run ids would start at 1 again, and the old "
+		 "runs' guests would never be cleaned up). Restore kfleet.db, or, to start "
+		 "fresh, move '%s' away (or remove its runs/)", o->state_dir, runs,
+		 runs == 1 ? "y" : "ies", stat(o->db_path, &st) == 0 ? "kfleet.db is empty" :
+		 "no kfleet.db", o->state_dir);
+	return 1;
+}
+
 struct orch *orch_new(const struct config *c, char **err)
 {
 	struct orch *o = calloc(1, sizeof(*o));
@@ -173,9 +204,18 @@ struct orch *orch_new(const struct config *c, char **err)
 		log_warn("agent '%s': %s; x86_64 runs will fail", o->agent_x86_64, strerror(errno));
 	if (load_jobs(o) < 0)
 		goto fail;
+	if (state_has_runs_but_no_db(o, err))
+		goto fail;
 	o->db = db_open(o->db_path, &e);
 	if (!o->db) {
 		*err = e;
+		goto fail;
+	}
+	if (db_quick_check(o->db, &e) < 0) {
+		set_errf(err, "database '%s' is damaged (%s): kfleetd does not start on it. Keep "
+			 "a copy, then try `sqlite3 %s .recover`, or move it away to start fresh",
+			 o->db_path, e ? e : "?", o->db_path);
+		free(e);
 		goto fail;
 	}
 	snprintf(o->instance, sizeof(o->instance), "%s", db_instance(o->db));

@@ -318,12 +318,19 @@ struct job_output {
  * (unreadable, out of memory); release jo either way. */
 int results_parse(const struct job_def *d, int64_t run_id, const char *outp,
 		  struct job_output *jo);
-/* Stores the parsed rows as run_id's results and samples (logs a failure) */
-void results_store(struct db *db, int64_t run_id, const struct job_output *jo);
+/* Stores the parsed rows as run_id's results and samples (logs a failure;
+ * a locked database is waited out, orch_store_retry()) */
+void results_store(struct orch *o, struct db *db, int64_t run_id, const struct job_output *jo);
 void results_release(struct job_output *jo);
 /* All three, then outcome_from_results(): a run's job output */
-void results_take(struct db *db, const struct job_def *d, int64_t run_id, const char *outp,
-		  struct outcome *out);
+void results_take(struct orch *o, struct db *db, const struct job_def *d, int64_t run_id,
+		  const char *outp, struct outcome *out);
+/* After a store of run_id's what failed (try 0, 1, ...): 1 when it is worth
+ * another try, the database being locked by another process and kfleetd
+ * not stopping (it has waited a while, longer each try, and said so once);
+ * 0 to give up. A run's outcome is kept until stored: its files are on
+ * disk, and a run left "running" would never end. */
+int orch_store_retry(struct orch *o, struct db *db, int64_t run_id, const char *what, int try);
 /* Copies the job's results directory out of the stopped guest's overlay
  * (libguestfs reads it) into dir/results; a failure is noted in out */
 void results_copy_out(const struct job_def *d, int64_t run_id, const char *overlay,

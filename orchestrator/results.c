@@ -48,11 +48,15 @@ int results_parse(const struct job_def *d, int64_t run_id, const char *outp,
 	return 0;
 }
 
-void results_store(struct db *db, int64_t run_id, const struct job_output *jo)
+void results_store(struct orch *o, struct db *db, int64_t run_id, const struct job_output *jo)
 {
-	if (db_run_store_results(db, run_id, jo->rows, jo->res.n, jo->srows, jo->smp.n) < 0)
-		log_error("run %" PRId64 ": cannot store %zu results and %zu samples: %s", run_id,
-			  jo->res.n, jo->smp.n, db_errmsg(db));
+	for (int i = 0; db_run_store_results(db, run_id, jo->rows, jo->res.n, jo->srows,
+					     jo->smp.n) < 0; i++)
+		if (!orch_store_retry(o, db, run_id, "results", i)) {
+			log_error("run %" PRId64 ": cannot store %zu results and %zu samples: %s",
+				  run_id, jo->res.n, jo->smp.n, db_errmsg(db));
+			break;
+		}
 }
 
 void results_release(struct job_output *jo)
@@ -66,13 +70,13 @@ void results_release(struct job_output *jo)
 	jo->srows = NULL;
 }
 
-void results_take(struct db *db, const struct job_def *d, int64_t run_id, const char *outp,
-		  struct outcome *out)
+void results_take(struct orch *o, struct db *db, const struct job_def *d, int64_t run_id,
+		  const char *outp, struct outcome *out)
 {
 	struct job_output jo;
 
 	if (results_parse(d, run_id, outp, &jo) == 0) {
-		results_store(db, run_id, &jo);
+		results_store(o, db, run_id, &jo);
 		outcome_from_results(&jo.res, buf_str(&jo.text), out);
 	}
 	results_release(&jo);

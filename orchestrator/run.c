@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,20 @@ static int ctx_init(struct run_ctx *x, struct orch *o, struct host *h, struct db
 	x->ch.out_fd = -1;
 	snprintf(rel, sizeof(rel), "%" PRId64 "/a%d", r->id, r->attempt);
 	x->dir = path_join(o->runs_dir, rel);
+	/* a directory there is another run's (a database restored from an
+	 * older copy): kept aside, never written into */
+	if (x->dir && access(x->dir, F_OK) == 0) {
+		char aside[PATH_MAX];
+
+		snprintf(aside, sizeof(aside), "%s.stale-%" PRId64, x->dir, now_ms());
+		if (rename(x->dir, aside) < 0) {
+			outcome_set(out, RUN_OUT_INFRA, "run directory '%s' exists and cannot be moved "
+				    "aside: %s", x->dir, strerror(errno));
+			return -1;
+		}
+		log_warn("run %" PRId64 ": '%s' existed (another run's?): moved to '%s'", r->id,
+			 x->dir, aside);
+	}
 	if (!x->dir || mkdir_p(x->dir, 0755) < 0) {
 		outcome_set(out, RUN_OUT_INFRA, "run directory '%s': %s", x->dir ? x->dir : "?",
 			    strerror(errno));
@@ -520,7 +535,7 @@ static void stage_conclude(struct run_ctx *x)
 	buf_release(&text);
 	f->console = NULL;
 	if (x->job)
-		results_take(x->db, x->job, x->r->id, x->outp, x->out);
+		results_take(x->o, x->db, x->job, x->r->id, x->outp, x->out);
 	if (x->job && x->job->results && x->disk.overlay)
 		copy_results(x);
 	outcome_finish(f, x->out);

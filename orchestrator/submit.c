@@ -270,7 +270,7 @@ static int import_log(struct orch *o, const struct import_spec *sp, const struct
 	pthread_mutex_unlock(&o->db_lock);
 	if (results_parse(def, id, outp, &jo) == 0) {
 		pthread_mutex_lock(&o->db_lock);
-		results_store(o->db, id, &jo);
+		results_store(o, o->db, id, &jo);
 		pthread_mutex_unlock(&o->db_lock);
 		outcome_from_results(&jo.res, buf_str(&jo.text), &out);
 	}

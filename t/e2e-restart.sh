@@ -1,7 +1,10 @@
 #!/bin/sh
 # kill -9 of kfleetd with runs queued and one in flight, then a restart: no
 # run is lost, none runs twice, the in-flight run is an infrastructure
-# failure retried once, and no domain is left behind.
+# failure retried once, and no domain is left behind. A SIGTERM requeues
+# the run in flight; a database locked by another process for 25 s holds
+# up neither reads nor the outcome; a state directory whose database is
+# gone is refused.
 . "$(dirname "$0")/lib.sh"
 
 SLOTS=1 kf_config
@@ -51,4 +54,34 @@ check "SIGTERM: its run is queued again" equals "$(kf_field "$id4" state)" queue
 kf_start
 kf_wait_state "$id4" done 240
 check "SIGTERM: after a restart it passes on attempt 2" equals "$(kf_field "$id4" "outcome || ' ' || attempt")" "passed 2"
+
+# Another process holds the database's write lock for 25 s while a run
+# ends: reads still answer at once, the outcome waits for the lock and is
+# stored, the run does not stay "running"
+id5=$(kf run --kernel "$KERNEL" -- 'sleep 4; echo fifth' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+for _ in $(seq 1 300); do [ -n "$(kf_field "$id5" booted_at)" ] && break; sleep 0.2; done
+python3 -c "import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('BEGIN EXCLUSIVE'); c.execute('UPDATE meta SET value = value WHERE key = \'instance\'')
+open(sys.argv[2], 'w').close(); time.sleep(25); c.execute('COMMIT')" "$T/var/kfleet.db" "$T/locked" &
+lock=$!
+for _ in $(seq 1 50); do [ -f "$T/locked" ] && break; sleep 0.1; done
+t0=$(date +%s%3N)
+check "lock: GET /api/runs answers while another process holds the lock" sh -c "curl -sf --max-time 5 '$KF_URL/api/runs' | grep -q '\"id\": *$id5'"
+echo "  /api/runs under the lock: $(( $(date +%s%3N) - t0 )) ms"
+wait $lock
+kf_wait_state "$id5" done 120
+check "lock: the run's outcome was stored after the lock went" equals "$(kf_field "$id5" outcome)" passed
+check "lock: kfleetd said it waited for the lock" grep -q "run $id5: the database is locked by another process" "$T/kfleetd.log"
+
+# The database gone, the runs' directories still there: kfleetd refuses to
+# start a new database over them, and says how to start fresh
+kf_stop
+mv "$T/var/kfleet.db" "$T/kfleet.db.away"
+rm -f "$T/var/kfleet.db-wal" "$T/var/kfleet.db-shm"
+"$BIN/kfleetd" -c "$T/kfleetd.ini" > "$T/nodb.out" 2>&1
+check "no database: kfleetd exits non-zero" test $? -ne 0
+check "no database: it says why and how to start fresh" grep -q "run directories under runs/ but no kfleet.db.*to start fresh" "$T/nodb.out"
+check "no database: none was made" test ! -e "$T/var/kfleet.db"
+mv "$T/kfleet.db.away" "$T/var/kfleet.db"
 kf_done

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
+#include <sys/stat.h>
+
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
@@ -362,6 +365,70 @@ static void test_bad_state_dir(void **state)
 	config_release(&c);
 }
 
+/* A state directory with runs but no database, or with a damaged one, is
+ * refused at start, saying why and how to start fresh */
+static void test_lost_or_damaged_db(void **state)
+{
+	struct fx *f = *state;
+	char dir[300], p[400], *e = NULL;
+	struct config c;
+	struct orch *o;
+	struct db *db;
+	struct stat st;
+	FILE *fp;
+
+	snprintf(dir, sizeof(dir), "%s/state2", f->dir);
+	otu_config(&c, dir);
+	o = orch_new(&c, &e);
+	assert_non_null(o);
+	orch_free(o);
+	/* a run's directory, then the database gone */
+	snprintf(p, sizeof(p), "%s/runs/1", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/kfleet.db", dir);
+	assert_int_equal(unlink(p), 0);
+	assert_null(orch_new(&c, &e));
+	assert_non_null(strstr(e, "1 run directory under runs/ but no kfleet.db"));
+	assert_non_null(strstr(e, "to start fresh"));
+	free(e);
+	e = NULL;
+	assert_int_equal(stat(p, &st), -1);   /* and none was made */
+	/* emptied */
+	tu_write(p, "", 0, 0);
+	assert_null(orch_new(&c, &e));
+	assert_non_null(strstr(e, "kfleet.db is empty"));
+	free(e);
+	e = NULL;
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/runs/1", dir);
+	rmdir(p);
+	/* a database damaged mid-file: rows over several pages, then a page's
+	 * bytes overwritten */
+	snprintf(p, sizeof(p), "%s/kfleet.db", dir);
+	db = db_open(p, &e);
+	assert_non_null(db);
+	assert_int_equal(sqlite3_exec(db_sqlite(db), "PRAGMA wal_checkpoint(TRUNCATE);"
+				      "CREATE TABLE filler (x TEXT);"
+				      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+				      "WHERE i < 2000) INSERT INTO filler SELECT printf('%0200d', i) "
+				      "FROM n; PRAGMA wal_checkpoint(TRUNCATE);", NULL, NULL, NULL),
+			 SQLITE_OK);
+	db_close(db);
+	assert_int_equal(stat(p, &st), 0);
+	assert_true(st.st_size > 16 * 4096);
+	fp = fopen(p, "r+");
+	assert_non_null(fp);
+	fseek(fp, 12 * 4096, SEEK_SET);
+	for (int i = 0; i < 3000; i++)
+		fputc(0xa5, fp);
+	fclose(fp);
+	assert_null(orch_new(&c, &e));
+	assert_non_null(e);
+	assert_non_null(strstr(e, "is damaged"));
+	free(e);
+	config_release(&c);
+}
+
 /* --- pure parts ----------------------------------------------------------- */
 
 static void test_builder_vcpus(void **state)
@@ -482,6 +549,7 @@ int main(void)
 		T(test_builder_fails_clone),
 		T(test_recovery),
 		T(test_bad_state_dir),
+		T(test_lost_or_damaged_db),
 		cmocka_unit_test(test_builder_vcpus),
 		T(test_paths),
 		T(test_kernel_paths_refused),
