@@ -34,13 +34,50 @@ static void usage(FILE *f)
 	      "understood it. Exit status 2 when it cannot be read.\n", f);
 }
 
+/* A reply's trailers, with the reply they came from */
+static void print_followups(const struct series_patch *p)
+{
+	for (size_t i = 0; i < p->nfollowups; i++)
+		printf("    %s: %s (in reply <%s>)\n", p->followups[i].key, p->followups[i].value,
+		       p->followups[i].msgid ? p->followups[i].msgid : "");
+}
+
 static void print_patch_line(const struct series *s, const struct series_patch *p)
 {
-	printf("%d/%d %s (%s <%s>, <%s>, +%d/-%d lines in %d %s)\n", p->index, s->count,
-	       p->title, p->author, p->email, p->msgid, p->insertions, p->deletions, p->files,
-	       p->files == 1 ? "file" : "files");
+	char from[32] = "";
+
+	/* in a partial reroll, the patches of an older version say so */
+	if (p->version != s->version)
+		snprintf(from, sizeof(from), "[v%d] ", p->version);
+	printf("%d/%d %s%s (%s <%s>, <%s>, +%d/-%d lines in %d %s)\n", p->index, s->count,
+	       from, p->title, p->author, p->email, p->msgid, p->insertions, p->deletions,
+	       p->files, p->files == 1 ? "file" : "files");
 	for (size_t i = 0; i < p->ntrailers; i++)
 		printf("    %s: %s\n", p->trailers[i].key, p->trailers[i].value);
+	print_followups(p);
+}
+
+/* "v3 (a partial reroll: 1/2 v2)" */
+static void print_version(const struct series *s)
+{
+	printf("version:     v%d%s", s->version, s->rfc ? " (RFC)" : "");
+	if (s->partial) {
+		const char *sep = " (a partial reroll:";
+
+		if (s->cover && s->cover->version != s->version) {
+			printf("%s cover v%d", sep, s->cover->version);
+			sep = ",";
+		}
+		for (int i = 0; i < s->count; i++) {
+			if (s->patches[i].version == s->version)
+				continue;
+			printf("%s %d/%d v%d", sep, s->patches[i].index, s->count,
+			       s->patches[i].version);
+			sep = ",";
+		}
+		printf(")");
+	}
+	printf("\n");
 }
 
 static void print_text(const struct series *s, const char *source)
@@ -53,7 +90,7 @@ static void print_text(const struct series *s, const char *source)
 	}
 	printf("series:      %s\n", s->cover ? s->cover->title : s->patches[0].title);
 	printf("from:        %s\n", source);
-	printf("version:     v%d%s\n", s->version, s->rfc ? " (RFC)" : "");
+	print_version(s);
 	printf("tree tag:    %s\n", s->tree ? s->tree : "(none)");
 	if (s->base_commit)
 		printf("base-commit: %s (from %s)\n", s->base_commit, s->base_commit_from);
@@ -66,6 +103,8 @@ static void print_text(const struct series *s, const char *source)
 		       s->cover->msgid, s->cover->date);
 	else
 		printf("cover:       (none)\n");
+	if (s->cover)
+		print_followups(s->cover);
 	printf("patches:     %d (+%d/-%d lines)\n", s->count, ins, del);
 	if (s->others)
 		printf("left out:    %d of %d mails (replies, reviews, other versions)\n",

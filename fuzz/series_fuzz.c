@@ -5,6 +5,7 @@
  * mailinfo would leave them. Any bytes must be handled without a fault,
  * and what is assembled must hold together. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h = series_header(p, size, "Subject");
 	free(h);
 
-	/* then as messages: subject \1 author \1 body \1 patch \1 ... */
+	/* then as messages: subject \1 author \1 body \1 patch \1 parent \1 ...,
+	 * the Message-Id of each its number, so that parents ("1", "2") can
+	 * name one another: replies, partial rerolls, naked cover letters */
 	memset(msgs, 0, sizeof(msgs));
 	while (p < end && n < MAX_MSGS) {
 		struct series_msg *m = &msgs[n++];
@@ -57,6 +60,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		m->author = p < end ? field(&p, end) : NULL;
 		m->body = p < end ? field(&p, end) : NULL;
 		m->patch = p < end ? field(&p, end) : NULL;
+		m->in_reply_to = p < end ? field(&p, end) : NULL;
+		if (asprintf(&m->msgid, "%zu", n) < 0)
+			abort();
+		m->email = strdup("a@x");
 		m->line = (unsigned)n;
 		series_subject_parse(m->subject, &tags);
 		if (strlen(tags.title) > strlen(m->subject))
@@ -71,9 +78,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (series_assemble("fuzz.mbox", msgs, n, &s, &err) == 0) {
 		if (!s || s->count < 1 || s->count > SERIES_PATCHES_MAX || err)
 			abort();
-		for (int i = 0; i < s->count; i++)
-			if (s->patches[i].index != i + 1 || !s->patches[i].has_diff)
+		for (int i = 0; i < s->count; i++) {
+			const struct series_patch *sp = &s->patches[i];
+
+			if (sp->index != i + 1 || !sp->has_diff || sp->version > s->version ||
+			    (sp->version != s->version && !s->partial))
 				abort();
+			for (size_t k = 0; k < sp->nfollowups; k++)
+				if (!sp->followups[k].msgid)
+					abort();
+		}
 		series_free(s);
 	} else if (!err) {
 		abort();

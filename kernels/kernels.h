@@ -38,7 +38,16 @@ struct json_t;
 struct series_trailer {
 	char *key;                /* "Signed-off-by" */
 	char *value;              /* "Alice Kernel <alice@example.org>" */
+	char *msgid;              /* a reply's trailer: the reply's Message-Id; NULL for
+				     the patch's own */
 };
+
+/* Which strings of a mail were not valid UTF-8 (their bytes are shown as
+ * \xNN escapes) or came in a charset git could not convert */
+#define SERIES_LOSSY_SUBJECT 0x1u
+#define SERIES_LOSSY_AUTHOR  0x2u
+#define SERIES_LOSSY_BODY    0x4u
+#define SERIES_LOSSY_CHARSET 0x8u   /* an unknown charset: taken as bytes */
 
 /* A patch, or the cover letter (index 0) */
 struct series_patch {
@@ -50,8 +59,13 @@ struct series_patch {
 	char *date;               /* as in the Date: header, "" when none */
 	char *msgid;              /* without <>, "" when none */
 	unsigned line;            /* where its message starts in the mbox, 0 when unknown */
+	int version;              /* the version its mail is of: older than the series'
+				     in a partial reroll */
+	unsigned lossy;           /* SERIES_LOSSY_* */
 	struct series_trailer *trailers;
 	size_t ntrailers;
+	struct series_trailer *followups;  /* trailers replies gave it (Reviewed-by: ...) */
+	size_t nfollowups;
 	int has_diff;
 	int files, insertions, deletions;
 	char *mail;               /* the message as it was in the mbox (for git am) */
@@ -62,6 +76,7 @@ struct series {
 	char *name;               /* the mbox as messages call it: a path or URL */
 	char *tree;               /* the subject's tree tag ("bpf-next"), NULL when none */
 	int version;              /* 1 when the subjects name none */
+	int partial;              /* a partial reroll: some patches are of older versions */
 	int rfc;
 	int count;                /* patches */
 	struct series_patch *cover;     /* NULL when there is none */
@@ -78,9 +93,17 @@ struct series {
 };
 
 /* Reads an mbox (at most SERIES_MBOX_MAX bytes) into a series with git
- * mailsplit and git mailinfo. Replies and review comments are left out;
- * when the mbox holds several complete versions, the newest is taken (and
- * a note says so). A series with a patch missing, patches from two
+ * mailsplit and git mailinfo. Replies and review comments are left out
+ * (a mail without a diff that replies to another is a reply, whatever
+ * its subject), their Reviewed-by:-style trailers kept as the followups
+ * of the patch they answer; when the mbox holds several complete
+ * versions, the newest is taken (and a note says so); a partial reroll
+ * (v3 of some patches, each a reply to its v2) takes the newest of each
+ * patch. A cover letter without [PATCH 0/N] is the mail patch 1 replies
+ * to, when it has no diff and is the patch author's (or has a diffstat).
+ * Strings that are not UTF-8 are kept as \xNN escapes and marked (lossy).
+ * A subject saying more than SERIES_PATCHES_MAX patches is refused before
+ * any mail is read. A series with a patch missing, patches from two
  * versions, a patch without a diff or a diff cut short is refused, the
  * message naming the patch: "series.mbox: patch 3/5 is missing",
  * "series.mbox:120: patch 2/3 has no diff". 0 with *out (free with

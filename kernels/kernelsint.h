@@ -39,6 +39,9 @@ struct series_msg {
 	char *email;
 	char *date;
 	char *msgid;       /* without the <> */
+	char *in_reply_to; /* the parent's Message-Id: In-Reply-To, else the last of
+			      References; without the <> */
+	unsigned lossy;    /* SERIES_LOSSY_*: what was not valid UTF-8 */
 	char *body;        /* the commit message part (the whole text of a cover letter) */
 	char *patch;       /* from the first diff-ish line on ("---", diffstat, diffs) */
 	char *mail;        /* the message as split from the mbox */
@@ -69,6 +72,12 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
  * one message. */
 size_t series_mbox_lines(const char *data, size_t len, unsigned *lines, size_t max);
 
+/* A copy of the len bytes at s that is valid UTF-8: every byte that is not
+ * part of a well-formed UTF-8 sequence (and NUL) becomes "\xNN". *lossy
+ * (may be NULL) is set to 1 when a byte was escaped. NULL when out of
+ * memory; caller frees. */
+char *series_utf8(const char *s, size_t len, int *lossy);
+
 /* The unfolded value of the first header name: in the header block of a
  * mail (up to the first empty line). Returns a string the caller frees, or
  * NULL when there is no such header. */
@@ -85,6 +94,11 @@ int series_diffstat(const char *patch, int *files, int *ins, int *del, char **wh
  * when there are none. */
 int series_trailers(const char *body, struct series_trailer **out, size_t *n);
 void series_trailers_free(struct series_trailer *t, size_t n);
+/* The trailers a reply gives ("Reviewed-by: Name <mail>"): every line,
+ * outside quoted text ("> ...") and before a signature ("-- "), that is
+ * a trailer whose key ends in "-by" and whose value names an address.
+ * 0 / -1 out of memory, as series_trailers(). */
+int series_reply_trailers(const char *body, struct series_trailer **out, size_t *n);
 /* The value of the first line "key value" in text that starts with key
  * ("base-commit:"), blanks around it off; NULL when there is none, or it
  * is empty. Returns a string the caller frees. */

@@ -1,15 +1,19 @@
-/* mbox.c: an mbox into its messages. git mailsplit splits it (lore's
- * archives are mboxrd) and git mailinfo reads each message (git does MIME,
- * encodings and quoted-printable), in a scratch directory outside any
- * repository; what is computed here besides (where each message starts,
- * for "series.mbox:120:" messages, and its Message-ID) follows git's own
- * rules. series.c assembles the messages into a series. */
+/* mbox.c: an mbox into its messages. Before git runs, a look at each
+ * message's Subject: refuses a series larger than kfleet takes. git
+ * mailsplit splits it (lore's archives are mboxrd) and git mailinfo reads
+ * each message (git does MIME, encodings and quoted-printable), in a
+ * scratch directory outside any repository; what it leaves that is not
+ * UTF-8 is escaped and marked. What is computed here besides (where each
+ * message starts, for "series.mbox:120:" messages, its Message-ID and
+ * parent) follows git's own rules. series.c assembles the messages into a
+ * series. */
 #include "kernels/kernelsint.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +153,85 @@ char *series_header(const char *mail, size_t len, const char *name)
 	return buf_detach(&v);
 }
 
+/* ---- UTF-8 ---- */
+
+/* The length of the well-formed UTF-8 sequence at p (at most n bytes), 0
+ * when there is none (RFC 3629: no overlongs, no surrogates, <= U+10FFFF) */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t need;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (p[0] >= 0x01 && p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		need = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		need = 3, lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		need = 4, lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (n < need || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < need; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return need;
+}
+
+char *series_utf8(const char *s, size_t len, int *lossy)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)s;
+	char *out, *o;
+	size_t i = 0;
+
+	if (lossy)
+		*lossy = 0;
+	if (len > (SIZE_MAX - 1) / 4 || !(out = malloc(len * 4 + 1)))
+		return NULL;
+	o = out;
+	while (i < len) {
+		size_t k = utf8_seq(p + i, len - i);
+
+		if (k) {
+			memcpy(o, s + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		/* "\xNN": the byte, visibly */
+		*o++ = '\\';
+		*o++ = 'x';
+		*o++ = hex[p[i] >> 4];
+		*o++ = hex[p[i] & 0xf];
+		if (lossy)
+			*lossy = 1;
+		i++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Replaces *sp (NUL-terminated, may be NULL) with a valid UTF-8 copy;
+ * bit into *lossy when it was not. 0 / -1 out of memory */
+static int utf8_field(char **sp, unsigned bit, unsigned *lossy)
+{
+	char *c;
+	int l;
+
+	if (!*sp)
+		return 0;
+	if (!(c = series_utf8(*sp, strlen(*sp), &l)))
+		return -1;
+	free(*sp);
+	*sp = c;
+	if (l)
+		*lossy |= bit;
+	return 0;
+}
+
 /* A message-id without its <> and white space; caller frees */
 static char *clean_msgid(const char *raw)
 {
@@ -217,13 +300,71 @@ static int info_field(const char *info, const char *key, char **out)
 	return *out ? 0 : -1;
 }
 
+/* git mailinfo -k of message file path: its header lines into info, the
+ * message and patch into msgf and patchf. reencode: -u, to UTF-8 from the
+ * charsets the mail names (git refuses a charset iconv does not know), or
+ * -n, the bytes as they are. (Not --encoding=UTF-8: git 2.29 to 2.4x take
+ * it and convert nothing.) 0 / -1 (*cerr) */
+static int mailinfo(const struct scratch *t, const char *path, const char *msgf,
+		    const char *patchf, int reencode, struct buf *info, char **cerr)
+{
+	struct cmd *c = git(t, "mailinfo");
+	int rc;
+
+	buf_reset(info);
+	cmd_args(c, "-k", reencode ? "-u" : "-n", msgf, patchf, NULL);
+	cmd_stdin_file(c, path);
+	cmd_stdout_buf(c, info);
+	rc = cmd_run(c, cerr);
+	cmd_free(c);
+	return rc;
+}
+
+/* What mailinfo left that is not UTF-8, escaped (SERIES_LOSSY_*) */
+static int clean_fields(struct series_msg *m)
+{
+	if (utf8_field(&m->subject, SERIES_LOSSY_SUBJECT, &m->lossy) < 0 ||
+	    utf8_field(&m->author, SERIES_LOSSY_AUTHOR, &m->lossy) < 0 ||
+	    utf8_field(&m->email, SERIES_LOSSY_AUTHOR, &m->lossy) < 0 ||
+	    utf8_field(&m->date, SERIES_LOSSY_AUTHOR, &m->lossy) < 0 ||
+	    utf8_field(&m->msgid, SERIES_LOSSY_AUTHOR, &m->lossy) < 0 ||
+	    utf8_field(&m->in_reply_to, SERIES_LOSSY_AUTHOR, &m->lossy) < 0 ||
+	    utf8_field(&m->body, SERIES_LOSSY_BODY, &m->lossy) < 0 ||
+	    utf8_field(&m->patch, SERIES_LOSSY_BODY, &m->lossy) < 0)
+		return -1;
+	return 0;
+}
+
+/* The parent a reply names: In-Reply-To, else the last of References */
+static char *parent_msgid(const char *mail, size_t len)
+{
+	char *raw = series_header(mail, len, "In-Reply-To"), *id = NULL;
+
+	if (!raw || !strchr(raw, '<')) {
+		char *refs = series_header(mail, len, "References"), *lt;
+
+		free(raw);
+		raw = NULL;
+		if (refs && (lt = strrchr(refs, '<')))
+			raw = strdup(lt);
+		free(refs);
+	}
+	if (raw)
+		id = clean_msgid(raw);
+	free(raw);
+	if (id && !*id) {
+		free(id);
+		id = NULL;
+	}
+	return id;
+}
+
 /* Reads message file path with git mailinfo into m */
 static int read_message(const struct scratch *t, const char *path, const char *loc,
 			struct series_msg *m, char **err)
 {
 	char *msgf = path_join(t->path, "msg"), *patchf = path_join(t->path, "patch");
 	struct buf info = BUF_INIT(SERIES_INFO_MAX);
-	struct cmd *c = NULL;
 	char *cerr = NULL, *raw;
 	int rc = -1;
 
@@ -231,13 +372,15 @@ static int read_message(const struct scratch *t, const char *path, const char *l
 		set_errf(err, "%s: cannot read the split message: %s", loc, strerror(errno));
 		goto out;
 	}
-	c = git(t, "mailinfo");
-	cmd_args(c, "-k", "--encoding=UTF-8", msgf, patchf, NULL);
-	cmd_stdin_file(c, path);
-	cmd_stdout_buf(c, &info);
-	if (cmd_run(c, &cerr) < 0) {
-		set_errf(err, "%s: %s", loc, cerr ? cerr : "git mailinfo failed");
-		goto out;
+	if (mailinfo(t, path, msgf, patchf, 1, &info, &cerr) < 0) {
+		/* a charset git cannot convert: the bytes, marked */
+		free(cerr);
+		cerr = NULL;
+		if (mailinfo(t, path, msgf, patchf, 0, &info, &cerr) < 0) {
+			set_errf(err, "%s: %s", loc, cerr ? cerr : "git mailinfo failed");
+			goto out;
+		}
+		m->lossy |= SERIES_LOSSY_CHARSET;
 	}
 	if (info_field(buf_str(&info), "Subject:", &m->subject) < 0 ||
 	    info_field(buf_str(&info), "Author:", &m->author) < 0 ||
@@ -250,13 +393,13 @@ static int read_message(const struct scratch *t, const char *path, const char *l
 	raw = series_header(m->mail, m->mail_len, "Message-ID");
 	m->msgid = raw ? clean_msgid(raw) : strdup("");
 	free(raw);
-	if (!m->msgid) {
+	m->in_reply_to = parent_msgid(m->mail, m->mail_len);
+	if (!m->msgid || clean_fields(m) < 0) {
 		set_errf(err, "%s: out of memory", loc);
 		goto out;
 	}
 	rc = 0;
 out:
-	cmd_free(c);
 	free(cerr);
 	buf_release(&info);
 	free(msgf);
@@ -271,6 +414,7 @@ void series_msg_release(struct series_msg *m)
 	free(m->email);
 	free(m->date);
 	free(m->msgid);
+	free(m->in_reply_to);
 	free(m->body);
 	free(m->patch);
 	free(m->mail);
@@ -299,6 +443,91 @@ static int mbox_check(const char *name, const char *data, size_t len, size_t *nl
 	if (*nlines > SERIES_MESSAGES_MAX)
 		return set_errf(err, "%s: more than %d mails", name, SERIES_MESSAGES_MAX);
 	return 0;
+}
+
+/* Whether the message [m, m+len) holds a diff: a "diff --git" line, or a
+ * "--- " line followed by a "+++ " one */
+static int has_diff_lines(const char *m, size_t len)
+{
+	const char *p = m, *end = m + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *next = nl ? nl + 1 : end;
+		size_t l = (size_t)(next - p);
+
+		if (l > 11 && !memcmp(p, "diff --git ", 11))
+			return 1;
+		if (l > 4 && !memcmp(p, "--- ", 4) && (size_t)(end - next) > 4 &&
+		    !memcmp(next, "+++ ", 4))
+			return 1;
+		p = next;
+	}
+	return 0;
+}
+
+/* Before any git runs: the subjects' N/M (and the patches without one)
+ * against SERIES_PATCHES_MAX, from the raw headers of each message
+ * (lines[0..n-1] where they start), so that a series too large is
+ * refused at once, naming the mail that says so, not after git mailinfo
+ * read every mail */
+static int prescan(const char *name, const char *data, size_t len, const unsigned *lines,
+		   size_t n, char **err)
+{
+	size_t *off = calloc(n + 1, sizeof(*off)), i = 0, k = 0;
+	unsigned line = 1, untagged_at = 0;
+	int numbered = 0, untagged = 0, rc = -1;
+
+	if (!off)
+		return set_errf(err, "%s: out of memory", name);
+	/* the byte offsets of the start lines */
+	for (k = 0; k < n && i <= len;) {
+		if (line == lines[k]) {
+			off[k++] = i;
+			continue;
+		}
+		const char *nl = memchr(data + i, '\n', len - i);
+
+		if (!nl)
+			break;
+		i = (size_t)(nl - data) + 1;
+		line++;
+	}
+	for (; k <= n; k++)
+		off[k] = len;
+	for (k = 0; k < n; k++) {
+		size_t mlen = off[k + 1] - off[k];
+		char *subj = series_header(data + off[k], mlen, "Subject");
+		struct series_tags t;
+
+		series_subject_parse(subj, &t);
+		if (!t.reply && t.index >= 0) {
+			numbered = 1;
+			if (t.count > SERIES_PATCHES_MAX || t.index > SERIES_PATCHES_MAX) {
+				if (t.index == 0)
+					set_errf(err, "%s:%u: the cover letter: more than %d patches",
+						 name, lines[k], SERIES_PATCHES_MAX);
+				else
+					set_errf(err, "%s:%u: patch %d/%d: more than %d patches", name,
+						 lines[k], t.index, t.count, SERIES_PATCHES_MAX);
+				free(subj);
+				goto out;
+			}
+		} else if (!t.reply && has_diff_lines(data + off[k], mlen) &&
+			   ++untagged == SERIES_PATCHES_MAX + 1) {
+			untagged_at = lines[k];
+		}
+		free(subj);
+	}
+	if (!numbered && untagged > SERIES_PATCHES_MAX) {
+		set_errf(err, "%s:%u: more than %d patches (this is patch %d, none has N/M)", name,
+			 untagged_at, SERIES_PATCHES_MAX, SERIES_PATCHES_MAX + 1);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(off);
+	return rc;
 }
 
 static int scratch_make(struct scratch *t, const char *name, char **err)
@@ -407,6 +636,8 @@ int series_mbox_read(const char *name, const char *data, size_t len, struct seri
 	if (!lines)
 		return set_errf(err, "%s: out of memory", name);
 	series_mbox_lines(data, len, lines, nlines);
+	if (prescan(name, data, len, lines, nlines, err) < 0)
+		goto out;
 	if (scratch_make(&t, name, err) < 0 || mailsplit(&t, name, data, len, &n, err) < 0)
 		goto out;
 	msgs = calloc((size_t)n, sizeof(*msgs));

@@ -1,9 +1,12 @@
 /* series.c: patch series intake. An mbox (a file, or what fetch.c got) is
  * read into messages (mbox.c: git mailsplit and git mailinfo), and here
  * assembled into a series: each message classified by its subject tags
- * (subject.c) and diff (diffstat.c), one version of patches 1..N chosen
- * and checked complete, with their trailers (trailers.c), base-commit and
- * change-id. The next step, git am (apply.c), takes the mails kept in
+ * (subject.c), diff (diffstat.c) and parent (In-Reply-To), one version of
+ * patches 1..N chosen (the newest of each patch in a partial reroll) and
+ * checked complete, the cover letter found (also one without [PATCH 0/N]),
+ * with their trailers and those replies give them (trailers.c),
+ * base-commit and change-id. b4's rules (mricon/b4, LoreMailbox) are the
+ * reference. The next step, git am (apply.c), takes the mails kept in
  * struct series_patch. */
 #include "kernels/kernelsint.h"
 
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/buf.h"
 #include "common/util.h"
@@ -54,6 +58,7 @@ static void patch_release(struct series_patch *p)
 	free(p->date);
 	free(p->msgid);
 	series_trailers_free(p->trailers, p->ntrailers);
+	series_trailers_free(p->followups, p->nfollowups);
 	free(p->mail);
 	memset(p, 0, sizeof(*p));
 }
@@ -109,6 +114,9 @@ struct classified {
 	struct series_tags tags;
 	int version;         /* tags.version, 1 when none */
 	int numbered;        /* has N/M */
+	int diffless;        /* a patch tag but no diff, and a reply to another mail:
+				taken as a reply (b4: a follow-up) */
+	int parent;          /* the message its In-Reply-To names, -1 when none here */
 	int files, ins, del;
 	int diff_ok;
 	char *diff_why;
@@ -135,6 +143,8 @@ static int take_patch(struct series_patch *p, struct series_msg *m, const struct
 	m->email = NULL;
 	p->date = m->date ? m->date : strdup("");
 	m->date = NULL;
+	p->version = c->version;
+	p->lossy = m->lossy;
 	p->msgid = m->msgid ? m->msgid : strdup("");
 	m->msgid = NULL;
 	p->mail = m->mail;
@@ -275,6 +285,14 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 	for (int k = 1; k <= count; k++) {
 		if (first_at[k])
 			continue;
+		/* a mail that is patch k but for its diff was taken for a reply */
+		for (size_t i = 0; i < n; i++) {
+			if (!c[i].diffless || c[i].tags.index != k || c[i].tags.count != count)
+				continue;
+			set_errf(err, "%s: patch %d/%d has no diff", where(loc, sizeof(loc), name,
+				 msgs[i].line), k, count);
+			goto out;
+		}
 		buf_printf(&missing, "%s%d/%d", nmissing ? ", " : "", k, count);
 		nmissing++;
 	}
@@ -338,7 +356,12 @@ static int classify(const char *name, struct series_msg *m, struct classified *c
 	c->version = c->tags.version > 0 ? c->tags.version : 1;
 	c->numbered = c->tags.index >= 0;
 	c->diff_ok = series_diffstat(m->patch, &c->files, &c->ins, &c->del, &c->diff_why) == 0;
-	if (c->tags.reply)
+	/* a mail with a patch tag, no diff at all and a parent is someone's
+	 * answer whose mailer kept the subject without "Re:" (b4 takes such
+	 * a mail with trailers for a follow-up); a cover letter has no diff */
+	c->diffless = c->tags.tagged && !c->tags.reply && c->tags.index != 0 &&
+		      c->diff_ok && !c->files && m->in_reply_to && *m->in_reply_to;
+	if (c->tags.reply || c->diffless)
 		c->kind = MSG_REPLY;
 	else if (c->numbered && c->tags.index == 0)
 		c->kind = MSG_COVER;
@@ -361,6 +384,7 @@ struct assembly {
 	int *order;               /* order[k]: the message of patch k, 1..count */
 	struct series *s;
 	int v, numbered, untagged, cover, count, versions;
+	int naked;                /* the cover letter has no [PATCH 0/N] */
 	int others[8], nothers;   /* versions other than v, in mbox order */
 };
 
@@ -368,6 +392,48 @@ struct assembly {
 static int in_version(const struct classified *c)
 {
 	return (c->kind == MSG_PATCH && c->numbered) || c->kind == MSG_COVER;
+}
+
+static int by_msgid(const void *x, const void *y, void *arg)
+{
+	const struct series_msg *m = arg;
+	int r = strcmp(m[*(const int *)x].msgid, m[*(const int *)y].msgid);
+
+	return r ? r : *(const int *)x - *(const int *)y;
+}
+
+/* Each message's parent: the message its In-Reply-To names (the first
+ * of that Message-Id in the mbox), -1 when it is not in the mbox */
+static int find_parents(struct assembly *a, char **err)
+{
+	int *idx = calloc(a->n ? a->n : 1, sizeof(*idx)), nidx = 0;
+
+	if (!idx)
+		return set_errf(err, "%s: out of memory", a->name);
+	for (size_t i = 0; i < a->n; i++)
+		if (a->msgs[i].msgid && *a->msgs[i].msgid)
+			idx[nidx++] = (int)i;
+	qsort_r(idx, (size_t)nidx, sizeof(*idx), by_msgid, a->msgs);
+	for (size_t i = 0; i < a->n; i++) {
+		const char *want = a->msgs[i].in_reply_to;
+		int lo = 0, hi = nidx;
+
+		a->c[i].parent = -1;
+		if (!want || !*want)
+			continue;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (strcmp(a->msgs[idx[mid]].msgid, want) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nidx && !strcmp(a->msgs[idx[lo]].msgid, want) && idx[lo] != (int)i)
+			a->c[i].parent = idx[lo];
+	}
+	free(idx);
+	return 0;
 }
 
 static int classify_all(struct assembly *a, char **err)
@@ -383,11 +449,91 @@ static int classify_all(struct assembly *a, char **err)
 			a->untagged++;
 	}
 	a->v = newest_version(c, a->n);
+	return find_parents(a, err);
+}
+
+/* Whether message i (a patch) replies, directly or further up its
+ * thread, to a patch of an older version with the same N/M */
+static int replies_to_older(const struct assembly *a, size_t i)
+{
+	const struct classified *c = a->c;
+	int p = c[i].parent;
+
+	for (int hops = 0; p >= 0 && hops < 64; hops++, p = c[p].parent)
+		if (c[p].kind == MSG_PATCH && c[p].numbered && c[p].version < c[i].version &&
+		    c[p].tags.index == c[i].tags.index && c[p].tags.count == c[i].tags.count)
+			return 1;
 	return 0;
 }
 
+/* A partial reroll, as b4 takes one (LoreMailbox.partial_reroll): the
+ * newest version lacks patches, all agree on N, and each of its patches
+ * replies to the older patch it replaces. Then each patch, and the cover
+ * letter, is the newest there is of it. Sets a->sel, a->cover and
+ * s->partial when it is one, with a note of what came from where; else
+ * leaves them. 0, -1 out of memory */
+static int partial_reroll(struct assembly *a)
+{
+	const struct classified *c = a->c;
+	int count = -1, *best = NULL, rc = 0;
+	struct buf from = BUF_INIT(0);
+
+	for (size_t i = 0; i < a->n; i++) {
+		if (!in_version(&c[i]) || c[i].version != a->v)
+			continue;
+		if (count < 0)
+			count = c[i].tags.count;
+		if (c[i].tags.count != count ||
+		    (c[i].kind == MSG_PATCH && !replies_to_older(a, i)))
+			return 0;
+	}
+	if (count < 1 || count > SERIES_PATCHES_MAX)
+		return 0;
+	if (!(best = calloc((size_t)count + 1, sizeof(*best))))
+		return -1;
+	for (int k = 0; k <= count; k++)
+		best[k] = -1;
+	/* the newest of each; two of one version make it no reroll */
+	for (size_t i = 0; i < a->n; i++) {
+		int k = c[i].kind == MSG_COVER ? 0 : c[i].tags.index;
+
+		if (!in_version(&c[i]) || c[i].tags.count != count || c[i].version > a->v ||
+		    k < 0 || k > count)
+			continue;
+		if (best[k] >= 0 && c[best[k]].version == c[i].version)
+			goto out;
+		if (best[k] < 0 || c[best[k]].version < c[i].version)
+			best[k] = (int)i;
+	}
+	for (int k = 1; k <= count; k++)
+		if (best[k] < 0)
+			goto out;
+	for (int k = 0; k <= count; k++) {
+		if (best[k] < 0)
+			continue;
+		a->sel[best[k]] = 1;
+		if (k == 0)
+			a->cover = best[k];
+		if (c[best[k]].version == a->v)
+			continue;
+		if (k == 0)
+			buf_printf(&from, "%sthe cover letter from v%d", from.len ? ", " : "",
+				   c[best[k]].version);
+		else
+			buf_printf(&from, "%spatch %d/%d from v%d", from.len ? ", " : "", k, count,
+				   c[best[k]].version);
+	}
+	a->s->partial = 1;
+	rc = note(a->s, "v%d is a partial reroll: %s (the newest of each)", a->v,
+		  buf_str(&from));
+out:
+	free(best);
+	buf_release(&from);
+	return rc;
+}
+
 /* Numbered patches: one version of them, the newest, which must be
- * complete when the mbox holds others */
+ * complete when the mbox holds others (or a partial reroll of them) */
 static int pick_numbered(struct assembly *a, char **err)
 {
 	const struct classified *c = a->c;
@@ -404,7 +550,9 @@ static int pick_numbered(struct assembly *a, char **err)
 		if (!seen && a->nothers < (int)(sizeof(a->others) / sizeof(a->others[0])))
 			a->others[a->nothers++] = c[i].version;
 	}
-	if (a->nothers && !version_complete(c, n, a->v)) {
+	if (a->nothers && !version_complete(c, n, a->v) && partial_reroll(a) < 0)
+		return set_errf(err, "%s: out of memory", a->name);
+	if (a->nothers && !a->s->partial && !version_complete(c, n, a->v)) {
 		/* not a thread of complete versions: patches from two */
 		size_t x = n, y = n;
 
@@ -419,7 +567,7 @@ static int pick_numbered(struct assembly *a, char **err)
 				what(w1, sizeof(w1), &c[x]), c[x].version,
 				what(w2, sizeof(w2), &c[y]), c[y].version);
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !a->s->partial; i++) {
 		a->sel[i] = in_version(&c[i]) && c[i].version == a->v;
 		if (a->sel[i] && c[i].kind == MSG_COVER)
 			a->cover = (int)i;
@@ -501,7 +649,9 @@ static int fill_series(struct assembly *a, char **err)
 		if (a->sel[i] && c[i].kind != MSG_COVER)
 			a->order[c[i].tags.index] = (int)i;
 	s->version = a->v > 0 ? a->v : 1;
-	lead = a->cover >= 0 ? &c[a->cover] : &c[a->order[1]];
+	/* what the series is (RFC, its tree) is said by a tagged cover letter,
+	 * else by patch 1 */
+	lead = a->cover >= 0 && !a->naked ? &c[a->cover] : &c[a->order[1]];
 	s->rfc = lead->tags.rfc;
 	if (lead->tags.tree[0] && !(s->tree = strdup(lead->tags.tree)))
 		return set_errf(err, "%s: out of memory", a->name);
@@ -516,6 +666,170 @@ static int fill_series(struct assembly *a, char **err)
 		if (take_patch(&s->patches[k - 1], &a->msgs[a->order[k]], &c[a->order[k]], k) < 0)
 			return -1;
 	return 0;
+}
+
+/* Whether a diffstat line ("2 files changed, 5 insertions(+)") is in text */
+static int has_diffstat(const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		const char *q = p + strspn(p, " \t");
+
+		if (isdigit((unsigned char)*q)) {
+			q += strspn(q, "0123456789");
+			if (!strncmp(q, " file changed", 13) || !strncmp(q, " files changed", 14))
+				return 1;
+		}
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
+static int same_addr(const char *x, const char *y)
+{
+	return x && y && *x && !strcasecmp(x, y);
+}
+
+/* A cover letter without [PATCH 0/N] (b4's "naked" one): the mail the
+ * first patch that has a parent replies to, when it is no patch and no
+ * reply, and is the patch author's or has a diffstat. A bug report
+ * someone else wrote, that a patch answers, is not. */
+static int find_naked_cover(struct assembly *a)
+{
+	const struct classified *c = a->c;
+	int first = -1, p;
+	char loc[PATH_MAX + 32];
+
+	if (a->cover >= 0)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->sel[i] && c[i].parent >= 0 &&
+		    (first < 0 || c[i].tags.index < c[first].tags.index))
+			first = (int)i;
+	if (first < 0)
+		return 0;
+	p = c[first].parent;
+	if (c[p].kind != MSG_OTHER || a->sel[p] ||
+	    !(same_addr(a->msgs[p].email, a->msgs[first].email) ||
+	      has_diffstat(a->msgs[p].body) || has_diffstat(a->msgs[p].patch)))
+		return 0;
+	a->cover = p;
+	a->naked = 1;
+	return note(a->s, "%s: '%s' taken as the cover letter: patch %d/%d replies to it, "
+		    "and it %s", where(loc, sizeof(loc), a->name, a->msgs[p].line),
+		    no_null(a->msgs[p].subject), c[first].tags.index, a->count,
+		    same_addr(a->msgs[p].email, a->msgs[first].email) ? "is from the same author" :
+		    "has a diffstat");
+}
+
+/* The patch (or cover letter) message i is, NULL when neither */
+static struct series_patch *taken(struct assembly *a, int i)
+{
+	if (i == a->cover)
+		return a->s->cover;
+	if (!a->sel[i] || a->c[i].kind == MSG_COVER || a->c[i].tags.index < 1 ||
+	    a->c[i].tags.index > a->s->count)
+		return NULL;
+	return &a->s->patches[a->c[i].tags.index - 1];
+}
+
+/* Whether trailer value v ("Name <addr>") names the sender of m */
+static int by_sender(const char *v, const struct series_msg *m)
+{
+	const char *lt = strchr(v, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	size_t nl;
+
+	if (lt && gt && m->email && (size_t)(gt - lt - 1) == strlen(m->email) &&
+	    !strncasecmp(lt + 1, m->email, (size_t)(gt - lt - 1)))
+		return 1;
+	if (!lt || !m->author || !*m->author)
+		return 0;
+	for (nl = (size_t)(lt - v); nl && (v[nl - 1] == ' ' || v[nl - 1] == '\t'); nl--)
+		;
+	return nl == strlen(m->author) && !strncasecmp(v, m->author, nl);
+}
+
+/* Adds the trailers reply i gives to p: those by its sender; others are
+ * noted and left out (b4 does the same unless told to be sloppy) */
+static int give_trailers(struct assembly *a, int i, struct series_patch *p)
+{
+	struct series_msg *m = &a->msgs[i];
+	struct series_trailer *t = NULL, *nt;
+	char loc[PATH_MAX + 32];
+	size_t n = 0, k;
+	int rc = -1;
+
+	if (series_reply_trailers(m->body, &t, &n) < 0)
+		return -1;
+	if (!n)
+		return 0;
+	nt = realloc(p->followups, (p->nfollowups + n) * sizeof(*nt));
+	if (!nt)
+		goto out;
+	p->followups = nt;
+	for (k = 0; k < n; k++) {
+		if (!by_sender(t[k].value, m)) {
+			if (note(a->s, "%s: '%s: %s' in a reply from %s <%s> is not the sender's: "
+				 "left out", where(loc, sizeof(loc), a->name, m->line), t[k].key,
+				 t[k].value, no_null(m->author), no_null(m->email)) < 0)
+				goto out;
+			continue;
+		}
+		if (!(t[k].msgid = strdup(no_null(m->msgid))))
+			goto out;
+		p->followups[p->nfollowups++] = t[k];
+		memset(&t[k], 0, sizeof(t[k]));
+	}
+	rc = 0;
+out:
+	series_trailers_free(t, n);
+	return rc;
+}
+
+/* Replies' trailers (b4's follow-up trailers): a reply, or a mail without
+ * a diff that answers another, gives its Reviewed-by:-style trailers to
+ * the patch or cover letter it answers, directly or up its thread. A
+ * reply to another version's patch gives nothing. */
+static int collect_followups(struct assembly *a)
+{
+	const struct classified *c = a->c;
+
+	for (size_t i = 0; i < a->n; i++) {
+		struct series_patch *to = NULL;
+		int p = c[i].parent;
+
+		if (a->sel[i] || (int)i == a->cover || p < 0 ||
+		    !(c[i].kind == MSG_REPLY || (c[i].kind == MSG_OTHER && !c[i].files)))
+			continue;
+		for (int hops = 0; p >= 0 && hops < 64; hops++, p = c[p].parent) {
+			if ((to = taken(a, p)) || (c[p].kind != MSG_REPLY && c[p].kind != MSG_OTHER))
+				break;
+		}
+		if (to && give_trailers(a, (int)i, to) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* What of a taken mail was not UTF-8, said once per mail */
+static int note_lossy(struct assembly *a, const struct series_patch *p)
+{
+	char loc[PATH_MAX + 32], w[64];
+	const char *what_ = p->index ? w : "the cover letter", *part = "text is";
+
+	if (!p->lossy)
+		return 0;
+	snprintf(w, sizeof(w), "patch %d/%d", p->index, a->s->count);
+	where(loc, sizeof(loc), a->name, p->line);
+	if (p->lossy & SERIES_LOSSY_CHARSET)
+		return note(a->s, "%s: %s: a charset git cannot convert: its bytes kept, those "
+			    "that are not UTF-8 shown as \\xNN", loc, what_);
+	if (p->lossy & SERIES_LOSSY_SUBJECT)
+		part = "subject is";
+	else if (p->lossy & SERIES_LOSSY_AUTHOR)
+		part = "headers are";
+	return note(a->s, "%s: %s: its %s not UTF-8: those bytes shown as \\xNN", loc, what_,
+		    part);
 }
 
 /* "the mbox holds v2, v3 and v4: took v4, ...", oldest first */
@@ -549,10 +863,15 @@ static int note_left_out(struct assembly *a)
 	char loc[PATH_MAX + 32];
 
 	for (size_t i = 0; i < a->n; i++)
-		if (!a->sel[i])
+		if (!a->sel[i] && (int)i != a->cover)
 			a->s->others++;
-	if (a->versions > 1 && note_versions(a) < 0)
+	if (a->versions > 1 && !a->s->partial && note_versions(a) < 0)
 		return -1;
+	if (a->s->cover && note_lossy(a, a->s->cover) < 0)
+		return -1;
+	for (int k = 0; k < a->s->count; k++)
+		if (note_lossy(a, &a->s->patches[k]) < 0)
+			return -1;
 	if (!a->untagged || !a->numbered)
 		return 0;
 	for (size_t i = 0; i < a->n; i++) {
@@ -564,6 +883,23 @@ static int note_left_out(struct assembly *a)
 			return -1;
 	}
 	return 0;
+}
+
+/* Why there are no patches: a [PATCH] mail without a diff (that replies
+ * to another, so taken for a reply), or nothing like a patch at all */
+static void no_patches(const struct assembly *a, char **err)
+{
+	char loc[PATH_MAX + 32];
+
+	for (size_t i = 0; i < a->n; i++)
+		if (a->c[i].diffless) {
+			set_errf(err, "%s: '%s' has no diff (and replies to another mail): no "
+				 "patches in it", where(loc, sizeof(loc), a->name, a->msgs[i].line),
+				 no_null(a->msgs[i].subject));
+			return;
+		}
+	set_errf(err, "%s: no patches in it (%zu %s, none with a diff or a [PATCH] subject)",
+		 a->name, a->n, a->n == 1 ? "mail" : "mails");
 }
 
 int series_assemble(const char *name, struct series_msg *msgs, size_t n,
@@ -598,11 +934,11 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 		if (pick_untagged(&a, err) < 0)
 			goto out;
 	} else {
-		set_errf(err, "%s: no patches in it (%zu %s, none with a diff or a [PATCH] subject)",
-			 name, n, n == 1 ? "mail" : "mails");
+		no_patches(&a, err);
 		goto out;
 	}
-	if (fill_series(&a, err) < 0 || note_left_out(&a) < 0)
+	if (find_naked_cover(&a) < 0 || fill_series(&a, err) < 0 || collect_followups(&a) < 0 ||
+	    note_left_out(&a) < 0)
 		goto out;
 	*out = a.s;
 	a.s = NULL;
@@ -662,36 +998,84 @@ out:
 
 /* ---- JSON ---- */
 
+/* A JSON string of s (NULL: ""); one that is not UTF-8 (a name from
+ * outside) with its bytes as \xNN, so that JSON never fails on input */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s ? s : "");
+	char *c;
+
+	if (j || !s)
+		return j;
+	c = series_utf8(s, strlen(s), NULL);
+	j = c ? json_string(c) : NULL;
+	free(c);
+	return j;
+}
+
+/* [{"key", "value"[, "message_id"]}, ...] */
+static json_t *trailers_json(const struct series_trailer *t, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		json_t *o = json_object();
+
+		if (!o || json_array_append_new(a, o) < 0 ||
+		    json_object_set_new(o, "key", jstr(t[i].key)) < 0 ||
+		    json_object_set_new(o, "value", jstr(t[i].value)) < 0 ||
+		    (t[i].msgid && json_object_set_new(o, "message_id", jstr(t[i].msgid)) < 0)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* ["subject", "author", "body", "charset"]: what was not UTF-8 */
+static json_t *lossy_json(unsigned lossy)
+{
+	static const char *const names[] = { "subject", "headers", "text", "charset" };
+	json_t *a = json_array();
+
+	for (unsigned b = 0; a && b < 4; b++)
+		if ((lossy & (1u << b)) && json_array_append_new(a, json_string(names[b])) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
 static json_t *patch_json(const struct series_patch *p)
 {
-	json_t *j = json_object(), *tr = json_array(), *ret = NULL;
+	json_t *j = json_object(), *ret = NULL;
 
-	if (!j || !tr)
+	if (!j)
 		goto out;
-	for (size_t i = 0; i < p->ntrailers; i++)
-		if (json_array_append_new(tr, json_pack("{s:s, s:s}", "key", p->trailers[i].key,
-							"value", p->trailers[i].value)) < 0)
-			goto out;
 	if (json_object_set_new(j, "index", json_integer(p->index)) < 0 ||
-	    json_object_set_new(j, "subject", json_string(p->subject)) < 0 ||
-	    json_object_set_new(j, "title", json_string(p->title)) < 0 ||
-	    json_object_set_new(j, "author", json_string(p->author)) < 0 ||
-	    json_object_set_new(j, "email", json_string(p->email)) < 0 ||
-	    json_object_set_new(j, "date", json_string(p->date)) < 0 ||
-	    json_object_set_new(j, "message_id", json_string(p->msgid)) < 0 ||
-	    json_object_set_new(j, "line", json_integer(p->line)) < 0)
+	    json_object_set_new(j, "version", json_integer(p->version)) < 0 ||
+	    json_object_set_new(j, "subject", jstr(p->subject)) < 0 ||
+	    json_object_set_new(j, "title", jstr(p->title)) < 0 ||
+	    json_object_set_new(j, "author", jstr(p->author)) < 0 ||
+	    json_object_set_new(j, "email", jstr(p->email)) < 0 ||
+	    json_object_set_new(j, "date", jstr(p->date)) < 0 ||
+	    json_object_set_new(j, "message_id", jstr(p->msgid)) < 0 ||
+	    json_object_set_new(j, "line", json_integer(p->line)) < 0 ||
+	    json_object_set_new(j, "not_utf8", lossy_json(p->lossy)) < 0)
 		goto out;
 	if (p->index > 0 &&
 	    (json_object_set_new(j, "has_diff", json_boolean(p->has_diff)) < 0 ||
 	     json_object_set_new(j, "files", json_integer(p->files)) < 0 ||
 	     json_object_set_new(j, "insertions", json_integer(p->insertions)) < 0 ||
 	     json_object_set_new(j, "deletions", json_integer(p->deletions)) < 0 ||
-	     json_object_set(j, "trailers", tr) < 0))
+	     json_object_set_new(j, "trailers", trailers_json(p->trailers, p->ntrailers)) < 0))
+		goto out;
+	if (json_object_set_new(j, "followup_trailers",
+				trailers_json(p->followups, p->nfollowups)) < 0)
 		goto out;
 	ret = j;
 	j = NULL;
 out:
-	json_decref(tr);
 	json_decref(j);
 	return ret;
 }
@@ -699,9 +1083,17 @@ out:
 /* {"id": ..., "from": ...} or null */
 static json_t *marker_json(const char *id, const char *from)
 {
+	json_t *j;
+
 	if (!id)
 		return json_null();
-	return json_pack("{s:s, s:s}", "id", id, "from", from ? from : "");
+	j = json_object();
+	if (j && (json_object_set_new(j, "id", jstr(id)) < 0 ||
+		  json_object_set_new(j, "from", jstr(from)) < 0)) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 json_t *series_json(const struct series *s)
@@ -715,11 +1107,12 @@ json_t *series_json(const struct series *s)
 		if (json_array_append_new(patches, patch_json(&s->patches[i])) < 0)
 			goto out;
 	for (size_t i = 0; i < s->nnotes; i++)
-		if (json_array_append_new(notes, json_string(s->notes[i])) < 0)
+		if (json_array_append_new(notes, jstr(s->notes[i])) < 0)
 			goto out;
-	if (json_object_set_new(j, "name", json_string(s->name)) < 0 ||
+	if (json_object_set_new(j, "name", jstr(s->name)) < 0 ||
 	    json_object_set_new(j, "version", json_integer(s->version)) < 0 ||
-	    json_object_set_new(j, "tree", s->tree ? json_string(s->tree) : json_null()) < 0 ||
+	    json_object_set_new(j, "partial_reroll", json_boolean(s->partial)) < 0 ||
+	    json_object_set_new(j, "tree", s->tree ? jstr(s->tree) : json_null()) < 0 ||
 	    json_object_set_new(j, "rfc", json_boolean(s->rfc)) < 0 ||
 	    json_object_set_new(j, "count", json_integer(s->count)) < 0 ||
 	    json_object_set_new(j, "base_commit",

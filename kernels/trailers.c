@@ -1,14 +1,16 @@
 /* trailers.c: the lines of a commit message that say something to tools.
  * Its trailer block (Signed-off-by:, Reviewed-by:, ...: the last paragraph,
  * when git interpret-trailers would take it as one, continuation lines
- * folded), and the first "key: value" line anywhere (base-commit:,
- * change-id:, or git mailinfo's "Subject: ..."). */
+ * folded), the trailers a reply gives a patch (Reviewed-by: anywhere in
+ * the reply's own text, as b4 collects them), and the first "key: value"
+ * line anywhere (base-commit:, change-id:, or git mailinfo's "Subject:"). */
 #include "kernels/kernelsint.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* "Token: value" with a token of letters, digits and '-'; the key length */
 static size_t trailer_key(const char *l, size_t len)
@@ -27,6 +29,7 @@ void series_trailers_free(struct series_trailer *t, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(t[i].key);
 		free(t[i].value);
+		free(t[i].msgid);
 	}
 	free(t);
 }
@@ -122,6 +125,7 @@ static int trailer_line(struct trailers *tr, const char *p, size_t len)
 		}
 		tr->t[tr->n].key = strndup(p, k);
 		tr->t[tr->n].value = strndup(v, len - (size_t)(v - p));
+		tr->t[tr->n].msgid = NULL;
 		tr->n++;
 		if (!tr->t[tr->n - 1].key || !tr->t[tr->n - 1].value)
 			return -1;
@@ -158,6 +162,46 @@ int series_trailers(const char *body, struct series_trailer **out, size_t *n)
 out:
 	series_trailers_free(tr.t, tr.n);
 	return rc;
+}
+
+/* ---- a reply's trailers ---- */
+
+/* Whether the trailer line [p, p+len) is one a reviewer gives: a key
+ * ending in "-by" ("Reviewed-by", "Acked-by", "Tested-by") and a value
+ * with an address in it */
+static int person_trailer(const char *p, size_t len)
+{
+	size_t k = trailer_key(p, len);
+
+	if (k < 4 || strncasecmp(p + k - 3, "-by", 3))
+		return 0;
+	return memchr(p + k, '@', len - k) != NULL;
+}
+
+int series_reply_trailers(const char *body, struct series_trailer **out, size_t *n)
+{
+	struct trailers tr = { NULL, 0, 0 };
+	const char *p = body ? body : "";
+
+	*out = NULL;
+	*n = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (len == 2 && !strncmp(p, "--", 2) && nl && p[2] == ' ')
+			break;      /* "-- ", the signature (its blank cut above) */
+		if (len && p[0] != '>' && person_trailer(p, len) && trailer_line(&tr, p, len) < 0) {
+			series_trailers_free(tr.t, tr.n);
+			return -1;
+		}
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	*out = tr.t;
+	*n = tr.n;
+	return 0;
 }
 
 /* ---- "key: value" lines ---- */

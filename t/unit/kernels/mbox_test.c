@@ -1,6 +1,7 @@
 /* mbox_test.c: unit tests for the pure part of kernels/mbox.c: where git
- * mailsplit starts each message of an mbox and header unfolding. The
- * git mailsplit / mailinfo path runs in series_test.c on whole mboxes. */
+ * mailsplit starts each message of an mbox, header unfolding, and the
+ * UTF-8 escaping of what git leaves. The git mailsplit / mailinfo path
+ * runs in series_test.c on whole mboxes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,11 +91,40 @@ static void test_header(void **state)
 	free(v);
 }
 
+/* ---- UTF-8 ---- */
+
+static void test_utf8(void **state)
+{
+	static const struct { const char *in; size_t len; const char *out; int lossy; } cases[] = {
+		{ "plain", 5, "plain", 0 },
+		{ "Bj\xc3\xb6rn", 6, "Bj\xc3\xb6rn", 0 },
+		{ "caf\xe9", 4, "caf\\xE9", 1 },                   /* latin-1 */
+		{ "\xc3", 1, "\\xC3", 1 },                         /* cut short */
+		{ "\xc0\xaf", 2, "\\xC0\\xAF", 1 },                /* overlong */
+		{ "\xed\xa0\x80", 3, "\\xED\\xA0\\x80", 1 },       /* a surrogate */
+		{ "\xf4\x90\x80\x80", 4, "\\xF4\\x90\\x80\\x80", 1 }, /* past U+10FFFF */
+		{ "\xf0\x9f\x90\xa7!", 5, "\xf0\x9f\x90\xa7!", 0 },
+		{ "a\0b", 3, "a\\x00b", 1 },
+		{ "", 0, "", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int lossy = -1;
+		char *o = series_utf8(cases[i].in, cases[i].len, &lossy);
+
+		assert_non_null(o);
+		if (strcmp(o, cases[i].out) || lossy != cases[i].lossy)
+			fail_msg("case %zu: got '%s' lossy %d", i, o, lossy);
+		free(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mbox_lines),
 		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "common/buf.h"
+#include "common/util.h"
 #include "kernels/kernels.h"
 #include "kernels/kernelsint.h"
 #include "cli/cli.h"
@@ -230,6 +231,145 @@ static void test_fixture_refusals(void **state)
 	parse_fails(FIX "no-such.mbox", FIX "no-such.mbox: No such file or directory");
 }
 
+/* ---- real mboxes' shapes (issue 15), against what b4 does with each ----
+ * b4's own samples (mricon/b4 src/tests/samples: naked-cover-single,
+ * naked-cover-bugreport, trailers-followup-*) and its LoreMailbox rules are
+ * the reference; the fixtures are kfleet's own mails of the same shapes. */
+
+static void check_followup(const struct series_patch *p, size_t i, const char *key,
+			   const char *value, const char *msgid)
+{
+	assert_true(i < p->nfollowups);
+	assert_string_equal(p->followups[i].key, key);
+	assert_string_equal(p->followups[i].value, value);
+	assert_string_equal(p->followups[i].msgid, msgid);
+}
+
+static void test_fixture_reply_no_re(void **state)
+{
+	struct series *s = parse_ok(FIX "reply-no-re.mbox");
+
+	/* A reply that kept "[PATCH] ..." without Re:, In-Reply-To the
+	 * patch, no diff. b4: a follow-up (trailers, a parent, no diff), its
+	 * Reviewed-by: collected onto the patch; a trailer naming someone
+	 * else than the sender is a mismatch, not applied. kfleet: the same,
+	 * the followups kept apart from the patch's own trailers (kfleet
+	 * applies the mail as sent) and the mismatch said in a note. Before:
+	 * "patch 2/2 has no diff". */
+	assert_int_equal(s->count, 1);
+	assert_int_equal(s->messages, 3);
+	assert_int_equal(s->others, 2);
+	assert_string_equal(s->patches[0].msgid, "w1@example.net");
+	assert_int_equal(s->patches[0].ntrailers, 1);
+	assert_int_equal(s->patches[0].nfollowups, 1);
+	check_followup(&s->patches[0], 0, "Reviewed-by", "Rui Review <rui@example.com>",
+		       "r1@example.com");
+	assert_int_equal(s->nnotes, 1);
+	assert_string_equal(s->notes[0], FIX "reply-no-re.mbox:26: 'Acked-by: Somebody Else "
+			    "<else@example.org>' in a reply from Rui Review <rui@example.com> is "
+			    "not the sender's: left out");
+	series_free(s);
+}
+
+static void test_fixture_partial_reroll(void **state)
+{
+	struct series *s = parse_ok(FIX "partial-reroll.mbox");
+
+	/* v2 0/2, 1/2, 2/2, then only v3 2/2 (a reply to v2 2/2). b4:
+	 * "Partial reroll detected, reconstituting from v2": v3 of 1/2 is
+	 * v2's, the cover letter too. kfleet: the same, each patch saying
+	 * its version. Before: "patch 2/2 is v3 but the cover letter is v2:
+	 * patches from two versions". */
+	assert_int_equal(s->version, 3);
+	assert_true(s->partial);
+	assert_int_equal(s->count, 2);
+	assert_non_null(s->cover);
+	assert_int_equal(s->cover->version, 2);
+	assert_string_equal(s->cover->msgid, "v2-0@example.net");
+	assert_int_equal(s->patches[0].version, 2);
+	assert_string_equal(s->patches[0].msgid, "v2-1@example.net");
+	assert_int_equal(s->patches[1].version, 3);
+	assert_string_equal(s->patches[1].msgid, "v3-2@example.net");
+	assert_non_null(strstr(s->patches[1].mail, "not three"));
+	/* the review of v3 2/2 is 2/2's; the question on v2 2/2 gave nothing */
+	check_followup(&s->patches[1], 0, "Reviewed-by", "Rui Review <rui@example.com>",
+		       "r3@example.com");
+	assert_int_equal(s->patches[0].nfollowups, 0);
+	assert_string_equal(s->base_commit, "0123456789abcdef0123456789abcdef01234567");
+	assert_int_equal(s->others, 3);
+	assert_int_equal(s->nnotes, 1);
+	assert_string_equal(s->notes[0], "v3 is a partial reroll: the cover letter from v2, "
+			    "patch 1/2 from v2 (the newest of each)");
+	series_free(s);
+}
+
+static void test_fixture_naked_cover(void **state)
+{
+	struct series *s = parse_ok(FIX "naked-cover.mbox");
+
+	/* The author's first mail, no [PATCH 0/N], no diffstat; the patch
+	 * replies to it. b4 (naked-cover-single): the cover letter. kfleet:
+	 * the same; its base-commit is the series', the tree tag comes from
+	 * the patch, and the ack given to it stays the cover letter's (b4
+	 * spreads cover letter trailers over the patches only when asked). */
+	assert_non_null(s->cover);
+	assert_string_equal(s->cover->msgid, "nc0@example.net");
+	assert_string_equal(s->cover->title, "lib: make the widget agree");
+	assert_string_equal(s->tree, "net");
+	assert_string_equal(s->base_commit_from, "the cover letter");
+	assert_int_equal(s->count, 1);
+	assert_int_equal(s->others, 1);
+	check_followup(s->cover, 0, "Acked-by", "Rui Review <rui@example.com>", "nc2@example.com");
+	assert_string_equal(s->notes[0], FIX "naked-cover.mbox:1: 'lib: make the widget agree' "
+			    "taken as the cover letter: patch 1/1 replies to it, and it is from "
+			    "the same author");
+	series_free(s);
+
+	/* someone else's bug report that the patch answers. b4
+	 * (naked-cover-bugreport): not a cover letter. kfleet: the same. */
+	s = parse_ok(FIX "naked-bugreport.mbox");
+	assert_null(s->cover);
+	assert_int_equal(s->count, 1);
+	assert_int_equal(s->others, 1);
+	assert_int_equal(s->nnotes, 0);
+	series_free(s);
+}
+
+static void test_fixture_charsets(void **state)
+{
+	struct series *s = parse_ok(FIX "charsets.mbox");
+	json_t *j;
+	char *text;
+
+	/* b4 decodes headers with Python's email package (unknown charsets
+	 * as bytes with replacement). kfleet: git decodes the charsets iconv
+	 * knows; what is not UTF-8 after that is kept as \xNN and marked.
+	 * Before: git mailinfo was asked --encoding=UTF-8, which git 2.29+
+	 * ignores, so latin-1 came out raw and the JSON failed ("out of
+	 * memory"); an unknown charset made mailinfo fail. */
+	assert_string_equal(s->patches[0].title, "lib: café in latin-1, encoded");
+	assert_int_equal(s->patches[0].lossy, 0);
+	assert_string_equal(s->patches[1].title, "lib: caf\\xE9 in latin-1, raw bytes");
+	assert_string_equal(s->patches[1].author, "Jörg Dev");
+	assert_int_equal(s->patches[1].lossy, SERIES_LOSSY_SUBJECT);
+	assert_string_equal(s->patches[2].title, "lib: caf\\xE9 in a charset nobody knows");
+	assert_true(s->patches[2].lossy & SERIES_LOSSY_CHARSET);
+	assert_true(s->patches[2].lossy & SERIES_LOSSY_BODY);
+	/* the mails themselves, for git am, are as they were sent */
+	assert_non_null(memmem(s->patches[1].mail, s->patches[1].mail_len, "caf\xe9 in", 6));
+	assert_int_equal(s->nnotes, 2);
+	assert_string_equal(s->notes[0], FIX "charsets.mbox:26: patch 2/3: its subject is not "
+			    "UTF-8: those bytes shown as \\xNN");
+	j = series_json(s);
+	assert_non_null(j);
+	text = json_dumps(j, JSON_COMPACT);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"not_utf8\":[\"subject\"]"));
+	free(text);
+	json_decref(j);
+	series_free(s);
+}
+
 /* ---- generated mboxes ---- */
 
 /* Appends one mail to b; diff NULL for none */
@@ -312,6 +452,12 @@ static void test_refusals(void **state)
 	buf_reset(&b);
 	mail(&b, "[PATCH] words only", SOB, NULL);
 	mem_fails(&b, "gen.mbox:1: patch 1/1 has no diff");
+	/* ... that replies to another mail: a reply, said so */
+	buf_reset(&b);
+	buf_puts(&b, "From x Mon Sep 17 00:00:00 2001\nFrom: A <a@x>\nSubject: [PATCH] words\n"
+		 "In-Reply-To: <elsewhere@x>\n\nReviewed-by: A <a@x>\n");
+	mem_fails(&b, "gen.mbox:1: '[PATCH] words' has no diff (and replies to another mail): "
+		  "no patches in it");
 
 	/* too many */
 	buf_reset(&b);
@@ -319,6 +465,11 @@ static void test_refusals(void **state)
 		buf_printf(&b, "From x Mon Sep 17 00:00:00 2001\nSubject: [PATCH %d/%d] p\n\n",
 			   i, SERIES_PATCHES_MAX + 1);
 	mem_fails(&b, "gen.mbox:1: patch 1/501: more than 500 patches");
+	buf_reset(&b);
+	for (int i = 1; i <= SERIES_PATCHES_MAX + 1; i++)
+		buf_printf(&b, "From x Mon Sep 17 00:00:00 2001\nSubject: [PATCH] p%d\n\n%s", i,
+			   DIFF);
+	mem_fails(&b, "gen.mbox:4501: more than 500 patches (this is patch 501, none has N/M)");
 	buf_reset(&b);
 	for (int i = 0; i <= SERIES_MESSAGES_MAX; i++)
 		buf_puts(&b, "From x Mon Sep 17 00:00:00 2001\n\n");
@@ -365,6 +516,61 @@ static void test_refusals(void **state)
 			    "ignored");
 	assert_string_equal(s->notes[1], "gen.mbox:21: '[PATCH] stray' has no N/M in a numbered "
 			    "series: left out");
+	series_free(s);
+	buf_release(&b);
+}
+
+static void test_limits_early(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	int64_t t0;
+
+	/* 4999 mails of [PATCH i/4999] (and, late, one that is no mail):
+	 * refused on the first mail's subject, before git reads any.
+	 * Before: git mailinfo ran 4999 times (17 s), then the mail that is
+	 * no mail was what was said. b4 has no limit. */
+	for (int i = 1; i <= 4999; i++)
+		if (i == 4000)
+			buf_puts(&b, "From x Mon Sep 17 00:00:00 2001\nX-Junk: 1\n\n");
+		else
+			buf_printf(&b, "From x Mon Sep 17 00:00:00 2001\nFrom: A <a@x>\n"
+				   "Subject: [PATCH %d/4999] p\n\n%s", i, DIFF);
+	t0 = mono_ms();
+	mem_fails(&b, "gen.mbox:1: patch 1/4999: more than 500 patches");
+	assert_true(mono_ms() - t0 < 5000);
+	buf_release(&b);
+}
+
+static void test_partial_reroll_refused(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	struct series *s;
+
+	/* v2 1/2, 2/2, then a v3 2/2 that replies to nothing: b4 does not
+	 * take it for a partial reroll (its patches must reply to the ones
+	 * they replace) and reports v3 incomplete; kfleet refuses, as before */
+	buf_puts(&b, "From x Mon Sep 17 00:00:00 2001\nFrom: A <a@x>\nMessage-Id: <a1@x>\n"
+		 "Subject: [PATCH v2 1/2] a\n\n" SOB "---\n" DIFF);
+	buf_puts(&b, "From x Mon Sep 17 00:00:00 2001\nFrom: A <a@x>\nMessage-Id: <a2@x>\n"
+		 "In-Reply-To: <a1@x>\nSubject: [PATCH v2 2/2] b\n\n" SOB "---\n" DIFF);
+	buf_puts(&b, "From x Mon Sep 17 00:00:00 2001\nFrom: A <a@x>\nMessage-Id: <b2@x>\n"
+		 "Subject: [PATCH v3 2/2] b\n\n" SOB "---\n" DIFF);
+	mem_fails(&b, "gen.mbox:28: patch 2/2 is v3 but patch 1/2 is v2: patches from two "
+		  "versions");
+	/* the same v3 2/2 as a reply to v2 2/2 (git send-email --in-reply-to):
+	 * one, up the thread through a review, is as good as b4 has it */
+	b.len -= strlen("Subject: [PATCH v3 2/2] b\n\n" SOB "---\n" DIFF);
+	b.data[b.len] = '\0';
+	buf_puts(&b, "In-Reply-To: <r@x>\nSubject: [PATCH v3 2/2] b\n\n" SOB "---\n" DIFF);
+	buf_puts(&b, "From x Mon Sep 17 00:00:00 2001\nFrom: R <r@x>\nMessage-Id: <r@x>\n"
+		 "In-Reply-To: <a2@x>\nSubject: Re: [PATCH v2 2/2] b\n\nno\n");
+	s = mem_ok(&b);
+	assert_true(s->partial);
+	assert_int_equal(s->patches[0].version, 2);
+	assert_int_equal(s->patches[1].version, 3);
+	assert_null(s->cover);
+	assert_string_equal(s->notes[0], "v3 is a partial reroll: patch 1/2 from v2 (the newest "
+			    "of each)");
 	series_free(s);
 	buf_release(&b);
 }
@@ -456,6 +662,10 @@ static void test_cli_show(void **state)
 	char *show[] = { "series", "show", "--mbox", FIX "thread-replies.mbox", NULL };
 	char *json[] = { "series", "show", "--json", "--mbox", FIX "bpf-next-v4.mbox", NULL };
 	char *bad[] = { "series", "show", "--mbox", FIX "missing-patch.mbox", NULL };
+	char *reroll[] = { "series", "show", "--mbox", FIX "partial-reroll.mbox", NULL };
+	char *reroll_json[] = { "series", "show", "--json", "--mbox", FIX "partial-reroll.mbox",
+				NULL };
+	char *latin_json[] = { "series", "show", "--json", "--mbox", FIX "charsets.mbox", NULL };
 	char *two[] = { "series", "show", "--mbox", "a", "--url", "http://x/", NULL };
 	char *none[] = { "series", "show", NULL };
 	char *other[] = { "series", "apply", NULL };
@@ -475,6 +685,33 @@ static void test_cli_show(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "source")),
 			    FIX "bpf-next-v4.mbox");
 	assert_int_equal(json_array_size(json_object_get(j, "patches")), 3);
+	json_decref(j);
+	free(out);
+	free(err);
+
+	/* a partial reroll: which version each patch is of, in text and JSON */
+	assert_int_equal(run_cli(reroll, 4, &out, &err), 0);
+	assert_non_null(strstr(out, "version:     v3 (a partial reroll: cover v2, 1/2 v2)\n"));
+	assert_non_null(strstr(out, "\n1/2 [v2] lib: widget returns one ("));
+	assert_non_null(strstr(out, "\n2/2 lib: gadget returns two ("));
+	assert_non_null(strstr(out, "    Reviewed-by: Rui Review <rui@example.com> (in reply "
+			       "<r3@example.com>)\n"));
+	free(out);
+	free(err);
+	assert_int_equal(run_cli(reroll_json, 5, &out, &err), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	assert_true(json_is_true(json_object_get(j, "partial_reroll")));
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(
+		json_object_get(j, "patches"), 0), "version")), 2);
+	json_decref(j);
+	free(out);
+	free(err);
+	/* a subject that is not UTF-8: JSON all the same (it said "out of memory") */
+	assert_int_equal(run_cli(latin_json, 5, &out, &err), 0);
+	assert_string_equal(err, "");
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
 	json_decref(j);
 	free(out);
 	free(err);
@@ -508,6 +745,12 @@ int main(void)
 		cmocka_unit_test(test_fixture_rfc_single),
 		cmocka_unit_test(test_fixture_versions_thread),
 		cmocka_unit_test(test_fixture_refusals),
+		cmocka_unit_test(test_fixture_reply_no_re),
+		cmocka_unit_test(test_fixture_partial_reroll),
+		cmocka_unit_test(test_fixture_naked_cover),
+		cmocka_unit_test(test_fixture_charsets),
+		cmocka_unit_test(test_limits_early),
+		cmocka_unit_test(test_partial_reroll_refused),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_assemble_direct),
