@@ -176,6 +176,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (check) {
+		char *reach = NULL;
+
+		if (orch_qemu_reach(&c, &reach) < 0) {
+			fprintf(stderr, "kfleetd: %s\n", reach);
+			free(reach);
+			config_release(&c);
+			return 1;
+		}
 		if (verbose)
 			config_print(&c, stdout);
 		else

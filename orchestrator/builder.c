@@ -113,7 +113,7 @@ static int write_patches(const struct series *ser, const char *path, char hash[6
 			buf_puts(&b, "\n");
 	}
 	sha256_mem(buf_str(&b), b.len, hash);
-	rc = write_file(path, buf_str(&b), b.len, 0644);
+	rc = write_file(path, buf_str(&b), b.len, 0600);
 	buf_release(&b);
 	return rc;
 }

@@ -23,7 +23,7 @@ int channel_open(struct channel *ch, const char *path, const char *output_path,
 	ch->path = path;
 	buf_init(&ch->line, FRAME_MAX_LINE);
 	ch->out_max = output_max;
-	ch->out_fd = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ch->out_fd = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	return ch->out_fd < 0 ? -1 : 0;
 }
 

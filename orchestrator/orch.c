@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -200,6 +201,8 @@ struct orch *orch_new(const struct config *c, char **err)
 		set_errf(err, "state directory '%s': %s", o->state_dir, strerror(errno));
 		goto fail;
 	}
+	if (orch_qemu_reach(c, err) < 0)
+		goto fail;
 	if (access(o->agent_x86_64, R_OK) < 0)
 		log_warn("agent '%s': %s; x86_64 runs will fail", o->agent_x86_64, strerror(errno));
 	if (load_jobs(o) < 0)
@@ -210,6 +213,16 @@ struct orch *orch_new(const struct config *c, char **err)
 	if (!o->db) {
 		*err = e;
 		goto fail;
+	}
+	/* runs' outputs and patches may be what users would not share: the
+	 * database is private (its -wal and -shm follow its mode when made) */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const sfx[] = { "", "-wal", "-shm" };
+		char f[PATH_MAX];
+
+		snprintf(f, sizeof(f), "%s%s", o->db_path, sfx[i]);
+		if (chmod(f, 0600) < 0 && errno != ENOENT)
+			log_warn("'%s': cannot make it private: %s", f, strerror(errno));
 	}
 	if (db_quick_check(o->db, &e) < 0) {
 		set_errf(err, "database '%s' is damaged (%s): kfleetd does not start on it. Keep "

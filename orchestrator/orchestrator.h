@@ -112,6 +112,12 @@ const char *orch_db_path(const struct orch *o);
  * the hosts' limits, ...), records the kernel and queues the run.
  * Returns 0 with *id set; -1 when the request is bad (*err says what, for
  * the user); -2 on an internal error (*err says what). *err: caller frees. */
+/* Whether the local QEMU's user (libvirt-qemu) can search every directory
+ * down to the state directory (or the part of it that exists), for hosts
+ * that hand it files by path (reach.c). 0 yes or not known; -1 with *err
+ * (caller frees) naming the directory that blocks it and what to do. */
+int orch_qemu_reach(const struct config *c, char **err);
+
 int orch_submit(struct orch *o, const struct run_spec *spec, int64_t *id, char **err);
 
 #endif

@@ -93,14 +93,14 @@ int pump_open_socket(struct pump *p, const char *sock, const char *file, long lo
 {
 	p->path = sock;
 	p->max = max;
-	p->out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	p->out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	return p->out < 0 ? -1 : 0;
 }
 
 int pump_open_stream(struct pump *p, virDomainPtr d, const char *dev, int channel,
 		     const char *file, long long max, char **err)
 {
-	p->out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	p->out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	p->max = max;
 	p->st = virStreamNew(virDomainGetConnect(d), VIR_STREAM_NONBLOCK);
 	if (p->out < 0 || !p->st ||

@@ -258,7 +258,7 @@ static int import_log(struct orch *o, const struct import_spec *sp, const struct
 	snprintf(rel, sizeof(rel), "%" PRId64 "/imported", id);
 	dir = path_join(o->runs_dir, rel);
 	outp = dir ? path_join(dir, RUN_FILE_OUTPUT) : NULL;
-	if (!outp || mkdir_p(dir, 0755) < 0 || write_file(outp, sp->log, sp->len, 0644) < 0) {
+	if (!outp || mkdir_p(dir, 0755) < 0 || write_file(outp, sp->log, sp->len, 0600) < 0) {
 		set_errf(err, "import: '%s': %s", dir ? dir : "?", strerror(errno));
 		pthread_mutex_lock(&o->db_lock);
 		db_run_set_outcome(o->db, id, "infra", "import: cannot write the log");
@@ -602,7 +602,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 		sha256_mem(sp->mbox, sp->mbox_len, hash);
 		if (!(dir = path_join(o->state_dir, "series")) || mkdir_p(dir, 0755) < 0 ||
 		    asprintf(&path, "%s/%.16s.mbox", dir, hash) < 0 ||
-		    write_file(path, sp->mbox, sp->mbox_len, 0644) < 0) {
+		    write_file(path, sp->mbox, sp->mbox_len, 0600) < 0) {
 			set_errf(err, "series: cannot store it under '%s': %s", dir ? dir : "?",
 				 strerror(errno));
 			rc = -2;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pwd.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
@@ -382,6 +383,10 @@ static void test_lost_or_damaged_db(void **state)
 	o = orch_new(&c, &e);
 	assert_non_null(o);
 	orch_free(o);
+	/* the database is private */
+	snprintf(p, sizeof(p), "%s/kfleet.db", dir);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
 	/* a run's directory, then the database gone */
 	snprintf(p, sizeof(p), "%s/runs/1", dir);
 	assert_int_equal(mkdir(p, 0755), 0);
@@ -426,6 +431,46 @@ static void test_lost_or_damaged_db(void **state)
 	assert_non_null(e);
 	assert_non_null(strstr(e, "is damaged"));
 	free(e);
+	config_release(&c);
+}
+
+/* A state directory under a 0700 directory: QEMU (libvirt-qemu) cannot
+ * reach it, and the check names the directory that blocks it */
+static void test_qemu_reach(void **state)
+{
+	struct fx *f = *state;
+	char top[300], sd[400], *e = NULL;
+	struct config c;
+
+	if (!getpwnam("libvirt-qemu")) {
+		skip();
+		return;
+	}
+	snprintf(top, sizeof(top), "%s/private", f->dir);
+	assert_int_equal(mkdir(top, 0700), 0);
+	snprintf(sd, sizeof(sd), "%s/not-yet/var", top);
+	chmod(f->dir, 0755);
+	assert_int_equal(config_defaults(&c), 0);
+	free(c.state_dir);
+	c.state_dir = strdup(sd);
+	assert_int_equal(orch_qemu_reach(&c, &e), -1);
+	if (!strstr(e, "cannot enter '"))
+		fail_msg("%s", e);
+	assert_non_null(strstr(e, "/private' (mode 0700"));
+	free(e);
+	e = NULL;
+	/* orch_new refuses the same, before a database is made */
+	assert_null(orch_new(&c, &e));
+	assert_non_null(strstr(e, "QEMU runs as 'libvirt-qemu'"));
+	free(e);
+	e = NULL;
+	chmod(top, 0711);
+	assert_int_equal(orch_qemu_reach(&c, &e), 0);
+	/* a host that uploads its files needs no path */
+	chmod(top, 0700);
+	free(c.hosts[0].transfer);
+	c.hosts[0].transfer = strdup("upload");
+	assert_int_equal(orch_qemu_reach(&c, &e), 0);
 	config_release(&c);
 }
 
@@ -550,6 +595,7 @@ int main(void)
 		T(test_recovery),
 		T(test_bad_state_dir),
 		T(test_lost_or_damaged_db),
+		T(test_qemu_reach),
 		cmocka_unit_test(test_builder_vcpus),
 		T(test_paths),
 		T(test_kernel_paths_refused),
