@@ -180,6 +180,30 @@ struct console_verdict {
 /* Scans console text for the first kernel crash report. */
 void console_scan(const char *text, size_t n, struct console_verdict *v);
 
+/* --- conlog.c: the console file as virtlogd writes (and rotates) it ------ */
+
+struct conlog {
+	unsigned long ino;       /* of the file followed, 0 before the first look */
+	long long size;          /* its size at the last look */
+	long long rotated;       /* bytes in files rotated away since */
+	int rotations;
+};
+/* One look at path (each watch tick): a new inode under the name is a
+ * rotation, whose bytes are counted; the first keeps the head (the boot
+ * log) as path.head */
+void conlog_poll(struct conlog *l, const char *path);
+/* Every byte the guest wrote to the console so far */
+long long conlog_total(const struct conlog *l);
+/* What is kept of it in order (head, backups, the file), at most max
+ * bytes, appended to text, for the crash scan. 0 / -1 */
+int conlog_text(const struct conlog *l, const char *path, struct buf *text, size_t max);
+/* Leaves path as the head and the tail (at most about max bytes, with a
+ * line saying how much was left out) and removes the backups; without a
+ * rotation, console_cap() */
+void conlog_finish(const struct conlog *l, const char *path, unsigned long long max);
+/* Cuts path to max bytes, with a line saying so */
+void console_cap(const char *path, unsigned long long max);
+
 /* --- the orchestrator ---------------------------------------------------- */
 
 struct orch {

@@ -63,7 +63,7 @@ void outcome_decide(const struct outcome_facts *f, struct outcome *out)
 	console_scan(f->console ? f->console : "", f->console ? f->console_len : 0, &v);
 	if (f->flooded) {
 		outcome_set(out, RUN_OUT_CONSOLE_FLOOD, "the guest wrote more than %llu bytes to "
-			    "its console; the first %llu are kept", f->console_max, f->console_max);
+			    "its console; its head and tail are kept", f->console_max);
 	} else if (f->pvpanic && !v.crashed) {
 		outcome_set(out, RUN_OUT_CRASH, "kernel panic, reported by pvpanic; the console "
 			    "shows no report");

@@ -21,6 +21,7 @@
 #include "images/images.h"
 
 #define POLL_MS 250
+#define CONSOLE_SCAN_MAX (24u << 20)   /* the head and virtlogd's backups: ~8.5 MiB */
 #define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
 #define POWEROFF_GRACE_MS 5000 /* from the agent's exit frame to the guest gone */
 
@@ -53,6 +54,8 @@ struct run_ctx {
 	virDomainPtr d;
 	int64_t t0;                  /* mono_ms() at the start */
 	int destroyed;               /* the watch ended the guest */
+	struct conlog conlog;        /* the console file, across virtlogd's rotations */
+	int conlog_done;
 	struct outcome_facts facts;
 };
 
@@ -360,7 +363,7 @@ static int past_limit(struct run_ctx *x, const struct timers *t, int64_t now)
 	const struct config *c = x->c;
 	struct outcome_facts *f = &x->facts;
 
-	if ((unsigned long long)file_size(x->console) > c->console_max) {
+	if ((unsigned long long)conlog_total(&x->conlog) > c->console_max) {
 		f->flooded = 1;
 	} else if (file_size(x->chan) >= x->chan_max) {
 		f->chan_flooded = f->flooded = 1;
@@ -393,6 +396,7 @@ static int watch_tick(struct run_ctx *x, struct timers *t, int64_t *now)
 	int news, stopped;
 
 	pump_all(x);
+	conlog_poll(&x->conlog, x->console);
 	news = channel_poll(&x->ch);
 	*now = mono_ms();
 	if (news > 0 && x->ch.hello && !t->run_deadline) {
@@ -406,7 +410,7 @@ static int watch_tick(struct run_ctx *x, struct timers *t, int64_t *now)
 		ack_exit(x);
 	}
 	if (x->c->silence_timeout_s) {
-		long long bytes = file_size(x->console) + file_size(x->chan);
+		long long bytes = conlog_total(&x->conlog) + file_size(x->chan);
 
 		if (bytes != t->seen) {
 			t->seen = bytes;
@@ -441,25 +445,6 @@ static void take_qemu_log(const struct host *h, const char *domain, const char *
 }
 
 /* Keeps at most max bytes of the console, marking where it was cut. */
-static void cap_console(const char *path, unsigned long long max)
-{
-	long long n = file_size(path);
-	char note[96];
-	int fd;
-
-	if ((unsigned long long)n <= max)
-		return;
-	if (truncate(path, (off_t)max) < 0)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	snprintf(note, sizeof(note), "\n[kfleet: console cut at %llu of %lld bytes]\n", max, n);
-	if (write(fd, note, strlen(note)) < 0)
-		log_debug("console '%s': cannot mark the cut", path);
-	close(fd);
-}
-
 /* Follows the guest until it stops or is destroyed, then takes in what
  * it left. -1 when the run ended as an infrastructure failure. */
 static int stage_watch(struct run_ctx *x)
@@ -481,8 +466,8 @@ static int stage_watch(struct run_ctx *x)
 		break;
 	}
 	pump_all(x);
+	conlog_poll(&x->conlog, x->console);
 	channel_poll(&x->ch);
-	cap_console(x->console, x->c->console_max);
 	take_qemu_log(x->h, x->r->domain, x->dir);
 	return x->out->o == RUN_OUT_INFRA ? -1 : 0;
 }
@@ -510,8 +495,9 @@ static void stage_conclude(struct run_ctx *x)
 	const struct config *c = x->c;
 	struct buf text;
 
+	/* all that is kept of the console, across rotations, for the scan */
 	buf_init(&text, 0);
-	if (read_file(x->console, &text, 4u << 20) < 0)
+	if (conlog_text(&x->conlog, x->console, &text, CONSOLE_SCAN_MAX) < 0)
 		buf_reset(&text);
 	pthread_mutex_lock(&x->o->lock);
 	f->pvpanic = x->w.crashed;
@@ -534,6 +520,8 @@ static void stage_conclude(struct run_ctx *x)
 	outcome_decide(f, x->out);
 	buf_release(&text);
 	f->console = NULL;
+	conlog_finish(&x->conlog, x->console, c->console_max);
+	x->conlog_done = 1;
 	if (x->job)
 		results_take(x->o, x->db, x->job, x->r->id, x->outp, x->out);
 	if (x->job && x->job->results && x->disk.overlay)
@@ -547,6 +535,8 @@ static void stage_conclude(struct run_ctx *x)
 
 static void run_release_ctx(struct run_ctx *x)
 {
+	if (!x->conlog_done && x->console)
+		conlog_finish(&x->conlog, x->console, x->c->console_max);
 	if (x->watching)
 		watch_remove(x->o, &x->w);
 	if (x->d) {
