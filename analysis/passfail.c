@@ -240,6 +240,28 @@ void passfail_quarantine(struct passfail_table *t, char *const *paths, size_t n)
 	}
 }
 
+void passfail_kernel_history(struct passfail_table *t, size_t i, enum passfail_side side,
+			     int runs, int fails)
+{
+	struct passfail_row *r = &t->v[i];
+
+	if (side != PASSFAIL_BASE && side != PASSFAIL_PATCHED)
+		return;
+	r->kernel_runs[side] = runs;
+	r->kernel_fails[side] = fails;
+	if (r->cls == PASSFAIL_NEW_FAILURE && fails >= 1 && runs > fails) {
+		t->classes[r->cls]--;
+		r->cls = PASSFAIL_FLAKY;
+		t->classes[r->cls]++;
+	}
+}
+
+void passfail_table_sort(struct passfail_table *t)
+{
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_rows);
+}
+
 void passfail_row_label(const struct passfail_row *r, char *out, size_t len)
 {
 	const int (*c)[2] = (const int (*)[2])r->counts;
@@ -252,6 +274,12 @@ void passfail_row_label(const struct passfail_row *r, char *out, size_t len)
 	}
 	if (r->cls != PASSFAIL_FLAKY)
 		snprintf(out, len, "%s", passfail_class_name(r->cls));
+	else if (!flip[0] && !flip[1]) {   /* flaky by a kernel's other runs */
+		int s = r->kernel_fails[1] >= 1 && r->kernel_runs[1] > r->kernel_fails[1];
+
+		snprintf(out, len, "flaky (%d of %d failed on the %s kernel)", r->kernel_fails[s],
+			 r->kernel_runs[s], s ? "patched" : "base");
+	}
 	else if (flip[0] && flip[1])
 		snprintf(out, len, "flaky (base %d of %d, patched %d of %d failed)",
 			 c[PASSFAIL_OUT_FAIL][0], n[0], c[PASSFAIL_OUT_FAIL][1], n[1]);

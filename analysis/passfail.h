@@ -105,6 +105,9 @@ struct passfail_row {
 	int counts[PASSFAIL_OUT_COUNT][2];   /* [outcome][side] */
 	enum passfail_class cls;
 	int quarantined;      /* set by passfail_quarantine() */
+	int kernel_runs[2];   /* set by passfail_kernel_history(): per side, the
+				 kernel's runs in the cell with a verdict, */
+	int kernel_fails[2];  /* all of them, and those that failed; 0: not set */
 };
 
 struct passfail_table {
@@ -132,10 +135,24 @@ void passfail_table_release(struct passfail_table *t);
  * count them. */
 void passfail_quarantine(struct passfail_table *t, char *const *paths, size_t n);
 
+/* What all runs of one side's kernel in the request's cell (this
+ * request's and any other's) showed for row i's test: runs with a verdict
+ * and those that failed. A new failure whose kernel passed and failed it
+ * there (the patched kernel passed it once, or the base kernel failed it
+ * once) is flaky, labelled with these counts ("flaky (3 of 7 failed on the
+ * patched kernel)"). Sort the table again after the last call
+ * (passfail_table_sort); row indexes do not change until then. */
+void passfail_kernel_history(struct passfail_table *t, size_t i, enum passfail_side side,
+			     int runs, int fails);
+/* Sorts the table again, after passfail_kernel_history() */
+void passfail_table_sort(struct passfail_table *t);
+
 /* The class as a row shows it: "flaky (2 of 3 failed)" for a flaky row
  * (the patched side's counts; the base side's when only base flipped;
- * "flaky (base 1 of 2, patched 2 of 3 failed)" when both did), else the
- * class's name; ", quarantined" appended for a row in quarantine. */
+ * "flaky (base 1 of 2, patched 2 of 3 failed)" when both did; the
+ * kernel's counts from passfail_kernel_history() when they made it flaky),
+ * else the class's name; ", quarantined" appended for a row in
+ * quarantine. */
 void passfail_row_label(const struct passfail_row *r, char *out, size_t len);
 
 /* {"runs": {"base": N, "patched": N}, "classes": {"new-failure": N, ...},

@@ -184,3 +184,24 @@ int dbq_flaky_history(struct db *db, const struct db_flaky_cell *cell, const cha
 	*n = cnt;
 	return 0;
 }
+
+int dbq_flaky_kernel_counts(struct db *db, const struct db_flaky_cell *cell,
+			    int64_t kernel_id, const char *path, int *runs, int *fails)
+{
+	int64_t v[2] = { 0, 0 };
+	int rc = dbi_row_ints(dbi_stmt(db,
+		"SELECT count(*), coalesce(sum(failed), 0) FROM (SELECT r.id,"
+		"  max(s.status IN ('fail', 'error', 'timeout')) AS failed,"
+		"  max(s.status IN ('skip', 'missing')) AS none"
+		"  FROM runs r JOIN results s ON s.run_id = r.id AND s.path = ?5"
+		"  WHERE r.kernel_id = ?4 AND r.job = ?1 AND r.arch = ?2 AND r.vcpus = ?3"
+		"  AND r.state = 'done' AND r.outcome IS NOT NULL"
+		"  AND r.outcome NOT IN ('infra', 'canceled')"
+		"  GROUP BY r.id HAVING failed OR NOT none)",
+		DBI_TEXT(cell->job), DBI_TEXT(cell->arch), DBI_INT(cell->vcpus),
+		DBI_INT(kernel_id), DBI_TEXT(path)), v, 2);
+
+	*runs = (int)v[0];
+	*fails = (int)v[1];
+	return rc < 0 ? -1 : 0;
+}

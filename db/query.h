@@ -173,6 +173,11 @@ struct dbq_flaky_point {
 int dbq_flaky_history(struct db *db, const struct db_flaky_cell *cell, const char *path,
 		      size_t max, struct dbq_flaky_point **v, size_t *n);
 
+/* What every counted run of kernel_id in the cell gave path: runs with a
+ * verdict into *runs, of them failed into *fails. 0 / -1 */
+int dbq_flaky_kernel_counts(struct db *db, const struct db_flaky_cell *cell,
+			    int64_t kernel_id, const char *path, int *runs, int *fails);
+
 /* ---- comparisons: what /api/compare reads (db/compare_data.c) ----
  * The samples of a job's passed runs on a kernel, with each run's cell
  * (web/comparisons.c groups them with analysis/cells.c), the done runs

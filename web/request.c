@@ -24,6 +24,7 @@
 #include "jobs/jobs.h"
 
 #define REQ_CELLS_MAX   16    /* cells of one request's comparison */
+#define REQ_HISTORY_MAX 200   /* new failures checked against their kernels' runs */
 
 static const char *const side_names[2] = { "base", "patched" };
 
@@ -135,6 +136,36 @@ static int run_counts(const struct run *r)
 
 /* ---- pass/fail per subtest ---- */
 
+/* The new failures of t against every run of their kernels in the cell
+ * (other requests' and plain runs too): one that passed and failed on the
+ * same kernel is flaky (passfail_kernel_history). At most
+ * REQ_HISTORY_MAX rows are looked up. 0 / -1 database error */
+static int req_kernel_history(struct db *db, const struct req *r, struct passfail_table *t)
+{
+	const int64_t kernels[2] = { r->q.base_kernel_id, r->q.patched_kernel_id };
+	struct db_flaky_cell cell;
+	size_t looked = 0;
+
+	if (!req_cell(r, &cell) || !t->classes[PASSFAIL_NEW_FAILURE])
+		return 0;
+	for (size_t i = 0; i < t->n && looked < REQ_HISTORY_MAX; i++) {
+		if (t->v[i].cls != PASSFAIL_NEW_FAILURE)
+			continue;
+		looked++;
+		for (int side = 0; side < 2; side++) {
+			int runs, fails;
+
+			if (dbq_flaky_kernel_counts(db, &cell, kernels[side], t->v[i].path, &runs,
+						    &fails) < 0)
+				return -1;
+			passfail_kernel_history(t, i, side ? PASSFAIL_PATCHED : PASSFAIL_BASE, runs,
+						fails);
+		}
+	}
+	passfail_table_sort(t);
+	return 0;
+}
+
 /* Fills t from the request's counted runs. 0, 1 when it cannot be
  * classed yet (msg says why), -1 database error, -2 out of memory.
  * *truncated set when there were more result rows than read. */
@@ -200,6 +231,10 @@ static int req_passfail(struct db *db, struct req *r, struct passfail_table *t,
 	}
 	if (passfail_classify(sides, nruns, pr, npr, t, msg, msglen) < 0) {
 		rc = 1;
+		goto out;
+	}
+	if (req_kernel_history(db, r, t) < 0) {
+		rc = -1;
 		goto out;
 	}
 	passfail_quarantine(t, r->qpaths, r->nq);

@@ -261,6 +261,30 @@ static void test_labels_quarantine(void **state)
 	passfail_quarantine(&t, NULL, 0);
 	assert_int_equal(t.quarantined_fails, 0);
 	assert_false(t.v[0].quarantined);
+	/* the kernels' other runs: patched never passed it, base never
+	 * failed it: still new */
+	passfail_kernel_history(&t, 0, PASSFAIL_PATCHED, 4, 4);
+	passfail_kernel_history(&t, 0, PASSFAIL_BASE, 5, 0);
+	assert_int_equal(t.v[0].cls, PASSFAIL_NEW_FAILURE);
+	/* the base kernel failed it elsewhere: flaky there, not new */
+	passfail_kernel_history(&t, 0, PASSFAIL_BASE, 6, 1);
+	assert_int_equal(t.v[0].cls, PASSFAIL_FLAKY);
+	passfail_row_label(&t.v[0], label, sizeof(label));
+	assert_string_equal(label, "flaky (1 of 6 failed on the base kernel)");
+	/* the patched kernel passed it in a run of another request */
+	passfail_kernel_history(&t, 0, PASSFAIL_PATCHED, 7, 3);
+	assert_int_equal(t.v[0].cls, PASSFAIL_FLAKY);
+	assert_int_equal(t.classes[PASSFAIL_NEW_FAILURE], 0);
+	assert_int_equal(t.classes[PASSFAIL_FLAKY], 4);
+	passfail_row_label(&t.v[0], label, sizeof(label));
+	assert_string_equal(label, "flaky (3 of 7 failed on the patched kernel)");
+	passfail_table_sort(&t);
+	assert_string_equal(t.v[0].path, "b/flip");
+	assert_string_equal(t.v[3].path, "p/flip");
+	/* a flaky row keeps its class and its request's label */
+	passfail_kernel_history(&t, 3, PASSFAIL_PATCHED, 9, 1);
+	passfail_row_label(&t.v[3], label, sizeof(label));
+	assert_string_equal(label, "flaky (1 of 2 failed)");
 	passfail_table_release(&t);
 }
 

@@ -58,6 +58,21 @@ static void test_window(void **state)
 	assert_int_equal(v[2].run_id, r3);
 	assert_true(v[2].kernel_id != v[0].kernel_id);
 	db_flaky_results_free(v, n);
+	/* per kernel: a passed and failed it (the infra run left out), b
+	 * passed it */
+	{
+		int runs, fails;
+		int64_t ka = dbt_sql_int(f->db, "SELECT kernel_id FROM runs WHERE id = 1");
+
+		assert_int_equal(dbq_flaky_kernel_counts(f->db, &cell, ka, "flip", &runs, &fails), 0);
+		assert_int_equal(runs, 2);
+		assert_int_equal(fails, 1);
+		assert_int_equal(dbq_flaky_kernel_counts(f->db, &cell, ka + 1, "flip", &runs, &fails), 0);
+		assert_int_equal(runs, 1);
+		assert_int_equal(fails, 0);
+		assert_int_equal(dbq_flaky_kernel_counts(f->db, &cell, ka, "nosuch", &runs, &fails), 0);
+		assert_int_equal(runs, 0);
+	}
 	/* scan 1: the newest run alone, which did not fail it */
 	assert_int_equal(db_flaky_window(f->db, &cell, r3, 1, &v, &n, &trunc), 0);
 	assert_int_equal(n, 0);
