@@ -31,15 +31,15 @@ static void widths(json_t *rows, int *tw, int *jw)
 	}
 }
 
-static void print_list(json_t *ans, int all)
+void cli_print_flaky(json_t *ans, int all)
 {
 	json_t *rows = json_object_get(ans, "flaky"), *rule = json_object_get(ans, "rule"), *q;
 	int tw, jw, open = 0;
 	size_t i;
 
 	widths(rows, &tw, &jw);
-	printf("%-*s %-*s %-16s %-14s %-9s %-19s%s\n", tw, "TEST", jw, "JOB", "CELL", "FLIP RATE",
-	       "FAILED", "SINCE (UTC)", all ? " RELEASED (UTC)" : "");
+	printf("%-*s %-*s %-16s %-14s %-9s %-*s%s\n", tw, "TEST", jw, "JOB", "CELL", "FLIP RATE",
+	       "FAILED", all ? 19 : 0, "SINCE (UTC)", all ? " RELEASED (UTC)" : "");
 	json_array_foreach(rows, i, q) {
 		char rate[32], failed[32], since[32], rel[32] = "-";
 		long long chances = cli_jint(q, "chances", 0), flips = cli_jint(q, "flips", 0);
@@ -53,8 +53,8 @@ static void print_list(json_t *ans, int all)
 			fmt_time_ms(cli_jint(q, "released_at", 0), 0, rel, sizeof(rel));
 		else
 			open++;
-		printf("%-*s %-*s %-16s %-14s %-9s %-19s%s%s\n", tw, cli_jdash(q, "path"), jw,
-		       cli_jdash(q, "job"), cli_jdash(q, "cell"), rate, failed, since,
+		printf("%-*s %-*s %-16s %-14s %-9s %-*s%s%s\n", tw, cli_jdash(q, "path"), jw,
+		       cli_jdash(q, "job"), cli_jdash(q, "cell"), rate, failed, all ? 19 : 0, since,
 		       all ? " " : "", all ? rel : "");
 	}
 	printf("%d test%s in quarantine (%lld flips in a test's newest %lld runs on the same "
@@ -100,7 +100,7 @@ int cli_flaky(struct cli *k, int argc, char **argv)
 	if (json)
 		cli_print_json(r.j);
 	else
-		print_list(r.j, all);
+		cli_print_flaky(r.j, all);
 	json_decref(r.j);
 	return CLI_OK;
 }
