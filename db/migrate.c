@@ -168,7 +168,8 @@ const char *const db_migrations[] = {
 	/* 10: flaky tests in quarantine, per test path and cell (job, arch,
 	 * vCPUs): since when and why (analysis/flaky.h), the counts of the
 	 * newest window as last measured, and when it was released (NULL:
-	 * still in quarantine). One open row per test and cell. */
+	 * still in quarantine). One open row per test and cell. And the
+	 * failing results of a run, indexed apart. */
 	"CREATE TABLE quarantine ("
 	"  id INTEGER PRIMARY KEY, path TEXT NOT NULL, job TEXT NOT NULL,"
 	"  arch TEXT NOT NULL, vcpus INTEGER NOT NULL,"
@@ -178,7 +179,11 @@ const char *const db_migrations[] = {
 	"  released_at INTEGER, released_why TEXT);"
 	"CREATE UNIQUE INDEX quarantine_open ON quarantine (job, arch, vcpus, path)"
 	"  WHERE released_at IS NULL;"
-	"CREATE INDEX quarantine_since ON quarantine (since);",
+	"CREATE INDEX quarantine_since ON quarantine (since);"
+	/* the failing rows of a run, few among many passes: what the window
+	 * of a concluded run looks for first (db_flaky_window) */
+	"CREATE INDEX results_failed ON results (run_id, path)"
+	"  WHERE status IN ('fail', 'error', 'timeout');",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));
