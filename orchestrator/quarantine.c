@@ -79,7 +79,7 @@ void quarantine_update(struct db *db, const struct run *r)
 	struct flaky_row *rows = NULL;
 	struct flaky_run *runs = NULL;
 	char **qp = NULL, *why = NULL;
-	size_t n = 0, nq = 0, nops = 0;
+	size_t n = 0, nq = 0, nops = 0, npaths = 0;
 	int truncated = 0;
 
 	if (!r->job)
@@ -95,10 +95,12 @@ void quarantine_update(struct db *db, const struct run *r)
 		log_warn("run %" PRId64 ": flaky tests: more than %d result rows in the newest %d "
 			 "runs of job '%s', the rest not measured", r->id, DB_FLAKY_ROWS,
 			 FLAKY_SCAN_RUNS, r->job);
+	for (size_t i = 0; i < n; i++)
+		npaths += !i || strcmp(v[i].path, v[i - 1].path);
 	rows = malloc(n * sizeof(*rows));
 	runs = malloc(n * sizeof(*runs));
-	ops = malloc(n * sizeof(*ops));
-	why = malloc(n * REASON_MAX);
+	ops = malloc(npaths * sizeof(*ops));
+	why = malloc(npaths * REASON_MAX);
 	if (!rows || !runs || !ops || !why) {
 		log_error("run %" PRId64 ": flaky tests not measured: out of memory", r->id);
 		goto out;
