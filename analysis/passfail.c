@@ -52,13 +52,15 @@ enum passfail_class passfail_class_of(const int c[PASSFAIL_OUT_COUNT][2])
 	const int pb = c[PASSFAIL_OUT_PASS][0], pp = c[PASSFAIL_OUT_PASS][1];
 	const int fb = c[PASSFAIL_OUT_FAIL][0], fp = c[PASSFAIL_OUT_FAIL][1];
 
+	if (pp >= 1 && fp >= 1)
+		return PASSFAIL_FLAKY;
 	if (fb == 0 && fp >= 1)
 		return PASSFAIL_NEW_FAILURE;
 	if (fb >= 1 && pb == 0 && fp == 0 && pp >= 1)
 		return PASSFAIL_FIXED;
 	if (pb == 0 && fb >= 1 && pp == 0 && fp >= 1)
 		return PASSFAIL_STILL_FAILING;
-	if ((pb >= 1 && fb >= 1) || (pp >= 1 && fp >= 1))
+	if (pb >= 1 && fb >= 1)
 		return PASSFAIL_FLAKY;
 	if (c[PASSFAIL_OUT_MISSING][0] + c[PASSFAIL_OUT_MISSING][1] >= 1)
 		return PASSFAIL_MISSING;
@@ -220,6 +222,75 @@ void passfail_table_release(struct passfail_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void passfail_quarantine(struct passfail_table *t, char *const *paths, size_t n)
+{
+	t->quarantined = 0;
+	t->quarantined_fails = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct passfail_row *r = &t->v[i];
+
+		r->quarantined = 0;
+		for (size_t k = 0; k < n && !r->quarantined; k++)
+			r->quarantined = !strcmp(r->path, paths[k]);
+		if (!r->quarantined)
+			continue;
+		t->quarantined++;
+		t->quarantined_fails += (size_t)(r->counts[PASSFAIL_OUT_FAIL][0] +
+						 r->counts[PASSFAIL_OUT_FAIL][1]);
+	}
+}
+
+void passfail_kernel_history(struct passfail_table *t, size_t i, enum passfail_side side,
+			     int runs, int fails)
+{
+	struct passfail_row *r = &t->v[i];
+
+	if (side != PASSFAIL_BASE && side != PASSFAIL_PATCHED)
+		return;
+	r->kernel_runs[side] = runs;
+	r->kernel_fails[side] = fails;
+	if (r->cls == PASSFAIL_NEW_FAILURE && fails >= 1 && runs > fails) {
+		t->classes[r->cls]--;
+		r->cls = PASSFAIL_FLAKY;
+		t->classes[r->cls]++;
+	}
+}
+
+void passfail_table_sort(struct passfail_table *t)
+{
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), cmp_rows);
+}
+
+void passfail_row_label(const struct passfail_row *r, char *out, size_t len)
+{
+	const int (*c)[2] = (const int (*)[2])r->counts;
+	int flip[2], n[2];
+	size_t used;
+
+	for (int s = 0; s < 2; s++) {
+		n[s] = c[PASSFAIL_OUT_PASS][s] + c[PASSFAIL_OUT_FAIL][s];
+		flip[s] = c[PASSFAIL_OUT_PASS][s] >= 1 && c[PASSFAIL_OUT_FAIL][s] >= 1;
+	}
+	if (r->cls != PASSFAIL_FLAKY)
+		snprintf(out, len, "%s", passfail_class_name(r->cls));
+	else if (!flip[0] && !flip[1]) {   /* flaky by a kernel's other runs */
+		int s = r->kernel_fails[1] >= 1 && r->kernel_runs[1] > r->kernel_fails[1];
+
+		snprintf(out, len, "flaky (%d of %d failed on the %s kernel)", r->kernel_fails[s],
+			 r->kernel_runs[s], s ? "patched" : "base");
+	}
+	else if (flip[0] && flip[1])
+		snprintf(out, len, "flaky (base %d of %d, patched %d of %d failed)",
+			 c[PASSFAIL_OUT_FAIL][0], n[0], c[PASSFAIL_OUT_FAIL][1], n[1]);
+	else
+		snprintf(out, len, "flaky (%d of %d failed)", c[PASSFAIL_OUT_FAIL][flip[1]],
+			 n[flip[1]]);
+	used = strlen(out);
+	if (r->quarantined && used < len)
+		snprintf(out + used, len - used, ", quarantined");
+}
+
 static json_t *side_json(const struct passfail_row *r, int side)
 {
 	return json_pack("{s:i, s:i, s:i, s:i}", "pass", r->counts[PASSFAIL_OUT_PASS][side],
@@ -242,14 +313,20 @@ json_t *passfail_json(const struct passfail_table *t, size_t max)
 	for (size_t i = 0; i < shown; i++) {
 		const struct passfail_row *r = &t->v[i];
 
+		char label[96];
+
+		passfail_row_label(r, label, sizeof(label));
 		/* paths come from the database, which keeps them valid UTF-8 */
-		if (json_array_append_new(subs, json_pack("{s:s, s:s, s:o, s:o}", "path", r->path,
-			"class", class_ids[r->cls], "base", side_json(r, 0),
-			"patched", side_json(r, 1))) < 0)
+		if (json_array_append_new(subs, json_pack("{s:s, s:s, s:o, s:o, s:s, s:b}",
+			"path", r->path, "class", class_ids[r->cls], "base", side_json(r, 0),
+			"patched", side_json(r, 1), "label", label,
+			"quarantined", r->quarantined)) < 0)
 			goto fail;
 	}
-	o = json_pack("{s:{s:i, s:i}, s:o, s:o, s:b}", "runs", "base", t->runs[0], "patched",
-		      t->runs[1], "classes", classes, "subtests", subs, "truncated", shown < t->n);
+	o = json_pack("{s:{s:i, s:i}, s:o, s:o, s:b, s:{s:I, s:I}}", "runs", "base", t->runs[0],
+		      "patched", t->runs[1], "classes", classes, "subtests", subs,
+		      "truncated", shown < t->n, "quarantined", "tests",
+		      (json_int_t)t->quarantined, "failures", (json_int_t)t->quarantined_fails);
 	return o;
 fail:
 	json_decref(classes);

@@ -24,16 +24,21 @@
  *
  * The class of a path is the first of these that holds (pass_b is the
  * base side's pass count, fail_p the patched side's fail count, ...):
- *   new failure    fail_b == 0 and fail_p >= 1: it never failed on a base run
- *                  (it passed, was skipped or was not there) and failed on at
- *                  least one patched run. One failure is enough: a regression
- *                  is never hidden behind "flaky".
+ *   flaky          pass_p >= 1 and fail_p >= 1: it passed and failed on the
+ *                  patched kernel (one kernel build, one cell: a request's
+ *                  runs share job, arch and vCPUs), so the kernel alone does
+ *                  not decide it. Never a new failure: "flaky (k of n
+ *                  failed)", whatever base did.
+ *   new failure    fail_b == 0 and fail_p >= 1 (so pass_p == 0): it never
+ *                  failed on a base run (it passed, was skipped or was not
+ *                  there) and failed on every patched run that gave a
+ *                  verdict. One such run is enough.
  *   fixed          fail_b >= 1, pass_b == 0, fail_p == 0 and pass_p >= 1: it
  *                  failed on every base run that gave a verdict and passed on
  *                  every patched run that did. Stricter than a new failure on
  *                  purpose: a base that sometimes passes is flaky, not fixed.
  *   still failing  pass_b == 0, fail_b >= 1, pass_p == 0 and fail_p >= 1
- *   flaky          a side with pass >= 1 and fail >= 1
+ *   flaky          pass_b >= 1 and fail_b >= 1 (the base kernel flipped)
  *   missing        missing_b + missing_p >= 1 (and none of the above)
  *   skip           skip_b + skip_p >= 1 (and none of the above)
  *   pass           everything else: it passed on every run of both sides
@@ -99,6 +104,10 @@ struct passfail_row {
 	char *path;
 	int counts[PASSFAIL_OUT_COUNT][2];   /* [outcome][side] */
 	enum passfail_class cls;
+	int quarantined;      /* set by passfail_quarantine() */
+	int kernel_runs[2];   /* set by passfail_kernel_history(): per side, the
+				 kernel's runs in the cell with a verdict, */
+	int kernel_fails[2];  /* all of them, and those that failed; 0: not set */
 };
 
 struct passfail_table {
@@ -106,6 +115,8 @@ struct passfail_table {
 	size_t n;
 	int runs[2];              /* runs per side */
 	size_t classes[PASSFAIL_CLASS_COUNT];   /* paths per class */
+	size_t quarantined;       /* paths in quarantine (passfail_quarantine) */
+	size_t quarantined_fails; /* their failed results, not counted */
 };
 
 /* Classes every path of res[0..nres) over the runs sides[0..nruns).
@@ -118,10 +129,37 @@ int passfail_classify(const enum passfail_side *sides, size_t nruns,
 		      struct passfail_table *t, char *err, size_t errlen);
 void passfail_table_release(struct passfail_table *t);
 
+/* Marks the rows whose path is one of paths[0..n) (tests in quarantine in
+ * the request's cell, analysis/flaky.h) and counts their failed results
+ * into t->quarantined_fails: a request shows them, its verdict does not
+ * count them. */
+void passfail_quarantine(struct passfail_table *t, char *const *paths, size_t n);
+
+/* What all runs of one side's kernel in the request's cell (this
+ * request's and any other's) showed for row i's test: runs with a verdict
+ * and those that failed. A new failure whose kernel passed and failed it
+ * there (the patched kernel passed it once, or the base kernel failed it
+ * once) is flaky, labelled with these counts ("flaky (3 of 7 failed on the
+ * patched kernel)"). Sort the table again after the last call
+ * (passfail_table_sort); row indexes do not change until then. */
+void passfail_kernel_history(struct passfail_table *t, size_t i, enum passfail_side side,
+			     int runs, int fails);
+/* Sorts the table again, after passfail_kernel_history() */
+void passfail_table_sort(struct passfail_table *t);
+
+/* The class as a row shows it: "flaky (2 of 3 failed)" for a flaky row
+ * (the patched side's counts; the base side's when only base flipped;
+ * "flaky (base 1 of 2, patched 2 of 3 failed)" when both did; the
+ * kernel's counts from passfail_kernel_history() when they made it flaky),
+ * else the class's name; ", quarantined" appended for a row in
+ * quarantine. */
+void passfail_row_label(const struct passfail_row *r, char *out, size_t len);
+
 /* {"runs": {"base": N, "patched": N}, "classes": {"new-failure": N, ...},
  * "subtests": [{"path", "class": "new-failure"..., "base": {"pass", "fail",
- * "skip", "missing"}, "patched": {...}}]}: at most max subtests (0: all),
- * "truncated" says when some were left out. New reference, caller decrefs;
+ * "skip", "missing"}, "patched": {...}, "label": passfail_row_label(),
+ * "quarantined": bool}], "quarantined": {"tests": N, "failures": N}}: at
+ * most max subtests (0: all), "truncated" says when some were left out. New reference, caller decrefs;
  * NULL when out of memory. */
 json_t *passfail_json(const struct passfail_table *t, size_t max);
 

@@ -573,6 +573,27 @@ static int cmp_event(const void *a, const void *b)
 	return (x->test > y->test) - (x->test < y->test);
 }
 
+/* x's flips across its n points (see struct trend_test) */
+static void path_flips(struct trend_test *x, size_t n)
+{
+	int last = -1;
+
+	x->flips = x->chances = x->flaky_points = 0;
+	for (size_t p = 0; p < n; p++) {
+		const struct trend_count *c = &x->c[p];
+		int v = c->fail ? 1 : c->pass ? 0 : -1;
+
+		x->flaky_points += c->pass >= 1 && c->fail >= 1;
+		if (v < 0)
+			continue;
+		if (last >= 0) {
+			x->chances++;
+			x->flips += v != last;
+		}
+		last = v;
+	}
+}
+
 int trend_passrate(struct trend *t, const struct trend_result *rows, size_t n,
 		   char *err, size_t errlen)
 {
@@ -651,6 +672,7 @@ int trend_passrate(struct trend *t, const struct trend_result *rows, size_t n,
 				goto out;
 			}
 			memcpy(nt->c, scratch, t->n * sizeof(*nt->c));
+			path_flips(nt, t->n);
 			t->ntests++;
 			if (path_events(t, t->ntests - 1, &alloc_ev) < 0) {
 				oom = 1;
@@ -739,6 +761,11 @@ static json_t *passrate_json(const struct trend *t)
 		put(x, "pass", pa, &bad);
 		put(x, "fail", fa, &bad);
 		put(x, "skip", sa, &bad);
+		put(x, "flips", json_integer(t->tests[i].flips), &bad);
+		put(x, "chances", json_integer(t->tests[i].chances), &bad);
+		put(x, "flip_rate", t->tests[i].chances ? json_real((double)t->tests[i].flips /
+			t->tests[i].chances) : json_null(), &bad);
+		put(x, "flaky_points", json_integer(t->tests[i].flaky_points), &bad);
 		append(tests, x, &bad);
 	}
 	for (size_t i = 0; !bad && i < t->nev; i++)

@@ -98,10 +98,16 @@ struct trend_count {
 
 enum trend_event_kind { TREND_REGRESSION, TREND_FIX };
 
-/* One test path over the points. Owned by the trend. */
+/* One test path over the points. Owned by the trend.
+ * Its flips across commits: over the points with a verdict (all-pass 0,
+ * failing 1), the times a point's verdict differs from the one before
+ * (flips) out of the pairs of such points (chances); and the points where
+ * it passed and failed on that commit's kernel (flaky_points), the flips
+ * on the same kernel that analysis/flaky.h quarantines by. */
 struct trend_test {
 	char *path;
 	struct trend_count *c;   /* per point, t->n of them */
+	int flips, chances, flaky_points;
 };
 
 struct trend_event {
@@ -169,7 +175,8 @@ void trend_release(struct trend *t);
  * "before", "after", "n_before", "n_after", "change_pct", "p", "splits",
  * "verdict"}], "changes_dropped", and with pass rates "passrate": {"runs":
  * [per point], "tests": [{"path", "pass": [...], "fail": [...], "skip":
- * [...]}] (only those that ever failed), "always_pass": N, "events":
+ * [...], "flips", "chances", "flip_rate", "flaky_points"}] (only those
+ * that ever failed), "always_pass": N, "events":
  * [{"path", "index", "commit", "kind"}], "tests_dropped"}}. Numbers that are
  * not finite are null. New reference, caller decrefs; NULL when out of
  * memory. */

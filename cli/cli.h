@@ -129,6 +129,12 @@ int cli_import(struct cli *k, int argc, char **argv);
  * points, and pass rates per test. */
 int cli_trend(struct cli *k, int argc, char **argv);
 
+/* cmd_flaky.c: `kfleet flaky [--all] [--json]`: the tests in quarantine */
+int cli_flaky(struct cli *k, int argc, char **argv);
+/* The answer of GET /api/flaky as `kfleet flaky` prints it (all: with the
+ * released column), on stdout */
+void cli_print_flaky(json_t *ans, int all);
+
 /* cmd_bisect.c: `kfleet bisect ...` (--wait: 0 only when a culprit was
  * found and verified by its revert), `kfleet bisections`, `kfleet
  * bisection ID [--json|--log|--cancel]` */

@@ -233,9 +233,12 @@ int cli_request_report(struct cli *k, long long id, const char *job, int markdow
 		json_array_foreach(runs, i, run) {
 			const char *o = json_string_value(json_object_get(run, "outcome"));
 
-			printf("  run %lld  %-7s  %s\n", cli_jint(run, "id", 0),
-			       json_string_value(json_object_get(run, "side")), o ? o : "-");
-			failed |= !o || strcmp(o, "passed");
+			int qonly = json_is_true(json_object_get(run, "quarantined_only"));
+
+			printf("  run %lld  %-7s  %s%s\n", cli_jint(run, "id", 0),
+			       json_string_value(json_object_get(run, "side")), o ? o : "-",
+			       qonly ? " (only tests in quarantine failed: not counted)" : "");
+			failed |= (!o || strcmp(o, "passed")) && !qonly;
 		}
 	}
 	{
@@ -255,8 +258,14 @@ int cli_request_report(struct cli *k, long long id, const char *job, int markdow
 				const char *c = cli_jstr(t, "class", NULL);
 
 				if (c && strcmp(c, "pass") && strcmp(c, "skip"))
-					printf("  %-14s %s\n", c, cli_jstr(t, "path", NULL));
+					printf("  %-14s %s\n", cli_jstr(t, "label", c),
+					       cli_jstr(t, "path", NULL));
 			}
+			if (cli_jint(json_object_get(pf, "quarantined"), "tests", 0))
+				printf("  %lld quarantined failures not counted (%lld tests in "
+				       "quarantine: kfleet flaky)\n",
+				       cli_jint(json_object_get(pf, "quarantined"), "failures", 0),
+				       cli_jint(json_object_get(pf, "quarantined"), "tests", 0));
 		}
 	}
 	/* a job with subtests and no metrics: the pass/fail above is its table */

@@ -102,6 +102,18 @@ static void print_passrate(json_t *pr, json_t *points)
 		}
 		printf("\n");
 	}
+	/* flips across commits, and commits where it passed and failed */
+	json_array_foreach(tests, i, e) {
+		long long flips = cli_jint(e, "flips", 0), fl = cli_jint(e, "flaky_points", 0);
+
+		if (flips < 2 && !fl)
+			continue;
+		printf("  flaky? %s: %lld flips in %lld commit pairs", cli_jstr(e, "path", "?"), flips,
+		       cli_jint(e, "chances", 0));
+		if (fl)
+			printf(", passed and failed on %lld commit%s", fl, fl == 1 ? "" : "s");
+		printf("\n");
+	}
 }
 
 static void print_trend(json_t *j)

@@ -45,6 +45,7 @@ static const struct command {
 	{ "test", cmd_test },
 	{ "import", cli_import },
 	{ "trend", cli_trend },
+	{ "flaky", cli_flaky },
 	{ "submit", cmd_submit },
 	{ "tree", cli_tree },
 	{ "trees", cli_tree },

@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 10
+#define DB_SCHEMA_VERSION 11
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -381,5 +381,72 @@ int db_kernel_label(struct db *db, int64_t id, const char *suffix, char **label)
 int db_request_submission(struct db *db, int64_t request_id, int64_t *submission_id);
 /* Start-up: builds left building by a daemon that died become failed */
 int db_builds_recover(struct db *db);
+
+/* ---- flaky tests in quarantine (flaky.c) ----
+ * A cell is a job's runs on one arch and vCPU count. After each run ends,
+ * the daemon reads the window of its tests that may have flipped and
+ * applies what analysis/flaky.h decided; the pages and the CLI read the
+ * table. */
+
+#define DB_FLAKY_ROWS   200000   /* result rows one window reads */
+
+struct db_flaky_cell {
+	const char *job;
+	const char *arch;
+	int vcpus;
+};
+
+/* One results row of a test in a run of the window. Strings owned. */
+struct db_flaky_result {
+	char *path;
+	int64_t run_id, kernel_id;
+	char *status;
+};
+
+/* The tests of run run_id worth a look, with every row of them in the
+ * newest scan runs of the cell that count (done, not infra or canceled;
+ * run_id counts while it is still running): those tests that failed in
+ * one of these runs, and those in quarantine in the cell. By path, then
+ * run id (oldest first). At most DB_FLAKY_ROWS rows, *truncated set when
+ * there were more. Free with db_flaky_results_free(). 0 / -1 */
+int db_flaky_window(struct db *db, const struct db_flaky_cell *cell, int64_t run_id,
+		    int scan, struct db_flaky_result **v, size_t *n, int *truncated);
+void db_flaky_results_free(struct db_flaky_result *v, size_t n);
+
+/* What to do with one test's quarantine: open it (or, when open, update
+ * its counts) or release it. Borrowed. */
+struct db_quarantine_op {
+	const char *path;
+	int release;           /* 1: release it (why in reason) */
+	const char *reason;
+	int runs, fails, flips, chances;   /* the newest window's counts */
+};
+/* Applies ops[0..n) for the cell, as seen after run run_id, in one
+ * transaction. 0 / -1 */
+int db_quarantine_apply(struct db *db, const struct db_flaky_cell *cell, int64_t run_id,
+			const struct db_quarantine_op *ops, size_t n);
+
+/* The paths in quarantine in the cell, sorted; caller frees each and the
+ * array. 0 / -1 */
+int db_quarantined_paths(struct db *db, const struct db_flaky_cell *cell, char ***paths,
+			 size_t *n);
+void db_paths_free(char **paths, size_t n);
+
+/* A quarantine row */
+struct db_quarantine {
+	int64_t id;
+	char *path, *job, *arch;
+	int64_t vcpus;
+	int64_t since, since_run_id;
+	char *reason;
+	int64_t runs, fails, flips, chances, last_run_id, updated_at;
+	int64_t released_at;   /* 0: still in quarantine */
+	char *released_why;
+};
+extern const struct db_field db_quarantine_fields[];
+/* Open quarantines (all: released ones too), newest first, at most max,
+ * *truncated set when there were more. Free with db_rows_free(). 0 / -1 */
+int db_quarantine_list(struct db *db, int all, size_t max, struct db_quarantine **v,
+		       size_t *n, int *truncated);
 
 #endif

@@ -174,6 +174,25 @@ const char *const db_migrations[] = {
 	"  submission_id INTEGER NOT NULL REFERENCES submissions(id),"
 	"  commit_id TEXT NOT NULL,"
 	"  PRIMARY KEY (bisection_id, submission_id));",
+	/* 11: flaky tests in quarantine, per test path and cell (job, arch,
+	 * vCPUs): since when and why (analysis/flaky.h), the counts of the
+	 * newest window as last measured, and when it was released (NULL:
+	 * still in quarantine). One open row per test and cell. And the
+	 * failing results of a run, indexed apart. */
+	"CREATE TABLE quarantine ("
+	"  id INTEGER PRIMARY KEY, path TEXT NOT NULL, job TEXT NOT NULL,"
+	"  arch TEXT NOT NULL, vcpus INTEGER NOT NULL,"
+	"  since INTEGER NOT NULL, since_run_id INTEGER, reason TEXT NOT NULL,"
+	"  runs INTEGER NOT NULL, fails INTEGER NOT NULL, flips INTEGER NOT NULL,"
+	"  chances INTEGER NOT NULL, last_run_id INTEGER, updated_at INTEGER NOT NULL,"
+	"  released_at INTEGER, released_why TEXT);"
+	"CREATE UNIQUE INDEX quarantine_open ON quarantine (job, arch, vcpus, path)"
+	"  WHERE released_at IS NULL;"
+	"CREATE INDEX quarantine_since ON quarantine (since);"
+	/* the failing rows of a run, few among many passes: what the window
+	 * of a concluded run looks for first (db_flaky_window) */
+	"CREATE INDEX results_failed ON results (run_id, path)"
+	"  WHERE status IN ('fail', 'error', 'timeout');",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -159,6 +159,25 @@ int dbq_trend_results(struct db *db, const char *tree, const char *job, const ch
 		      int vcpus, struct dbq_trend_result **v, size_t *n, int *truncated);
 void dbq_trend_results_free(struct dbq_trend_result *v, size_t n);
 
+/* ---- a flaky test's history (db/flaky.c): the /flaky page ---- */
+
+/* One run's verdict on a test */
+struct dbq_flaky_point {
+	int64_t run_id, kernel_id;
+	int failed;
+};
+/* The newest max runs of the cell (done, not infra or canceled) that gave
+ * path a verdict (pass, xfail: passed; fail, error, timeout: failed; a run
+ * whose rows hold a skip or missing and no failure gives none), oldest
+ * first. Free *v. 0 / -1 */
+int dbq_flaky_history(struct db *db, const struct db_flaky_cell *cell, const char *path,
+		      size_t max, struct dbq_flaky_point **v, size_t *n);
+
+/* What every counted run of kernel_id in the cell gave path: runs with a
+ * verdict into *runs, of them failed into *fails. 0 / -1 */
+int dbq_flaky_kernel_counts(struct db *db, const struct db_flaky_cell *cell,
+			    int64_t kernel_id, const char *path, int *runs, int *fails);
+
 /* ---- comparisons: what /api/compare reads (db/compare_data.c) ----
  * The samples of a job's passed runs on a kernel, with each run's cell
  * (web/comparisons.c groups them with analysis/cells.c), the done runs

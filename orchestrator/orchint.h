@@ -360,6 +360,15 @@ int orch_store_retry(struct orch *o, struct db *db, int64_t run_id, const char *
 void results_copy_out(const struct job_def *d, int64_t run_id, const char *overlay,
 		      const char *dir, struct outcome *out);
 
+/* --- quarantine.c: flaky tests, after a run's results are stored --------- */
+
+/* Measures the flips of r's tests in r's cell (job, arch, vCPUs) with r's
+ * stored results counted, and quarantines or releases them by
+ * analysis/flaky.h's rule (logs what it did and any failure). For a run of
+ * a job whose outcome is neither infra nor canceled; r need not be done
+ * yet. */
+void quarantine_update(struct db *db, const struct run *r);
+
 /* --- pump.c: a guest's streams into the run's files ---------------------- */
 
 struct pump {

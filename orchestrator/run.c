@@ -529,6 +529,10 @@ static void stage_conclude(struct run_ctx *x)
 	outcome_finish(f, x->out);
 	log_info("run %" PRId64 ": %s: %s%s", x->r->id, run_outcome_name(x->out->o),
 		 x->out->detail, x->destroyed ? " (guest destroyed)" : "");
+	/* before the outcome is stored: once a request's runs are done, its
+	 * verdict already sees the quarantine they made */
+	if (x->job && x->out->o != RUN_OUT_INFRA && x->out->o != RUN_OUT_CANCELED)
+		quarantine_update(x->db, x->r);
 }
 
 /* --- whatever stage it reached ------------------------------------------- */

@@ -277,6 +277,15 @@ static int import_log(struct orch *o, const struct import_spec *sp, const struct
 	results_release(&jo);
 	pthread_mutex_lock(&o->db_lock);
 	db_run_set_outcome(o->db, id, run_outcome_name(out.o), out.detail[0] ? out.detail : NULL);
+	/* a job's imported run counts for its tests' flips like any other */
+	if (sp->job && *sp->job) {
+		struct run r;
+
+		if (db_run_get(o->db, id, &r) == 1) {
+			quarantine_update(o->db, &r);
+			run_release(&r);
+		}
+	}
 	pthread_mutex_unlock(&o->db_lock);
 	*oc = out.o;
 	rc = 0;

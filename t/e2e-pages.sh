@@ -3,7 +3,8 @@
 # (kfleet test, two repeats) shows on /queue while it runs; when it is done,
 # headless Chromium loads /, /queue, /hosts, /requests/ID and /runs/ID and
 # the rendered DOM must hold the runs grid, the pass/fail per subtest (with
-# classes made by editing stored results: a new failure, a flaky one), the
+# classes made by editing stored results: a new failure, a flaky one with
+# its "k of n failed"), the
 # metric comparison and its strip plots. SCREENSHOT=FILE keeps a picture of
 # the request page.
 . "$(dirname "$0")/lib.sh"
@@ -62,9 +63,9 @@ b1=$(db "select id from runs where request_id = $rq order by id limit 1 offset 0
 p1=$(db "select id from runs where request_id = $rq order by id limit 1 offset 1")
 p2=$(db "select id from runs where request_id = $rq order by id limit 1 offset 3")
 # The same kernel on both sides passes everything alike: make the classes
-# by hand. beta fails on one patched run (a new failure), alpha on one base
+# by hand. beta fails on both patched runs (a new failure), alpha on one base
 # run (flaky: the base passed it once too), delta is gone from a patched run.
-db "update results set status = 'fail', detail = 'injected' where run_id = $p2 and path = 'beta'"
+db "update results set status = 'fail', detail = 'injected' where run_id in ($p1, $p2) and path = 'beta'"
 db "update results set status = 'fail' where run_id = $b1 and path = 'alpha'"
 db "delete from results where run_id = $p1 and path = 'delta'"
 
@@ -93,8 +94,8 @@ check "/requests: the patched row holds the patched runs" line "$page" '<tr clas
 check "/requests: the class counts" contains "$page" \
 	'<span class="new-failure">1 new failure</span> · <span class="flaky">1 flaky</span> · <span class="missing">1 missing</span> · <span class="skip">1 skip</span>'
 check "/requests: beta is a new failure" contains "$page" \
-	'<tr class="new-failure"><td>beta</td><td class="new-failure">new failure</td><td><span class="pass">2 pass</span></td><td><span class="pass">1 pass</span>, <span class="fail">1 fail</span></td></tr>'
-check "/requests: alpha is flaky" contains "$page" '<td>alpha</td><td class="flaky">flaky</td>'
+	'<tr class="new-failure"><td>beta</td><td class="new-failure">new failure</td><td><span class="pass">2 pass</span></td><td><span class="fail">2 fail</span></td></tr>'
+check "/requests: alpha is flaky, 1 of 2 failed" contains "$page" '<td>alpha</td><td class="flaky">flaky (1 of 2 failed)</td>'
 check "/requests: delta is missing on one patched run" contains "$page" '<span class="missing">1 missing</span></td></tr>'
 check "/requests: new failures first" before '<td>beta</td>' '<td>alpha</td>' "$page"
 check "/requests: the comparison names both metrics" has "$page" \
@@ -119,7 +120,8 @@ check "API: the request's pass/fail classes" pyjson "/api/requests/$rq" '
 c = j["passfail"]["classes"]
 assert (c["new-failure"], c["flaky"], c["missing"], c["skip"], c["pass"]) == (1, 1, 1, 1, 0), c
 assert j["passfail"]["subtests"][0]["path"] == "beta"
-assert j["passfail"]["subtests"][0]["patched"]["fail"] == 1
+assert j["passfail"]["subtests"][0]["patched"]["fail"] == 2
+assert j["passfail"]["subtests"][1]["label"] == "flaky (1 of 2 failed)", j["passfail"]["subtests"][1]
 assert [r["side"] for r in j["runs"]] == ["base", "patched", "base", "patched"]
 assert [m["name"] for m in j["comparisons"][0]["metrics"]] == ["lat_p99", "ops"]
 assert j["done"] is True'

@@ -97,4 +97,8 @@ WEB_HANDLER(api_bisection_cancel);  /* POST /api/bisections/ID/cancel (token) */
 WEB_HANDLER(pages_bisections);      /* GET /bisections */
 WEB_HANDLER(pages_bisection);       /* GET /bisections/ID */
 
+/* flaky.c: the tests in quarantine */
+WEB_HANDLER(pages_flaky);           /* GET /flaky: each with its history per kernel */
+WEB_HANDLER(api_flaky);             /* GET /api/flaky[?all=1]: released ones too */
+
 #endif

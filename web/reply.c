@@ -534,7 +534,8 @@ static const char css[] =
 	"nav{margin-bottom:1em}nav a{margin-right:.8em}"
 	".new-failure,.still-failing,.worse{color:#b00}.flaky,.changed{color:#a60}"
 	".fixed,.better{color:#070}.no-change,.uncertain{color:#666}"
-	"tr.new-failure td{background:#fff0f0}table.grid td{min-width:8em}"
+	"tr.new-failure td{background:#fff0f0}.history code a{text-decoration:none}"
+	"table.grid td{min-width:8em}"
 	"figure{display:inline-block;margin:.5em 1em .5em 0}figcaption{font-size:.9em}";
 
 void web_page_head(struct buf *b, const char *title, int refresh)
@@ -547,7 +548,7 @@ void web_page_head(struct buf *b, const char *title, int refresh)
 	buf_printf(b, "</title>\n<style>%s</style>\n</head><body>\n", css);
 	buf_puts(b, "<nav><a href=\"/\">runs</a><a href=\"/queue\">queue</a>"
 		 "<a href=\"/submissions\">submissions</a><a href=\"/trees\">trees</a>"
-		 "<a href=\"/trends\">trends</a>"
+		 "<a href=\"/trends\">trends</a><a href=\"/flaky\">flaky</a>"
 		 "<a href=\"/hosts\">hosts</a><a href=\"/jobs\">jobs</a></nav>\n");
 }
 

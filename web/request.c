@@ -24,6 +24,7 @@
 #include "jobs/jobs.h"
 
 #define REQ_CELLS_MAX   16    /* cells of one request's comparison */
+#define REQ_HISTORY_MAX 200   /* new failures checked against their kernels' runs */
 
 static const char *const side_names[2] = { "base", "patched" };
 
@@ -35,6 +36,10 @@ struct req {
 	int *repeat;          /* per run: 1, 2, ... within its side */
 	int done;             /* every run is done */
 	int ndone;
+	char **qpaths;        /* tests in quarantine in the request's cell, sorted */
+	size_t nq;
+	int *qonly;           /* per run: it failed, and only by tests in quarantine
+				 (set by req_passfail) */
 };
 
 static void req_release(struct req *r)
@@ -44,7 +49,40 @@ static void req_release(struct req *r)
 	free(r->runs);
 	free(r->side);
 	free(r->repeat);
+	free(r->qonly);
+	db_paths_free(r->qpaths, r->nq);
 	request_release(&r->q);
+}
+
+/* The cell of the request's runs (they share job, arch and vCPUs): 1, or 0
+ * when it has no job or no run was found */
+static int req_cell(const struct req *r, struct db_flaky_cell *cell)
+{
+	for (size_t i = 0; r->q.job && i < r->q.nruns; i++)
+		if (r->runs[i].id && r->runs[i].job) {
+			*cell = (struct db_flaky_cell){ r->runs[i].job, r->runs[i].arch,
+							r->runs[i].vcpus };
+			return 1;
+		}
+	return 0;
+}
+
+static int req_quarantined(const struct req *r, const char *path)
+{
+	size_t lo = 0, hi = r->nq;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(r->qpaths[mid], path);
+
+		if (!d)
+			return 1;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 /* 1 found, 0 no such request, -1 database error, -2 out of memory */
@@ -59,7 +97,8 @@ static int req_load(struct db *db, int64_t id, struct req *r)
 	r->runs = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->runs));
 	r->side = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->side));
 	r->repeat = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->repeat));
-	if (!r->runs || !r->side || !r->repeat)
+	r->qonly = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->qonly));
+	if (!r->runs || !r->side || !r->repeat || !r->qonly)
 		return -2;
 	r->done = 1;
 	for (size_t i = 0; i < r->q.nruns; i++) {
@@ -78,6 +117,12 @@ static int req_load(struct db *db, int64_t id, struct req *r)
 		else
 			r->done = 0;
 	}
+	{
+		struct db_flaky_cell cell;
+
+		if (req_cell(r, &cell) && db_quarantined_paths(db, &cell, &r->qpaths, &r->nq) < 0)
+			return -1;
+	}
 	return 1;
 }
 
@@ -91,12 +136,44 @@ static int run_counts(const struct run *r)
 
 /* ---- pass/fail per subtest ---- */
 
+/* The new failures of t against every run of their kernels in the cell
+ * (other requests' and plain runs too): one that passed and failed on the
+ * same kernel is flaky (passfail_kernel_history). At most
+ * REQ_HISTORY_MAX rows are looked up. 0 / -1 database error */
+static int req_kernel_history(struct db *db, const struct req *r, struct passfail_table *t)
+{
+	const int64_t kernels[2] = { r->q.base_kernel_id, r->q.patched_kernel_id };
+	struct db_flaky_cell cell;
+	size_t looked = 0;
+
+	if (!req_cell(r, &cell) || !t->classes[PASSFAIL_NEW_FAILURE])
+		return 0;
+	for (size_t i = 0; i < t->n && looked < REQ_HISTORY_MAX; i++) {
+		if (t->v[i].cls != PASSFAIL_NEW_FAILURE)
+			continue;
+		looked++;
+		for (int side = 0; side < 2; side++) {
+			int runs, fails;
+
+			if (dbq_flaky_kernel_counts(db, &cell, kernels[side], t->v[i].path, &runs,
+						    &fails) < 0)
+				return -1;
+			passfail_kernel_history(t, i, side ? PASSFAIL_PATCHED : PASSFAIL_BASE, runs,
+						fails);
+		}
+	}
+	passfail_table_sort(t);
+	return 0;
+}
+
 /* Fills t from the request's counted runs. 0, 1 when it cannot be
  * classed yet (msg says why), -1 database error, -2 out of memory.
  * *truncated set when there were more result rows than read. */
-static int req_passfail(struct db *db, const struct req *r, struct passfail_table *t,
+static int req_passfail(struct db *db, struct req *r, struct passfail_table *t,
 			int *truncated, char *msg, size_t msglen)
 {
+	int *counted_fail = NULL;   /* per counted run: a failure not in quarantine */
+	int *any_fail = NULL;
 	enum passfail_side *sides = NULL;
 	int64_t *ids = NULL;
 	struct passfail_result *pr = NULL;
@@ -108,7 +185,9 @@ static int req_passfail(struct db *db, const struct req *r, struct passfail_tabl
 	*truncated = 0;
 	sides = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*sides));
 	ids = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*ids));
-	if (!sides || !ids)
+	counted_fail = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*counted_fail));
+	any_fail = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*any_fail));
+	if (!sides || !ids || !counted_fail || !any_fail)
 		goto out;
 	for (size_t i = 0; i < r->q.nruns; i++) {
 		if (!run_counts(&r->runs[i]))
@@ -142,13 +221,35 @@ static int req_passfail(struct db *db, const struct req *r, struct passfail_tabl
 		pr[npr].path = rows[i].path;
 		pr[npr].status = rows[i].status;
 		npr++;
+		if (rows[i].status && (!strcmp(rows[i].status, "fail") ||
+				       !strcmp(rows[i].status, "error") ||
+				       !strcmp(rows[i].status, "timeout"))) {
+			any_fail[k] = 1;
+			if (!req_quarantined(r, rows[i].path))
+				counted_fail[k] = 1;
+		}
 	}
 	if (passfail_classify(sides, nruns, pr, npr, t, msg, msglen) < 0) {
 		rc = 1;
 		goto out;
 	}
+	if (req_kernel_history(db, r, t) < 0) {
+		rc = -1;
+		goto out;
+	}
+	passfail_quarantine(t, r->qpaths, r->nq);
+	/* a run failed by tests in quarantine alone does not fail the request */
+	for (size_t i = 0, k = 0; i < r->q.nruns; i++) {
+		if (!run_counts(&r->runs[i]))
+			continue;
+		r->qonly[i] = r->runs[i].outcome == RUN_OUT_FAILED && any_fail[k] &&
+			      !counted_fail[k];
+		k++;
+	}
 	rc = 0;
 out:
+	free(counted_fail);
+	free(any_fail);
 	free(sides);
 	free(ids);
 	free(pr);
@@ -161,31 +262,21 @@ out:
  * "results_truncated"; {"error": "..."} in its place when a side has no
  * finished run yet. New reference; NULL with *err (caller frees) when the
  * database or memory failed. */
-static json_t *request_passfail_json(struct db *db, const struct request *q, char **err)
+static json_t *request_passfail_json(struct db *db, struct req *r, char **err)
 {
-	struct req r;
 	struct passfail_table t;
 	char msg[256];
 	int rc, truncated = 0;
 	json_t *o = NULL;
 
-	memset(&t, 0, sizeof(t));
-	rc = req_load(db, q->id, &r);
-	if (rc == 0) {
-		o = json_pack("{s:s}", "error", "the request is gone");
-		goto out;
-	}
-	if (rc > 0)
-		rc = req_passfail(db, &r, &t, &truncated, msg, sizeof(msg));
+	rc = req_passfail(db, r, &t, &truncated, msg, sizeof(msg));
 	if (rc == 1)
 		o = json_pack("{s:s+}", "error", "pass/fail per subtest: ", msg);
 	else if (rc == 0 && (o = passfail_json(&t, WEB_RESULTS_MAX)))
 		json_object_set_new(o, "results_truncated", json_boolean(truncated));
 	if (!o)
 		*err = strdup(rc == -1 ? db_errmsg(db) : "out of memory");
-out:
 	passfail_table_release(&t);
-	req_release(&r);
 	return o;
 }
 
@@ -394,10 +485,13 @@ static void passfail_rows(struct buf *b, const struct passfail_table *t, int pas
 
 		if ((row->cls == PASSFAIL_PASS) != pass)
 			continue;
+		char label[96];
+
+		passfail_row_label(row, label, sizeof(label));
 		buf_printf(b, "<tr class=\"%s\"><td>", passfail_class_id(row->cls));
 		web_html_str(b, row->path);
 		buf_printf(b, "</td><td class=\"%s\">%s</td><td>", passfail_class_id(row->cls),
-			   passfail_class_name(row->cls));
+			   label);
 		side_counts(b, row, 0);
 		buf_puts(b, "</td><td>");
 		side_counts(b, row, 1);
@@ -407,7 +501,7 @@ static void passfail_rows(struct buf *b, const struct passfail_table *t, int pas
 	buf_puts(b, "</tbody></table>\n");
 }
 
-static void passfail_section(struct buf *b, struct db *db, const struct req *r)
+static void passfail_section(struct buf *b, struct db *db, struct req *r)
 {
 	struct passfail_table t;
 	char msg[256];
@@ -441,6 +535,11 @@ static void passfail_section(struct buf *b, struct db *db, const struct req *r)
 		first = 0;
 	}
 	buf_puts(b, "</p>\n");
+	if (t.quarantined)
+		buf_printf(b, "<p id=\"quarantined\" class=\"note\">%zu quarantined failure%s not "
+			   "counted (%zu test%s in <a href=\"/flaky\">quarantine</a>)</p>\n",
+			   t.quarantined_fails, t.quarantined_fails == 1 ? "" : "s", t.quarantined,
+			   t.quarantined == 1 ? "" : "s");
 	if (truncated)
 		buf_printf(b, "<p class=\"note\">from the first %d result rows only</p>\n",
 			   DBQ_RESULTS_MAX);
@@ -455,10 +554,12 @@ static void passfail_section(struct buf *b, struct db *db, const struct req *r)
 	}
 	if (shown < t.n)
 		buf_printf(b, "<p class=\"note\">showing %zu of %zu subtests</p>\n", shown, t.n);
-	buf_puts(b, "<p class=\"note\">new failure: never failed on base, failed on a patched run"
-		 " &middot; fixed: failed on every base run, passed on every patched run &middot; "
-		 "flaky: passed and failed on the same side &middot; missing: not reported by a run"
-		 " (crashed, cut off, or not there)</p>\n");
+	buf_puts(b, "<p class=\"note\">flaky (k of n failed): passed and failed on the same "
+		 "kernel, never a new failure &middot; new failure: never failed on base, failed on "
+		 "every patched run &middot; fixed: failed on every base run, passed on every "
+		 "patched run &middot; missing: not reported by a run (crashed, cut off, or not "
+		 "there) &middot; quarantined: flaky across runs, its failures do not fail the "
+		 "request</p>\n");
 out:
 	passfail_table_release(&t);
 }
@@ -733,7 +834,7 @@ WEB_HANDLER(api_request)
 	}
 	def = r.q.job ? job_set_find(web_jobs(w), r.q.job) : NULL;
 	cr = req_compare(db, &r, def, &x);
-	pf = cr == 0 ? request_passfail_json(db, &r.q, &err) : NULL;
+	pf = cr == 0 ? request_passfail_json(db, &r, &err) : NULL;
 	if (!pf) {
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "request %lld: %s",
 				     (long long)id, err ? err : cr == -1 ? db_errmsg(db)
@@ -749,11 +850,11 @@ WEB_HANDLER(api_request)
 
 		if (!run->id)
 			continue;
-		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:i, s:s, s:s?}",
+		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:i, s:s, s:s?, s:b}",
 			"id", (json_int_t)run->id, "side", side_names[r.side[i]],
 			"repeat", r.repeat[i], "state", run_state_name(run->state),
 			"outcome", run->outcome == RUN_OUT_NONE ? NULL
-			: run_outcome_name(run->outcome))) < 0)
+			: run_outcome_name(run->outcome), "quarantined_only", r.qonly[i])) < 0)
 			bad = 1;
 	}
 	for (size_t i = 0; comps && unmatched && i < x.cells.n; i++) {

@@ -524,7 +524,7 @@ static void passrate_section(struct buf *b, const struct tview *v)
 	if (!t->ntests)
 		return;
 	buf_puts(b, "<div style=\"overflow-x:auto\"><table class=\"passrate\"><thead><tr>"
-		 "<th>subtest</th>");
+		 "<th>subtest</th><th>flips</th>");
 	for (size_t p = 0; p < t->n; p++) {
 		buf_puts(b, "<th><code>");
 		web_html_prefix(b, t->v[p].commit, 7);
@@ -536,6 +536,10 @@ static void passrate_section(struct buf *b, const struct tview *v)
 
 		buf_puts(b, "<tr><td>");
 		web_html_str(b, x->path);
+		buf_printf(b, "</td><td class=\"num%s\">%d/%d", x->flaky_points ? " flaky" : "",
+			   x->flips, x->chances);
+		if (x->flaky_points)
+			buf_printf(b, ", flaky at %d", x->flaky_points);
 		buf_puts(b, "</td>");
 		for (size_t p = 0; p < t->n; p++) {
 			const struct trend_count *ct = &x->c[p];
@@ -550,7 +554,10 @@ static void passrate_section(struct buf *b, const struct tview *v)
 	}
 	buf_puts(b, "</tbody></table></div>\n<p class=\"note\">passed / runs with a verdict "
 		 "(skips left out); a regression is failing for "
-		 "two commits in a row after passing, a fix the reverse.</p>\n");
+		 "two commits in a row after passing, a fix the reverse; flips: commits whose "
+		 "verdict differs from the commit before, of the pairs with a verdict, and the "
+		 "commits where it passed and failed on the same kernel (<a href=\"/flaky\">"
+		 "quarantine</a> counts those).</p>\n");
 	if (t->tests_dropped)
 		buf_printf(b, "<p class=\"note\">%zu more failing subtests not shown</p>\n",
 			   t->tests_dropped);

@@ -1,9 +1,10 @@
 /* passfail_test.c: unit tests for analysis/passfail.c: every class from
  * constructed runs (two repeats per side, as kfleet test makes them), the
- * edge cases of the rule (one failure among passes is a new failure, not
- * flaky; a flaky base is not fixed; an absent row is missing; the worst of
- * duplicate rows counts), the table's order, the refusals of bad input and
- * the JSON. */
+ * edge cases of the rule (a pass and a failure on the patched kernel are
+ * flaky, never a new failure; a flaky base is not fixed; an absent row is
+ * missing; the worst of duplicate rows counts), the table's order, the
+ * refusals of bad input, the labels ("flaky (1 of 2 failed)"), the
+ * quarantined rows and the JSON. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,13 +50,18 @@ static void test_classes(void **state)
 	(void)state;
 	assert_int_equal(class4("pass", "pass", "pass", "pass"), PASSFAIL_PASS);
 	assert_int_equal(class4("xfail", "pass", "pass", "xfail"), PASSFAIL_PASS);
-	/* passes on every base run, fails on one patched run: not "flaky" */
-	assert_int_equal(class4("pass", "pass", "pass", "fail"), PASSFAIL_NEW_FAILURE);
+	/* passes on every base run, fails on every patched run */
 	assert_int_equal(class4("pass", "fail", "pass", "fail"), PASSFAIL_NEW_FAILURE);
 	assert_int_equal(class4("pass", "timeout", "pass", "error"), PASSFAIL_NEW_FAILURE);
+	/* ... or on the patched runs that gave a verdict */
+	assert_int_equal(class4("pass", "fail", "pass", "skip"), PASSFAIL_NEW_FAILURE);
 	/* skipped on base, or a new test, failing on patched */
 	assert_int_equal(class4("skip", "fail", "skip", "fail"), PASSFAIL_NEW_FAILURE);
-	assert_int_equal(class4(NULL, "fail", NULL, "pass"), PASSFAIL_NEW_FAILURE);
+	/* passed and failed on the patched kernel: flaky, never a new
+	 * failure, even though base never failed */
+	assert_int_equal(class4("pass", "pass", "pass", "fail"), PASSFAIL_FLAKY);
+	assert_int_equal(class4(NULL, "fail", NULL, "pass"), PASSFAIL_FLAKY);
+	assert_int_equal(class4("pass", "error", "pass", "xfail"), PASSFAIL_FLAKY);
 	assert_int_equal(class4("fail", "pass", "fail", "pass"), PASSFAIL_FIXED);
 	assert_int_equal(class4("error", "pass", "fail", "skip"), PASSFAIL_FIXED);
 	/* a base that sometimes passes is flaky, not fixed */
@@ -172,7 +178,7 @@ static void test_names_json(void **state)
 	static const struct passfail_result res[] = {
 		{ 0, "ok", "pass" }, { 1, "ok", "pass" }, { 2, "ok", "pass" }, { 3, "ok", "pass" },
 		{ 0, "bad", "pass" }, { 1, "bad", "fail" }, { 2, "bad", "pass" },
-		{ 3, "bad", "pass" },
+		{ 3, "bad", "fail" },
 	};
 	struct passfail_table t;
 	char err[128], *s;
@@ -191,17 +197,94 @@ static void test_names_json(void **state)
 			    "\"fixed\":0,\"skip\":0,\"pass\":1},\"subtests\":["
 			    "{\"path\":\"bad\",\"class\":\"new-failure\","
 			    "\"base\":{\"pass\":2,\"fail\":0,\"skip\":0,\"missing\":0},"
-			    "\"patched\":{\"pass\":1,\"fail\":1,\"skip\":0,\"missing\":0}},"
+			    "\"patched\":{\"pass\":0,\"fail\":2,\"skip\":0,\"missing\":0},"
+			    "\"label\":\"new failure\",\"quarantined\":false},"
 			    "{\"path\":\"ok\",\"class\":\"pass\","
 			    "\"base\":{\"pass\":2,\"fail\":0,\"skip\":0,\"missing\":0},"
-			    "\"patched\":{\"pass\":2,\"fail\":0,\"skip\":0,\"missing\":0}}],"
-			    "\"truncated\":false}");
+			    "\"patched\":{\"pass\":2,\"fail\":0,\"skip\":0,\"missing\":0},"
+			    "\"label\":\"pass\",\"quarantined\":false}],"
+			    "\"truncated\":false,\"quarantined\":{\"tests\":0,\"failures\":0}}");
 	free(s);
 	json_decref(j);
 	j = passfail_json(&t, 1);
 	assert_int_equal(json_array_size(json_object_get(j, "subtests")), 1);
 	assert_true(json_is_true(json_object_get(j, "truncated")));
 	json_decref(j);
+	passfail_table_release(&t);
+}
+
+/* flaky rows say k of n; quarantined rows are marked and their failures
+ * counted apart */
+static void test_labels_quarantine(void **state)
+{
+	static const struct passfail_result res[] = {
+		{ 0, "p/flip", "pass" }, { 1, "p/flip", "fail" }, { 2, "p/flip", "pass" },
+		{ 3, "p/flip", "pass" },
+		{ 0, "b/flip", "fail" }, { 1, "b/flip", "pass" }, { 2, "b/flip", "pass" },
+		{ 3, "b/flip", "pass" },
+		{ 0, "both", "fail" }, { 1, "both", "fail" }, { 2, "both", "pass" },
+		{ 3, "both", "pass" },
+		{ 0, "new", "pass" }, { 1, "new", "fail" }, { 2, "new", "pass" },
+		{ 3, "new", "fail" },
+	};
+	char *const quarantined[] = { "both", "new", "not-here" };
+	struct passfail_table t;
+	char err[128], label[96];
+
+	(void)state;
+	assert_int_equal(passfail_classify(sides4, 4, res, sizeof(res) / sizeof(res[0]), &t, err,
+					   sizeof(err)), 0);
+	assert_int_equal(t.n, 4);
+	assert_string_equal(t.v[0].path, "new");
+	passfail_row_label(&t.v[0], label, sizeof(label));
+	assert_string_equal(label, "new failure");
+	for (size_t i = 1; i < 4; i++)
+		assert_int_equal(t.v[i].cls, PASSFAIL_FLAKY);
+	assert_string_equal(t.v[1].path, "b/flip");
+	passfail_row_label(&t.v[1], label, sizeof(label));
+	assert_string_equal(label, "flaky (1 of 2 failed)");
+	assert_string_equal(t.v[2].path, "both");
+	passfail_row_label(&t.v[2], label, sizeof(label));
+	assert_string_equal(label, "flaky (base 1 of 2, patched 1 of 2 failed)");
+	assert_string_equal(t.v[3].path, "p/flip");
+	passfail_row_label(&t.v[3], label, sizeof(label));
+	assert_string_equal(label, "flaky (1 of 2 failed)");
+	passfail_quarantine(&t, quarantined, 3);
+	assert_int_equal(t.quarantined, 2);
+	assert_int_equal(t.quarantined_fails, 4);   /* both: 2, new: 2 */
+	assert_true(t.v[0].quarantined && t.v[2].quarantined);
+	assert_false(t.v[1].quarantined || t.v[3].quarantined);
+	passfail_row_label(&t.v[0], label, sizeof(label));
+	assert_string_equal(label, "new failure, quarantined");
+	passfail_row_label(&t.v[0], label, 12);
+	assert_string_equal(label, "new failure");
+	passfail_quarantine(&t, NULL, 0);
+	assert_int_equal(t.quarantined_fails, 0);
+	assert_false(t.v[0].quarantined);
+	/* the kernels' other runs: patched never passed it, base never
+	 * failed it: still new */
+	passfail_kernel_history(&t, 0, PASSFAIL_PATCHED, 4, 4);
+	passfail_kernel_history(&t, 0, PASSFAIL_BASE, 5, 0);
+	assert_int_equal(t.v[0].cls, PASSFAIL_NEW_FAILURE);
+	/* the base kernel failed it elsewhere: flaky there, not new */
+	passfail_kernel_history(&t, 0, PASSFAIL_BASE, 6, 1);
+	assert_int_equal(t.v[0].cls, PASSFAIL_FLAKY);
+	passfail_row_label(&t.v[0], label, sizeof(label));
+	assert_string_equal(label, "flaky (1 of 6 failed on the base kernel)");
+	/* the patched kernel passed it in a run of another request */
+	passfail_kernel_history(&t, 0, PASSFAIL_PATCHED, 7, 3);
+	assert_int_equal(t.v[0].cls, PASSFAIL_FLAKY);
+	assert_int_equal(t.classes[PASSFAIL_NEW_FAILURE], 0);
+	assert_int_equal(t.classes[PASSFAIL_FLAKY], 4);
+	passfail_row_label(&t.v[0], label, sizeof(label));
+	assert_string_equal(label, "flaky (3 of 7 failed on the patched kernel)");
+	passfail_table_sort(&t);
+	assert_string_equal(t.v[0].path, "b/flip");
+	assert_string_equal(t.v[3].path, "p/flip");
+	/* a flaky row keeps its class and its request's label */
+	passfail_kernel_history(&t, 3, PASSFAIL_PATCHED, 9, 1);
+	passfail_row_label(&t.v[3], label, sizeof(label));
+	assert_string_equal(label, "flaky (1 of 2 failed)");
 	passfail_table_release(&t);
 }
 
@@ -213,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_empty_run),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_names_json),
+		cmocka_unit_test(test_labels_quarantine),
 	};
 
 	return cmocka_run_group_tests_name("passfail", tests, NULL, NULL);

@@ -391,6 +391,21 @@ static void test_passrate(void **state)
 	assert_int_equal(t.ev[2].kind, TREND_REGRESSION);
 	assert_string_equal(t.tests[t.ev[1].test].path, "net/gap");
 	assert_string_equal(t.tests[t.ev[2].test].path, "net/regress");
+	/* flips across commits: a regression is one, alternating is five of
+	 * five; gap flipped on the kernel of commit 3 (pass and fail there) */
+	x = find_test(&t, "net/regress");
+	assert_int_equal(x->flips, 1);
+	assert_int_equal(x->chances, 5);
+	assert_int_equal(x->flaky_points, 0);
+	x = find_test(&t, "net/alt");
+	assert_int_equal(x->flips, 5);
+	assert_int_equal(x->chances, 5);
+	x = find_test(&t, "net/once");
+	assert_int_equal(x->flips, 2);
+	x = find_test(&t, "net/gap");
+	assert_int_equal(x->chances, 4);     /* the skipped commit gave no verdict */
+	assert_int_equal(x->flips, 2);       /* pass, pass, [skip], fail, fail, pass */
+	assert_int_equal(x->flaky_points, 1);
 	trend_release(&t);
 	free(p);
 }
@@ -450,6 +465,11 @@ static void test_json(void **state)
 	c = json_array_get(json_object_get(json_object_get(j, "passrate"), "events"), 0);
 	assert_string_equal(json_string_value(json_object_get(c, "kind")), "regression");
 	assert_string_equal(json_string_value(json_object_get(c, "commit")), "c3");
+	c = json_array_get(json_object_get(json_object_get(j, "passrate"), "tests"), 0);
+	assert_int_equal(json_integer_value(json_object_get(c, "flips")), 1);
+	assert_int_equal(json_integer_value(json_object_get(c, "chances")), 5);
+	assert_true(json_real_value(json_object_get(c, "flip_rate")) == 0.2);
+	assert_int_equal(json_integer_value(json_object_get(c, "flaky_points")), 0);
 	json_decref(j);
 	trend_release(&t);
 	free(p);

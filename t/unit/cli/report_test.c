@@ -1,8 +1,8 @@
 /* report_test.c: unit tests for what the kfleet commands print from an
  * answer of the API: a run as `kfleet show` prints it (cli_print_run, from
  * the fixture t/data/cli/run.json against its golden, and a run just
- * queued), and `kfleet parse`'s text and JSON on a job's log, without the
- * daemon. Times print in the local zone: the tests run in UTC. */
+ * queued), `kfleet flaky`'s list, and `kfleet parse`'s text and JSON on a
+ * job's log, without the daemon. Times print in the local zone: the tests run in UTC. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,12 +132,55 @@ static int setup(void **state)
 	return 0;
 }
 
+static json_t *flaky_this;
+
+static int run_print_flaky(int argc, char **argv)
+{
+	cli_print_flaky(flaky_this, argc > 1);
+	return 0;
+}
+
+static void test_print_flaky(void **state)
+{
+	char *out, *err;
+
+	(void)state;
+	flaky_this = json_loads("{\"flaky\": [{\"path\": \"net/tcp/flip\", \"job\": \"j1\","
+		" \"cell\": \"x86_64, 1 vCPU\", \"flips\": 3, \"chances\": 6, \"failed\": 2,"
+		" \"runs\": 8, \"since\": 1764639600000, \"released_at\": null},"
+		" {\"path\": \"b\", \"job\": \"job-two\", \"cell\": \"arm64, 16 vCPUs\","
+		" \"flips\": 0, \"chances\": 0, \"failed\": 0, \"runs\": 30,"
+		" \"since\": 1764639600000, \"released_at\": 1764643200000}],"
+		" \"rule\": {\"window\": 20, \"min_flips\": 2, \"release_runs\": 30},"
+		" \"truncated\": false}", 0, NULL);
+	assert_non_null(flaky_this);
+	assert_int_equal(tu_run_captured(run_print_flaky, NULL, 0, &out, &err), 0);
+	assert_string_equal(out,
+		"TEST         JOB     CELL             FLIP RATE      FAILED    SINCE (UTC)\n"
+		"net/tcp/flip j1      x86_64, 1 vCPU   50% (3/6)      2 of 8    2025-12-02 01:40:00\n"
+		"b            job-two arm64, 16 vCPUs  0% (0/0)       0 of 30   2025-12-02 01:40:00\n"
+		"1 test in quarantine (2 flips in a test's newest 20 runs on the same kernel put it "
+		"there, 30 runs without a flip release it)\n");
+	free(out);
+	free(err);
+	/* --all: the released column */
+	assert_int_equal(tu_run_captured(run_print_flaky, (char *[]){ "flaky", "--all" }, 2, &out,
+					 &err), 0);
+	assert_non_null(strstr(out, "SINCE (UTC)         RELEASED (UTC)\n"));
+	assert_non_null(strstr(out, "0 of 30   2025-12-02 01:40:00 2025-12-02 02:40:00\n"));
+	assert_non_null(strstr(out, "2 of 8    2025-12-02 01:40:00 -\n"));
+	free(out);
+	free(err);
+	json_decref(flaky_this);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_print_run_golden),
 		cmocka_unit_test(test_print_run_queued),
 		cmocka_unit_test(test_parse_ktap),
+		cmocka_unit_test(test_print_flaky),
 		cmocka_unit_test(test_parse_refusals),
 	};
 
