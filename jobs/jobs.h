@@ -79,7 +79,10 @@ struct job_results {
 	struct job_result *v;   /* owned; v[0..n) */
 	size_t n, alloc;
 	size_t max;             /* rows kept at most */
-	size_t count[JOB_STATUS_COUNT];
+	size_t count[JOB_STATUS_COUNT];   /* rows: tests and their parents alike */
+	size_t tests[JOB_STATUS_COUNT];   /* test cases as kunit_tool counts them
+					   * (ktap_parse; 0 from the other parsers):
+					   * see ktap_parse() */
 	int truncated;          /* more rows than max: the rest were dropped */
 	struct job_notes notes;
 };
@@ -132,6 +135,11 @@ json_t *job_samples_json(const struct job_samples *s);
  * A test planned or started but never reported (a crash, a cut-off output)
  * is JOB_MISSING, and so is the parent of subtests without its result line;
  * a test without a name is "#N". Subtests precede their parent in r.
+ * r->count counts rows, parents included; r->tests counts test cases as
+ * kunit_tool does: a row without subtests is one, a parent is the sum of
+ * its subtests, plus one of its own status when it did not pass (fail,
+ * error, timeout, missing) though none of its subtests failed, so a
+ * failure is in the counts whatever level reported it.
  * Returns 0, or -1 when out of memory (r holds what was parsed). */
 int ktap_parse(const char *data, size_t len, struct job_results *r);
 

@@ -35,6 +35,7 @@ struct level {
 	size_t hint_line;
 	char *skip_reason;      /* from "1..0 # SKIP why" */
 	char *bail;             /* "Bail out! why" */
+	int bad;                /* a test case in its rows did not pass */
 };
 
 struct ktap {
@@ -127,6 +128,31 @@ static int add_row(struct ktap *k, const char *path, enum job_status st, const c
 	else if (rc > 0)
 		k->full = 1;
 	return rc < 0 ? -1 : 0;
+}
+
+static int status_ok(enum job_status st)
+{
+	return st == JOB_PASS || st == JOB_SKIP || st == JOB_XFAIL;
+}
+
+/* Adds the row of a test of level d (-1: of no level) and counts its test
+ * cases as kunit_tool does (bubble_up_test_results): one when it has no
+ * subtests, none of its own when it has (sub: rows of them) unless it did
+ * not pass while none of them failed (bad: one of them did not pass) */
+static void add_test(struct ktap *k, int d, const char *path, enum job_status st,
+		     const char *reason, size_t line, size_t sub, int bad)
+{
+	size_t n = k->r->n;
+
+	add_row(k, path, st, reason, line);
+	if (k->r->n == n)
+		return;
+	if (!sub || (!status_ok(st) && !bad)) {
+		k->r->tests[st]++;
+		bad |= !status_ok(st);
+	}
+	if (d >= 0)
+		k->lv[d].bad |= bad;
 }
 
 /* "name/path", at most JOB_PATH_MAX bytes cut on a character boundary */
@@ -280,8 +306,8 @@ static void end_doc(struct ktap *k, int d)
 	if (l->hint) {
 		long num = l->last + 1;
 
-		add_row(k, l->hint, JOB_MISSING, l->bail ? l->bail : "started, never reported",
-			l->hint_line);
+		add_test(k, d, l->hint, JOB_MISSING, l->bail ? l->bail : "started, never reported",
+			 l->hint_line, 0, 0);
 		mark_seen(k, l, num);
 		free(l->hint);
 		l->hint = NULL;
@@ -298,18 +324,21 @@ static void end_doc(struct ktap *k, int d)
 		if (was_seen(l, i))
 			continue;
 		snprintf(name, sizeof(name), "#%ld", i);
-		add_row(k, name, JOB_MISSING, l->bail ? l->bail : why, l->plan_line);
+		add_test(k, d, name, JOB_MISSING, l->bail ? l->bail : why, l->plan_line, 0, 0);
 	}
 }
 
 /* Closes the deepest level. Its rows become subtests of name, the parent's
- * result that the caller adds next; with name NULL the parent never
+ * result that the caller adds next with *sub (the rows of its subtests) and
+ * *bad (one of them did not pass); with name NULL the parent never
  * reported: it is the parent level's running test (or "#N") and missing. */
-static void pop_level(struct ktap *k, const char *name)
+static void pop_level(struct ktap *k, const char *name, size_t *sub, int *bad)
 {
 	struct level *l = &k->lv[k->depth - 1];
 
 	end_doc(k, k->depth - 1);
+	*sub = k->r->n - l->start;
+	*bad = l->bad;
 	if (name) {
 		prefix_rows(k, l->start, name);
 	} else if (k->depth >= 2) {
@@ -320,8 +349,8 @@ static void pop_level(struct ktap *k, const char *name)
 
 		snprintf(num, sizeof(num), "#%ld", n);
 		prefix_rows(k, l->start, pname ? pname : num);
-		add_row(k, pname ? pname : num, JOB_MISSING,
-			p->bail ? p->bail : "started, never reported", line);
+		add_test(k, k->depth - 2, pname ? pname : num, JOB_MISSING,
+			 p->bail ? p->bail : "started, never reported", line, *sub, *bad);
 		mark_seen(k, p, n);
 		free(p->hint);
 		p->hint = NULL;
@@ -332,8 +361,11 @@ static void pop_level(struct ktap *k, const char *name)
 
 static void pop_to(struct ktap *k, int d)
 {
+	size_t sub;
+	int bad;
+
 	while (k->depth - 1 > d)
-		pop_level(k, NULL);
+		pop_level(k, NULL, &sub, &bad);
 }
 
 /* A new document at level d (a second version line, a second plan) */
@@ -399,8 +431,7 @@ static void on_version(struct ktap *k, const char *p, size_t pl)
 	else if (extends_deepest(k, p, pl))
 		open_level(k, p, pl);
 	else if (above_top(k, p, pl)) {
-		pop_to(k, 0);
-		pop_level(k, NULL);
+		pop_to(k, -1);
 		open_level(k, p, pl);
 	}
 }
@@ -433,8 +464,7 @@ static void on_plan(struct ktap *k, const char *p, size_t pl, long plan, const c
 	} else if (extends_deepest(k, p, pl)) {
 		l = open_level(k, p, pl);
 	} else if (above_top(k, p, pl)) {
-		pop_to(k, 0);
-		pop_level(k, NULL);
+		pop_to(k, -1);
 		l = open_level(k, p, pl);
 	}
 	if (!l)
@@ -578,7 +608,8 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 	size_t whylen = t->dirlen, i = 0;
 	char *name = NULL, *reason = NULL, numname[32];
 	struct level *l;
-	int d;
+	size_t sub = 0;
+	int d, bad = 0;
 
 	if (!k->depth) {
 		/* results without a version or plan line: a TAP stream all the same,
@@ -641,9 +672,9 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 			reason = c->skip_reason;
 			c->skip_reason = NULL;
 		}
-		pop_level(k, name);
+		pop_level(k, name, &sub, &bad);
 	}
-	add_row(k, name, st, reason, k->lineno);
+	add_test(k, d, name, st, reason, k->lineno, sub, bad);
 	mark_seen(k, l, t->num);
 	free(l->hint);
 	l->hint = NULL;
@@ -698,8 +729,8 @@ int ktap_parse(const char *data, size_t len, struct job_results *r)
 				r->max) < 0)
 		k->oom = 1;
 	/* the end of the output: what is still open never reported */
-	while (k->depth > 0 && !k->oom)
-		pop_level(k, NULL);
+	if (!k->oom)
+		pop_to(k, -1);
 	rc = k->oom ? -1 : 0;
 	while (k->depth > 0)
 		level_reset(&k->lv[--k->depth]);

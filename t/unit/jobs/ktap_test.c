@@ -31,6 +31,18 @@ static void parse_fixture(const char *name, struct job_results *r)
 	free(text);
 }
 
+/* r->tests, the test cases as kunit_tool counts them */
+static void expect_tests(const struct job_results *r, size_t pass, size_t fail, size_t skip,
+			 size_t xfail, size_t error, size_t timeout, size_t missing)
+{
+	size_t want[JOB_STATUS_COUNT] = { pass, fail, skip, xfail, error, timeout, missing };
+
+	for (int i = 0; i < JOB_STATUS_COUNT; i++)
+		if (r->tests[i] != want[i])
+			fail_msg("%zu %s test cases, expected %zu", r->tests[i],
+				 job_status_name((enum job_status)i), want[i]);
+}
+
 static void test_status_names(void **state)
 {
 	/* the results table's CHECK constraint, in order */
@@ -57,6 +69,8 @@ static void test_kselftest_run(void **state)
 	(void)state;
 	parse_fixture("kselftest-run.log", &r);
 	jt_expect_counts(&r, 9, 3, 4, 2, 1, 1, 0);
+	/* the test cases: posix_timers and its 4 subtests are 4, not 5 */
+	expect_tests(&r, 8, 1, 4, 2, 1, 1, 0);
 	/* nested TAP 13 behind "# " */
 	jt_expect(&r, "timers/posix_timers/check_itimer virtual", JOB_PASS, NULL);
 	jt_expect(&r, "timers/posix_timers", JOB_PASS, NULL);
@@ -169,6 +183,8 @@ static void test_ktap_kunit(void **state)
 	jt_expect(&r, "time_test_cases/#2", JOB_MISSING, "not reported (plan 1..2)");
 	jt_expect(&r, "time_test_cases", JOB_PASS, NULL);
 	jt_expect_counts(&r, 8, 3, 3, 0, 1, 0, 1);
+	/* the suites are not test cases; example's are its "# Totals" line's */
+	expect_tests(&r, 6, 1, 3, 0, 1, 0, 1);
 	jt_golden_results(&r, "ktap-kunit.out");
 	job_results_release(&r);
 }
@@ -202,6 +218,7 @@ static void test_ktap_spec_example(void **state)
 	}
 	jt_expect(&r, "main_test/example_test_2/test_1", JOB_SKIP, "test_1 skipped");
 	assert_int_equal(jt_row(&r, "main_test")->line, 22);
+	expect_tests(&r, 3, 1, 2, 0, 0, 0, 0);
 	job_results_release(&r);
 }
 
@@ -307,6 +324,36 @@ static void test_missing_and_trailing_plans(void **state)
 	job_results_release(&r);
 }
 
+/* A parent's failure is a test case of its own only when none of its
+ * subtests failed (kunit_tool's bubble_up_test_results): never lost, never
+ * counted twice */
+static void test_parent_failure_counts(void **state)
+{
+	struct job_results r;
+
+	(void)state;
+	parse_str("KTAP version 1\n1..2\n"
+		  "  KTAP version 1\n  1..1\n  ok 1 inner\n"
+		  "not ok 1 outer_fails_alone\n"
+		  "  KTAP version 1\n  1..1\n  not ok 1 inner\n"
+		  "not ok 2 outer_with_failing_inner\n", &r);
+	jt_expect_counts(&r, 1, 3, 0, 0, 0, 0, 0);
+	expect_tests(&r, 1, 2, 0, 0, 0, 0, 0);
+	job_results_release(&r);
+
+	/* a parent that never reported over passing subtests: one missing test */
+	parse_str("KTAP version 1\n1..1\n  KTAP version 1\n  1..1\n  ok 1 inner\n", &r);
+	jt_expect(&r, "#1", JOB_MISSING, "started, never reported");
+	expect_tests(&r, 1, 0, 0, 0, 0, 0, 1);
+	job_results_release(&r);
+
+	/* skips and expected failures pass: the parent's "ok" adds nothing */
+	parse_str("KTAP version 1\n1..1\n  KTAP version 1\n  1..2\n  ok 1 a # SKIP\n"
+		  "  not ok 2 b # XFAIL\nok 1 p\n", &r);
+	expect_tests(&r, 0, 0, 1, 1, 0, 0, 0);
+	job_results_release(&r);
+}
+
 /* Output cut off at the end of the file */
 static void test_truncated_nested(void **state)
 {
@@ -330,6 +377,7 @@ static void test_truncated_nested(void **state)
 	jt_expect(&r, "outer", JOB_MISSING, "started, never reported");
 	jt_expect(&r, "#2", JOB_MISSING, "not reported (plan 1..2)");
 	jt_expect_counts(&r, 1, 0, 0, 0, 0, 0, 6);
+	expect_tests(&r, 1, 0, 0, 0, 0, 0, 4);
 	job_results_release(&r);
 
 	/* cut in the middle of a result line: the half line is a result */
@@ -645,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_directives),
 		cmocka_unit_test(test_runner_exit_codes),
 		cmocka_unit_test(test_missing_and_trailing_plans),
+		cmocka_unit_test(test_parent_failure_counts),
 		cmocka_unit_test(test_truncated_nested),
 		cmocka_unit_test(test_every_cut),
 		cmocka_unit_test(test_unknown_lines),
