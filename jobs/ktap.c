@@ -20,6 +20,7 @@
 
 #define PREFIX_MAX 128          /* bytes of blanks and "# " before a line's text */
 #define NUMBER_DIGITS 9         /* test numbers and plans up to 999999999 */
+#define CONSOLE_MAX 64          /* bytes of a console prefix learned from a version line */
 
 struct level {
 	char prefix[PREFIX_MAX + 1];
@@ -45,6 +46,8 @@ struct ktap {
 	int full;               /* r is full: no more rows, only naming */
 	int oom;
 	size_t lineno;
+	char console[CONSOLE_MAX];   /* the prefix before the version line, taken off */
+	size_t clen;                 /* the lines that start with it; 0: none */
 };
 
 /* ---- small helpers ---- */
@@ -110,6 +113,108 @@ static char *dup_clean(struct ktap *k, const char *s, size_t n, size_t max)
 	if (!c)
 		k->oom = 1;
 	return c;
+}
+
+static int is_alnum(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* ---- console prefixes ----
+ * A log read from a console carries the kernel's printk fields before each
+ * line: "[    0.060000] ", "[    0.060000][    T1] " (CONFIG_PRINTK_CALLER,
+ * also "[    C0]"), "<6>" (a raw /dev/kmsg read). They are taken off every
+ * line, whatever their width. Another prefix (a serial console server's
+ * "host | ", a wider timestamp) is learned as kunit_tool's
+ * extract_tap_lines() learns it, from the text before the first version
+ * line, and taken off the lines that start with it; its digits and blanks
+ * may differ from line to line (a clock). Unlike kunit_tool, a line without
+ * the prefix keeps its text: it is read as it is. */
+
+/* Digits at s[*i], at most max of them; how many */
+static size_t skip_digits(const char *s, size_t n, size_t *i, size_t max)
+{
+	size_t d = 0;
+
+	while (*i < n && d < max && is_digit(s[*i])) {
+		(*i)++;
+		d++;
+	}
+	return d;
+}
+
+/* Length of the printk fields at the start of s and the blank after them */
+static size_t printk_fields(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (int groups = 0; groups < 4 && i < n; groups++) {
+		size_t j = i + 1;
+
+		if (s[i] == '<') {
+			if (!skip_digits(s, n, &j, 3) || j >= n || s[j] != '>')
+				break;
+		} else if (s[i] == '[') {
+			while (j < n && j - i < 16 && s[j] == ' ')
+				j++;
+			if (j < n && (s[j] == 'T' || s[j] == 'C')) {
+				j++;
+				if (!skip_digits(s, n, &j, 10))
+					break;
+			} else if (!skip_digits(s, n, &j, 12) || j >= n || s[j++] != '.' ||
+				   !skip_digits(s, n, &j, 9)) {
+				break;
+			}
+			if (j >= n || s[j] != ']')
+				break;
+		} else {
+			break;
+		}
+		i = j + 1;
+	}
+	if (i && i < n && s[i] == ' ')
+		i++;
+	return i;
+}
+
+/* s starts with the learned prefix: the same bytes, but for digits and
+ * blanks, which may stand for each other */
+static int console_at(const struct ktap *k, const char *s, size_t n)
+{
+	if (!k->clen || n < k->clen)
+		return 0;
+	for (size_t i = 0; i < k->clen; i++) {
+		char a = k->console[i], b = s[i];
+
+		if (a != b && !((is_digit(a) || a == ' ') && (is_digit(b) || b == ' ')))
+			return 0;
+	}
+	return 1;
+}
+
+static int is_version(const char *s, size_t n);
+
+/* s ends in a version line after a prefix that is not indentation:
+ * remember the prefix (without the indentation before the version text,
+ * which tells the nesting as on any line) */
+static void learn_console(struct ktap *k, const char *s, size_t n)
+{
+	size_t q;
+
+	if (n > CONSOLE_MAX + 32)
+		return;
+	for (size_t i = 1; i < n && i <= CONSOLE_MAX; i++) {
+		if ((s[i] != 'K' && s[i] != 'T') || is_alnum(s[i - 1]) || !is_version(s + i, n - i))
+			continue;
+		q = i;
+		while (q > 0 && (is_blank(s[q - 1]) || (s[q - 1] == '#' && is_blank(s[q]))))
+			q--;
+		if (q) {
+			memcpy(k->console, s, q);
+			k->clen = q;
+		}
+		return;
+	}
 }
 
 /* ---- rows ---- */
@@ -684,12 +789,30 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 
 static void on_line(struct ktap *k, const char *s, size_t n)
 {
-	size_t pl = line_prefix(s, n);
+	size_t pl = printk_fields(s, n);
 	struct tap_result t;
-	const char *x = s + pl, *dir;
-	size_t xn = n - pl, dlen;
+	const char *x, *dir;
+	size_t xn, dlen;
 	long plan;
 
+	s += pl;
+	n -= pl;
+	if (console_at(k, s, n)) {
+		s += k->clen;
+		n -= k->clen;
+	} else if (!k->depth) {
+		pl = line_prefix(s, n);
+		if (!is_version(s + pl, n - pl)) {
+			learn_console(k, s, n);
+			if (console_at(k, s, n)) {
+				s += k->clen;
+				n -= k->clen;
+			}
+		}
+	}
+	pl = line_prefix(s, n);
+	x = s + pl;
+	xn = n - pl;
 	if (pl > PREFIX_MAX || !xn)
 		return;
 	if (is_version(x, xn)) {

@@ -189,6 +189,91 @@ static void test_ktap_kunit(void **state)
 	job_results_release(&r);
 }
 
+/* A console log: every line behind printk's "[    0.412345][    T1] ",
+ * kernel messages between the results, the clock widening past 10 s, the
+ * VFS panic that ends a KUnit boot after its last suite. kunit_tool
+ * (test_ignores_prefix_printk_time, test_ignores_multiple_prefixes,
+ * test_prefix_mixed_kernel_output) strips the prefix the version line has
+ * and finds no error; for this log it counts passed 4, failed 1, skipped 1. */
+static void test_console_prefixes(void **state)
+{
+	struct job_results r, plain;
+	char *text, *bare, *o;
+	size_t n = 0;
+
+	(void)state;
+	text = jt_fixture("ktap-printk.log", &n);
+	jt_parse_results(ktap_parse, text, n, &r, 0);
+	jt_check_results(&r);
+	jt_expect(&r, "hash_test/hash_basic", JOB_PASS, NULL);
+	jt_expect(&r, "hash_test/hash_collision", JOB_SKIP, "no second bucket");
+	jt_expect(&r, "list_sort_test/list_sort_stable", JOB_FAIL, NULL);
+	jt_expect(&r, "list_sort_test", JOB_FAIL, NULL);
+	jt_expect(&r, "bitmap_test/bitmap_fill", JOB_PASS, NULL);
+	jt_expect(&r, "bitmap_test", JOB_PASS, NULL);
+	assert_int_equal(jt_row(&r, "bitmap_test")->line, 28);
+	jt_expect_counts(&r, 6, 2, 1, 0, 0, 0, 0);
+	expect_tests(&r, 4, 1, 1, 0, 0, 0, 0);
+	assert_int_equal(r.notes.n, 0);
+	jt_golden_results(&r, "ktap-printk.out");
+
+	/* the same rows as the log without its prefixes */
+	bare = malloc(n + 1);
+	assert_non_null(bare);
+	o = bare;
+	for (char *l = text; l < text + n;) {
+		char *e = memchr(l, '\n', (size_t)(text + n - l)), *c = strstr(l, "] ");
+
+		e = e ? e + 1 : text + n;
+		if (c && c < e)
+			l = c + 2;
+		memcpy(o, l, (size_t)(e - l));
+		o += e - l;
+		l = e;
+	}
+	jt_parse_results(ktap_parse, bare, (size_t)(o - bare), &plain, 0);
+	assert_int_equal(plain.n, r.n);
+	for (size_t i = 0; i < r.n; i++) {
+		assert_string_equal(plain.v[i].path, r.v[i].path);
+		assert_int_equal(plain.v[i].status, r.v[i].status);
+	}
+	job_results_release(&plain);
+	job_results_release(&r);
+	free(bare);
+	free(text);
+
+	/* a raw /dev/kmsg read: "<6>" before the time */
+	parse_str("<6>[    1.000000] KTAP version 1\n<6>[    1.000001] 1..1\n"
+		  "<3>[    1.000002]     KTAP version 1\n<6>[    1.000003]     1..1\n"
+		  "<6>[    1.000004]     not ok 1 leaf\n<6>[    1.000005] ok 1 suite\n", &r);
+	jt_expect(&r, "suite/leaf", JOB_FAIL, NULL);
+	assert_int_equal(r.n, 2);
+	job_results_release(&r);
+
+	/* any other prefix is learned from the version line, digits may change */
+	parse_str("guest0 | boot\n"
+		  "guest0 | TAP version 13\n"
+		  "guest0 | 1..3\n"
+		  "guest0 | ok 1 first\n"
+		  "ok 7 not from the guest\n"
+		  "guest1 |   KTAP version 1\n"
+		  "guest1 |   1..1\n"
+		  "guest1 |   not ok 1 sub\n"
+		  "guest1 | not ok 2 second\n"
+		  "guest2 | ok 3 third # SKIP why\n", &r);
+	jt_expect(&r, "first", JOB_PASS, NULL);
+	jt_expect(&r, "second/sub", JOB_FAIL, NULL);
+	jt_expect(&r, "third", JOB_SKIP, "why");
+	assert_int_equal(r.n, 4);
+	job_results_release(&r);
+
+	/* a bracket that is not printk's stays: "[ OK ]" is a test's text */
+	parse_str("TAP version 13\n1..1\n[ OK ] ok 1 not a result\nok 1 real\n", &r);
+	assert_int_equal(r.n, 1);
+	jt_expect(&r, "real", JOB_PASS, NULL);
+	job_results_release(&r);
+}
+
 /* The example of Documentation/dev-tools/ktap.rst */
 static void test_ktap_spec_example(void **state)
 {
@@ -399,7 +484,8 @@ static void test_truncated_nested(void **state)
 static void test_every_cut(void **state)
 {
 	static const char *const fixtures[] = { "kselftest-run.log", "kselftest-crash.log",
-						"tap13-collections.log", "ktap-kunit.log" };
+						"tap13-collections.log", "ktap-kunit.log",
+						"ktap-printk.log", "ktap-panic.log" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
@@ -690,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_tap13_collections),
 		cmocka_unit_test(test_ktap_kunit),
 		cmocka_unit_test(test_ktap_spec_example),
+		cmocka_unit_test(test_console_prefixes),
 		cmocka_unit_test(test_directives),
 		cmocka_unit_test(test_runner_exit_codes),
 		cmocka_unit_test(test_missing_and_trailing_plans),
