@@ -46,6 +46,7 @@ struct ktap {
 	int full;               /* r is full: no more rows, only naming */
 	int oom;
 	size_t lineno;
+	char *crash;                 /* the panic that ends the open documents now */
 	char console[CONSOLE_MAX];   /* the prefix before the version line, taken off */
 	size_t clen;                 /* the lines that start with it; 0: none */
 };
@@ -400,6 +401,13 @@ static int above_top(const struct ktap *k, const char *p, size_t pl)
 	return pl < k->lv[0].plen && !memcmp(k->lv[0].prefix, p, pl);
 }
 
+/* Why a test of level l never reported: its "Bail out!", the kernel's
+ * panic, or what */
+static const char *missing_why(const struct ktap *k, const struct level *l, const char *what)
+{
+	return l->bail ? l->bail : k->crash ? k->crash : what;
+}
+
 /* The document at level d ends: the test its runner started and the tests
  * its plan promised that never reported become missing rows. */
 static void end_doc(struct ktap *k, int d)
@@ -411,7 +419,7 @@ static void end_doc(struct ktap *k, int d)
 	if (l->hint) {
 		long num = l->last + 1;
 
-		add_test(k, d, l->hint, JOB_MISSING, l->bail ? l->bail : "started, never reported",
+		add_test(k, d, l->hint, JOB_MISSING, missing_why(k, l, "started, never reported"),
 			 l->hint_line, 0, 0);
 		mark_seen(k, l, num);
 		free(l->hint);
@@ -429,7 +437,7 @@ static void end_doc(struct ktap *k, int d)
 		if (was_seen(l, i))
 			continue;
 		snprintf(name, sizeof(name), "#%ld", i);
-		add_test(k, d, name, JOB_MISSING, l->bail ? l->bail : why, l->plan_line, 0, 0);
+		add_test(k, d, name, JOB_MISSING, missing_why(k, l, why), l->plan_line, 0, 0);
 	}
 }
 
@@ -455,7 +463,7 @@ static void pop_level(struct ktap *k, const char *name, size_t *sub, int *bad)
 		snprintf(num, sizeof(num), "#%ld", n);
 		prefix_rows(k, l->start, pname ? pname : num);
 		add_test(k, k->depth - 2, pname ? pname : num, JOB_MISSING,
-			 p->bail ? p->bail : "started, never reported", line, *sub, *bad);
+			 missing_why(k, p, "started, never reported"), line, *sub, *bad);
 		mark_seen(k, p, n);
 		free(p->hint);
 		p->hint = NULL;
@@ -471,6 +479,19 @@ static void pop_to(struct ktap *k, int d)
 
 	while (k->depth - 1 > d)
 		pop_level(k, NULL, &sub, &bad);
+}
+
+/* The output ends here (what: "kernel panic", "output cut off"): every
+ * open document ends, and a note says how many tests never reported */
+static void end_all(struct ktap *k, const char *what)
+{
+	size_t missing = k->r->count[JOB_MISSING];
+
+	pop_to(k, -1);
+	missing = k->r->count[JOB_MISSING] - missing;
+	if (missing && job_note(&k->r->notes, k->lineno, "%s: %zu test%s never reported", what,
+				missing, missing == 1 ? "" : "s") < 0)
+		k->oom = 1;
 }
 
 /* A new document at level d (a second version line, a second plan) */
@@ -640,6 +661,20 @@ static void on_hint(struct ktap *k, const char *p, size_t pl, const char *s, siz
 	free(k->lv[to].hint);
 	k->lv[to].hint = name;
 	k->lv[to].hint_line = k->lineno;
+}
+
+/* "Kernel panic - not syncing: ...": nothing more of the TAP comes (kunit_tool
+ * stops reading at a VFS panic, and any panic is the end of the kernel's
+ * output); the tests not reached are missing, the panic their reason */
+static void on_panic(struct ktap *k, const char *s, size_t n)
+{
+	if (!k->depth)
+		return;
+	k->crash = dup_clean(k, s, n, JOB_REASON_MAX);
+	if (k->crash)
+		end_all(k, "kernel panic");
+	free(k->crash);
+	k->crash = NULL;
 }
 
 static void on_bail(struct ktap *k, const char *p, size_t pl, const char *s, size_t n)
@@ -827,6 +862,8 @@ static void on_line(struct ktap *k, const char *s, size_t n)
 		on_result(k, s, pl, &t);
 	} else if (starts_with(x, xn, "Bail out!")) {
 		on_bail(k, s, pl, x, xn);
+	} else if (starts_with(x, xn, "Kernel panic - not syncing")) {
+		on_panic(k, x, xn);
 	} else {
 		on_hint(k, s, pl, x, xn);   /* or a diagnostic or unknown line */
 	}
@@ -853,7 +890,7 @@ int ktap_parse(const char *data, size_t len, struct job_results *r)
 		k->oom = 1;
 	/* the end of the output: what is still open never reported */
 	if (!k->oom)
-		pop_to(k, -1);
+		end_all(k, "output cut off");
 	rc = k->oom ? -1 : 0;
 	while (k->depth > 0)
 		level_reset(&k->lv[--k->depth]);

@@ -106,25 +106,30 @@ static void test_kselftest_run(void **state)
 	job_results_release(&r);
 }
 
-/* A kernel crash in the middle of test 2: what never reported is missing */
+/* A kernel crash in the middle of test 2: what never reported is missing,
+ * the panic says why */
 static void test_kselftest_crash(void **state)
 {
+	static const char panic[] = "Kernel panic - not syncing: Fatal exception in interrupt";
 	struct job_results r;
 
 	(void)state;
 	parse_fixture("kselftest-crash.log", &r);
 	jt_expect_counts(&r, 4, 0, 0, 0, 0, 0, 7);
+	expect_tests(&r, 4, 0, 0, 0, 0, 0, 6);
 	jt_expect(&r, "net/udpgso_bench.sh", JOB_PASS, NULL);
 	jt_expect(&r, "bpf/test_sockmap/sockmap::txmsg test drop", JOB_PASS, NULL);
-	jt_expect(&r, "bpf/test_sockmap/#4", JOB_MISSING, "not reported (plan 1..6)");
-	jt_expect(&r, "bpf/test_sockmap/#6", JOB_MISSING, "not reported (plan 1..6)");
+	jt_expect(&r, "bpf/test_sockmap/#4", JOB_MISSING, panic);
+	jt_expect(&r, "bpf/test_sockmap/#6", JOB_MISSING, panic);
 	/* named by the runner's "# selftests: bpf: test_sockmap" */
-	jt_expect(&r, "bpf/test_sockmap", JOB_MISSING, "started, never reported");
+	jt_expect(&r, "bpf/test_sockmap", JOB_MISSING, panic);
 	assert_int_equal(jt_row(&r, "bpf/test_sockmap")->line, 7);
-	jt_expect(&r, "#3", JOB_MISSING, "not reported (plan 1..5)");
-	jt_expect(&r, "#5", JOB_MISSING, "not reported (plan 1..5)");
+	jt_expect(&r, "#3", JOB_MISSING, panic);
+	jt_expect(&r, "#5", JOB_MISSING, panic);
 	assert_int_equal(jt_row(&r, "#5")->line, 2);
 	assert_false(jt_has_row(&r, "#2"));
+	assert_int_equal(r.notes.n, 1);
+	assert_true(jt_has_note(&r.notes, 18, "kernel panic: 7 tests never reported"));
 	jt_golden_results(&r, "kselftest-crash.out");
 	job_results_release(&r);
 }
@@ -271,6 +276,31 @@ static void test_console_prefixes(void **state)
 	parse_str("TAP version 13\n1..1\n[ OK ] ok 1 not a result\nok 1 real\n", &r);
 	assert_int_equal(r.n, 1);
 	jt_expect(&r, "real", JOB_PASS, NULL);
+	job_results_release(&r);
+}
+
+/* A KUnit boot that panics in its second suite (kunit_tool's
+ * test_kernel_panic_end: TEST_CRASHED, an error; for this log passed 3,
+ * failed 1, crashed 3: the suite's two tests not run and the third suite) */
+static void test_kernel_panic(void **state)
+{
+	static const char panic[] = "Kernel panic - not syncing: Fatal exception";
+	struct job_results r;
+
+	(void)state;
+	parse_fixture("ktap-panic.log", &r);
+	jt_expect(&r, "crc_test/crc32_le", JOB_PASS, NULL);
+	jt_expect(&r, "crc_test", JOB_PASS, NULL);
+	jt_expect(&r, "slab_test/slab_double_free", JOB_FAIL, NULL);
+	jt_expect(&r, "slab_test/#3", JOB_MISSING, panic);
+	jt_expect(&r, "slab_test/#4", JOB_MISSING, panic);
+	/* the suite never reported: missing, named by its "# Subtest:" */
+	jt_expect(&r, "slab_test", JOB_MISSING, panic);
+	jt_expect(&r, "#3", JOB_MISSING, panic);
+	expect_tests(&r, 3, 1, 0, 0, 0, 0, 3);
+	assert_int_equal(r.notes.n, 1);
+	assert_true(jt_has_note(&r.notes, 16, "kernel panic: 4 tests never reported"));
+	jt_golden_results(&r, "ktap-panic.out");
 	job_results_release(&r);
 }
 
@@ -463,6 +493,8 @@ static void test_truncated_nested(void **state)
 	jt_expect(&r, "#2", JOB_MISSING, "not reported (plan 1..2)");
 	jt_expect_counts(&r, 1, 0, 0, 0, 0, 0, 6);
 	expect_tests(&r, 1, 0, 0, 0, 0, 0, 4);
+	/* and a note says the output was cut off, on its last line */
+	assert_true(jt_has_note(&r.notes, 8, "output cut off: 6 tests never reported"));
 	job_results_release(&r);
 
 	/* cut in the middle of a result line: the half line is a result */
@@ -744,7 +776,12 @@ static void test_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(c, "skip")), 1);
 	assert_int_equal(json_integer_value(json_object_get(c, "missing")), 1);
 	assert_true(json_is_false(json_object_get(j, "truncated")));
-	assert_int_equal(json_array_size(json_object_get(j, "notes")), 0);
+	/* the output ends before test 2: a note says so */
+	assert_int_equal(json_array_size(json_object_get(j, "notes")), 1);
+	row = json_array_get(json_object_get(j, "notes"), 0);
+	assert_int_equal(json_integer_value(json_object_get(row, "line")), 3);
+	assert_string_equal(json_string_value(json_object_get(row, "what")),
+			    "output cut off: 1 test never reported");
 	json_decref(j);
 	job_results_release(&r);
 }
@@ -777,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_ktap_kunit),
 		cmocka_unit_test(test_ktap_spec_example),
 		cmocka_unit_test(test_console_prefixes),
+		cmocka_unit_test(test_kernel_panic),
 		cmocka_unit_test(test_directives),
 		cmocka_unit_test(test_runner_exit_codes),
 		cmocka_unit_test(test_missing_and_trailing_plans),
