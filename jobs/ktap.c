@@ -629,11 +629,13 @@ static char *runner_name(struct ktap *k, const char *s, size_t n)
 }
 
 /* "# selftests: dir: test" and "# Subtest: name" name the test that runs
- * now, before its result line */
+ * now, before its result line. "# Subtest:" also opens the level of its
+ * subtests when no version line did (KUnit before KTAP v1 nested them
+ * without one, and with no plan: kunit_tool takes the header for both). */
 static void on_hint(struct ktap *k, const char *p, size_t pl, const char *s, size_t n)
 {
 	size_t base;
-	int d, to = -1, runner;
+	int d, to = -1, runner, open = 0;
 	char *name;
 
 	if (!k->depth || pl < 2 || p[pl - 2] != '#' || !is_blank(p[pl - 1]))
@@ -647,8 +649,10 @@ static void on_hint(struct ktap *k, const char *p, size_t pl, const char *s, siz
 		to = d == k->depth - 1 ? d : -1;
 	else if (d >= 1)
 		to = d - 1;
-	else if (d < 0 && extends_deepest(k, p, base))
+	else if (d < 0 && extends_deepest(k, p, base)) {
 		to = k->depth - 1;
+		open = 1;
+	}
 	if (to < 0)
 		return;
 	name = runner ? runner_name(k, s, n) : dup_clean(k, s + 9, n - 9, JOB_NAME_MAX);
@@ -661,6 +665,8 @@ static void on_hint(struct ktap *k, const char *p, size_t pl, const char *s, siz
 	free(k->lv[to].hint);
 	k->lv[to].hint = name;
 	k->lv[to].hint_line = k->lineno;
+	if (open)
+		open_level(k, p, base);
 }
 
 /* "Kernel panic - not syncing: ...": nothing more of the TAP comes (kunit_tool

@@ -304,6 +304,32 @@ static void test_kernel_panic(void **state)
 	job_results_release(&r);
 }
 
+/* "# Subtest:" opens a suite even without a version line or plan (older
+ * KUnit); kunit_tool's test_missing_test_plan: passed 10, no error */
+static void test_subtest_without_plan(void **state)
+{
+	struct job_results r;
+
+	(void)state;
+	parse_fixture("ktap-no-plan.log", &r);
+	jt_expect(&r, "rbtree_test/rbtree_case_1", JOB_PASS, NULL);
+	jt_expect(&r, "rbtree_test/rbtree_case_8", JOB_PASS, NULL);
+	jt_expect(&r, "rbtree_test", JOB_PASS, NULL);
+	jt_expect(&r, "kfifo_test/kfifo_get", JOB_PASS, NULL);
+	jt_expect_counts(&r, 12, 0, 0, 0, 0, 0, 0);
+	expect_tests(&r, 10, 0, 0, 0, 0, 0, 0);
+	assert_int_equal(r.notes.n, 0);
+	job_results_release(&r);
+
+	/* nested, and cut off: the suite that was running is missing */
+	parse_str("KTAP version 1\n1..1\n  # Subtest: outer\n    # Subtest: inner\n"
+		  "    ok 1 leaf\n", &r);
+	jt_expect(&r, "outer/inner/leaf", JOB_PASS, NULL);
+	jt_expect(&r, "outer/inner", JOB_MISSING, "started, never reported");
+	jt_expect(&r, "outer", JOB_MISSING, "started, never reported");
+	job_results_release(&r);
+}
+
 /* The example of Documentation/dev-tools/ktap.rst */
 static void test_ktap_spec_example(void **state)
 {
@@ -517,7 +543,8 @@ static void test_every_cut(void **state)
 {
 	static const char *const fixtures[] = { "kselftest-run.log", "kselftest-crash.log",
 						"tap13-collections.log", "ktap-kunit.log",
-						"ktap-printk.log", "ktap-panic.log" };
+						"ktap-printk.log", "ktap-panic.log",
+						"ktap-no-plan.log" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
@@ -815,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_ktap_spec_example),
 		cmocka_unit_test(test_console_prefixes),
 		cmocka_unit_test(test_kernel_panic),
+		cmocka_unit_test(test_subtest_without_plan),
 		cmocka_unit_test(test_directives),
 		cmocka_unit_test(test_runner_exit_codes),
 		cmocka_unit_test(test_missing_and_trailing_plans),
