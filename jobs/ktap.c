@@ -747,6 +747,22 @@ static const struct {
 	{ "ERROR", JOB_ERROR, JOB_ERROR },
 };
 
+/* A result indented deeper than the deepest level is that level's when
+ * the plan still expects its number (kunit_tool reads results at any
+ * indentation): only blanks deeper, a number after the last and in the
+ * plan, so a test's own "ok 1 ..." text and misaligned noise stay text */
+static int deeper_result(const struct ktap *k, const char *p, size_t pl, long num)
+{
+	const struct level *l = &k->lv[k->depth - 1];
+
+	if (!extends_deepest(k, p, pl) || l->plan <= 0 || num <= l->last || num > l->plan)
+		return 0;
+	for (size_t i = l->plen; i < pl; i++)
+		if (!is_blank(p[i]))
+			return 0;
+	return 1;
+}
+
 static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap_result *t)
 {
 	enum job_status st = t->ok ? JOB_PASS : JOB_FAIL;
@@ -767,7 +783,9 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 		/* no version or plan line opened a level here: a test's own text
 		 * that happens to read "ok 1 ..." (kselftest prints a plan even
 		 * when KSFT_TAP_LEVEL hides the version line) */
-		return;
+		if (!deeper_result(k, p, pl, t->num))
+			return;
+		d = k->depth - 1;
 	}
 	l = &k->lv[d];
 	/* status and reason from the directive */

@@ -330,6 +330,51 @@ static void test_subtest_without_plan(void **state)
 	job_results_release(&r);
 }
 
+/* Results indented deeper than their plan are the plan's (kunit_tool reads
+ * results whatever their indentation: test_parse_failed_nested_tests_log,
+ * FAILURE with failed 2, the subtest's subtest failed too) */
+static void test_deeper_results(void **state)
+{
+	struct job_results r;
+
+	(void)state;
+	parse_str("KTAP version 1\n"
+		  "1..2\n"
+		  "not ok 1 driver_probe\n"
+		  "    KTAP version 1\n"
+		  "    1..1\n"
+		  "        not ok 1 unbind_twice\n"
+		  "not ok 2 driver_unbind\n", &r);
+	jt_expect(&r, "driver_probe", JOB_FAIL, NULL);
+	jt_expect(&r, "driver_unbind/unbind_twice", JOB_FAIL, NULL);
+	jt_expect(&r, "driver_unbind", JOB_FAIL, NULL);
+	assert_int_equal(r.n, 3);
+	expect_tests(&r, 0, 2, 0, 0, 0, 0, 0);
+	assert_int_equal(r.notes.n, 0);
+	job_results_release(&r);
+
+	/* the same with a passing subtest under a failing parent: the parent's
+	 * failure is a test case of its own */
+	parse_str("KTAP version 1\n1..2\n"
+		  "  KTAP version 1\n  1..1\n      ok 1 probe_once\n"
+		  "not ok 1 driver_probe\n"
+		  "  KTAP version 1\n  1..1\n      not ok 1 unbind_twice\n"
+		  "not ok 2 driver_unbind\n", &r);
+	jt_expect(&r, "driver_probe/probe_once", JOB_PASS, NULL);
+	jt_expect_counts(&r, 1, 3, 0, 0, 0, 0, 0);
+	expect_tests(&r, 1, 2, 0, 0, 0, 0, 0);
+	job_results_release(&r);
+
+	/* only the numbers the plan still expects, in order: a deeper "ok 1"
+	 * after ok 1, or past the plan, is a test's own text */
+	parse_str("KTAP version 1\n1..2\n  ok 1 a\n  ok 1 again\n  ok 5 past\n  ok 2 b\n"
+		  "# ok 2 behind a marker\n", &r);
+	assert_int_equal(r.n, 2);
+	jt_expect(&r, "a", JOB_PASS, NULL);
+	jt_expect(&r, "b", JOB_PASS, NULL);
+	job_results_release(&r);
+}
+
 /* The example of Documentation/dev-tools/ktap.rst */
 static void test_ktap_spec_example(void **state)
 {
@@ -700,7 +745,8 @@ static void test_bounds(void **state)
 	jt_parse_results(ktap_parse, big, n, &r, 0);
 	jt_check_results(&r);
 	assert_true(jt_has_note(&r.notes, 2 * KTAP_DEPTH_MAX + 1, "deeper than"));
-	assert_int_equal(r.n, KTAP_DEPTH_MAX);
+	/* the deepest result is taken by the deepest level's plan */
+	assert_int_equal(r.n, KTAP_DEPTH_MAX + 1);
 	assert_string_equal(r.v[r.n - 1].path, "level0");
 	free(big);
 	job_results_release(&r);
@@ -843,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_console_prefixes),
 		cmocka_unit_test(test_kernel_panic),
 		cmocka_unit_test(test_subtest_without_plan),
+		cmocka_unit_test(test_deeper_results),
 		cmocka_unit_test(test_directives),
 		cmocka_unit_test(test_runner_exit_codes),
 		cmocka_unit_test(test_missing_and_trailing_plans),
