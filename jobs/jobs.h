@@ -126,9 +126,11 @@ json_t *job_samples_json(const struct job_samples *s);
 /* ---- KTAP v1 and TAP 13 (jobs/ktap.c) ----
  * Version lines, plans (also "1..0 # SKIP why" and trailing plans), "ok" /
  * "not ok" N [- ]name [# DIRECTIVE reason] with SKIP, TODO, XFAIL, TIMEOUT,
- * ERROR (any case), "Bail out!", nested subtests at any depth up to
- * KTAP_DEPTH_MAX: indented KTAP (any consistent indentation, one level per
- * version or plan line) and kselftest's "# " prefixed nesting. Diagnostic
+ * ERROR (any case), "Bail out!", nested subtests: indented KTAP (any
+ * consistent indentation, one level per version, plan or "# Subtest:"
+ * line; results indented deeper than their plan are its) and kselftest's
+ * "# " prefixed nesting; past KTAP_DEPTH_MAX levels results are kept under
+ * the deepest level (a note says so). Diagnostic
  * and unknown lines never change results. kselftest runner framing:
  * "selftests: net: foo.sh" names the test "net/foo.sh", "# selftests: ..."
  * names a test that started, "exit=4" is a skip and "exit=124" a timeout.

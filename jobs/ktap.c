@@ -21,6 +21,8 @@
 #define PREFIX_MAX 128          /* bytes of blanks and "# " before a line's text */
 #define NUMBER_DIGITS 9         /* test numbers and plans up to 999999999 */
 #define CONSOLE_MAX 64          /* bytes of a console prefix learned from a version line */
+#define OV_ROWS 1               /* ovf[]: results at this prefix length past the cap */
+#define OV_BAD 2                /* ... and one of their test cases did not pass */
 
 struct level {
 	char prefix[PREFIX_MAX + 1];
@@ -45,6 +47,9 @@ struct ktap {
 	int depth;              /* levels open; lv[depth - 1] is the deepest */
 	int full;               /* r is full: no more rows, only naming */
 	int oom;
+	int ov, ov_noted;       /* lines nested past KTAP_DEPTH_MAX under lv[depth - 1] */
+	size_t ov_start;        /* their first row */
+	unsigned char ovf[PREFIX_MAX + 1];   /* OV_* by prefix length, see overflow_result */
 	size_t lineno;
 	char *crash;                 /* the panic that ends the open documents now */
 	char console[CONSOLE_MAX];   /* the prefix before the version line, taken off */
@@ -357,13 +362,26 @@ static void level_reset(struct level *l)
 	l->last = 0;
 }
 
+/* Levels past the cap end with the deepest level's test */
+static void overflow_end(struct ktap *k)
+{
+	k->ov = 0;
+	memset(k->ovf, 0, sizeof(k->ovf));
+}
+
 static struct level *open_level(struct ktap *k, const char *prefix, size_t plen)
 {
 	struct level *l;
 
 	if (k->depth >= KTAP_DEPTH_MAX) {
-		if (job_note(&k->r->notes, k->lineno, "subtests nested deeper than %d levels ignored",
-			     KTAP_DEPTH_MAX) < 0)
+		if (!k->ov) {
+			k->ov = 1;
+			k->ov_start = k->r->n;
+		}
+		if (!k->ov_noted++ &&
+		    job_note(&k->r->notes, k->lineno, "subtests nested deeper than %d levels: "
+			     "their results are kept under level %d, their plans not checked",
+			     KTAP_DEPTH_MAX, KTAP_DEPTH_MAX) < 0)
 			k->oom = 1;
 		return NULL;
 	}
@@ -469,6 +487,8 @@ static void pop_level(struct ktap *k, const char *name, size_t *sub, int *bad)
 		p->hint = NULL;
 	}
 	level_reset(l);
+	if (k->depth == KTAP_DEPTH_MAX)
+		overflow_end(k);
 	k->depth--;
 }
 
@@ -498,6 +518,8 @@ static void end_all(struct ktap *k, const char *what)
 static void restart_level(struct ktap *k, int d)
 {
 	pop_to(k, d);
+	if (d == KTAP_DEPTH_MAX - 1)
+		overflow_end(k);
 	end_doc(k, d);
 	level_reset(&k->lv[d]);
 	k->lv[d].open_line = k->lineno;
@@ -763,12 +785,82 @@ static int deeper_result(const struct ktap *k, const char *p, size_t pl, long nu
 	return 1;
 }
 
-static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap_result *t)
+/* The status, name and reason a result line gives; 0, or -1 when memory
+ * ran out (k->oom set) */
+static int read_result(struct ktap *k, const struct tap_result *t, enum job_status *st,
+		       char **name, char **reason)
 {
-	enum job_status st = t->ok ? JOB_PASS : JOB_FAIL;
 	const char *why = t->dir;
 	size_t whylen = t->dirlen, i = 0;
-	char *name = NULL, *reason = NULL, numname[32];
+	char numname[32];
+
+	*st = t->ok ? JOB_PASS : JOB_FAIL;
+	*reason = NULL;
+	/* status and reason from the directive */
+	if (why) {
+		skip_blanks(why, whylen, &i);
+		for (size_t j = 0; j < sizeof(directives) / sizeof(directives[0]); j++) {
+			if (word_is(why + i, whylen - i, directives[j].word)) {
+				*st = t->ok ? directives[j].ok : directives[j].not_ok;
+				i += strlen(directives[j].word);
+				while (i < whylen && (is_blank(why[i]) || why[i] == ':'))
+					i++;
+				break;
+			}
+		}
+		why += i;
+		whylen -= i;
+	}
+	/* the name; the runner's "selftests: dir: test" is "dir/test" */
+	*name = runner_name(k, t->desc, t->dlen);
+	if (*name && !t->ok && *st == JOB_FAIL) {
+		if (whylen == 6 && !memcmp(why, "exit=4", 6))
+			*st = JOB_SKIP;             /* KSFT_SKIP */
+		else if (whylen == 8 && !memcmp(why, "exit=124", 8))
+			*st = JOB_TIMEOUT;          /* timeout(1)'s status */
+	}
+	if (!*name && !k->oom)
+		*name = dup_clean(k, t->desc, t->dlen, JOB_NAME_MAX);
+	if (*name && !**name) {
+		free(*name);
+		snprintf(numname, sizeof(numname), "#%ld", t->num);
+		*name = strdup(numname);
+		if (!*name)
+			k->oom = 1;
+	}
+	if (*name && whylen)
+		*reason = dup_clean(k, why, whylen, JOB_REASON_MAX);
+	return *name ? 0 : -1;
+}
+
+/* A result nested past KTAP_DEPTH_MAX levels: a row under the deepest
+ * level, its parents past the cap left out of its name and its plan not
+ * checked, but counted with what its subtests did (ovf, by prefix length:
+ * subtests are deeper), so a failing test case is never lost */
+static void overflow_result(struct ktap *k, size_t pl, const struct tap_result *t)
+{
+	unsigned char sub = 0;
+	enum job_status st;
+	char *name, *reason;
+	size_t n = k->r->n;
+
+	if (read_result(k, t, &st, &name, &reason) < 0)
+		return;
+	for (size_t j = pl + 1; j <= PREFIX_MAX; j++) {
+		sub |= k->ovf[j];
+		k->ovf[j] = 0;
+	}
+	add_test(k, k->depth - 1, name, st, reason, k->lineno, sub & OV_ROWS, !!(sub & OV_BAD));
+	if (k->r->n > n)
+		k->ovf[pl] |= OV_ROWS | ((sub & OV_BAD) || !status_ok(st) ? OV_BAD : 0);
+	free(name);
+	free(reason);
+}
+
+static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap_result *t)
+{
+	enum job_status st;
+	char *name, *reason;
 	struct level *l;
 	size_t sub = 0;
 	int d, bad = 0;
@@ -780,6 +872,10 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 			return;
 		d = 0;
 	} else if ((d = level_at(k, p, pl)) < 0) {
+		if (k->ov && extends_deepest(k, p, pl)) {
+			overflow_result(k, pl, t);
+			return;
+		}
 		/* no version or plan line opened a level here: a test's own text
 		 * that happens to read "ok 1 ..." (kselftest prints a plan even
 		 * when KSFT_TAP_LEVEL hides the version line) */
@@ -788,44 +884,8 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 		d = k->depth - 1;
 	}
 	l = &k->lv[d];
-	/* status and reason from the directive */
-	if (why) {
-		skip_blanks(why, whylen, &i);
-		for (size_t j = 0; j < sizeof(directives) / sizeof(directives[0]); j++) {
-			if (word_is(why + i, whylen - i, directives[j].word)) {
-				st = t->ok ? directives[j].ok : directives[j].not_ok;
-				i += strlen(directives[j].word);
-				while (i < whylen && (is_blank(why[i]) || why[i] == ':'))
-					i++;
-				break;
-			}
-		}
-		why += i;
-		whylen -= i;
-	}
-	/* the name; the runner's "selftests: dir: test" is "dir/test" */
-	name = runner_name(k, t->desc, t->dlen);
-	if (name && !t->ok && st == JOB_FAIL) {
-		if (whylen == 6 && !memcmp(why, "exit=4", 6))
-			st = JOB_SKIP;              /* KSFT_SKIP */
-		else if (whylen == 8 && !memcmp(why, "exit=124", 8))
-			st = JOB_TIMEOUT;           /* timeout(1)'s status */
-	}
-	if (!name && !k->oom)
-		name = dup_clean(k, t->desc, t->dlen, JOB_NAME_MAX);
-	if (!name)
+	if (read_result(k, t, &st, &name, &reason) < 0)
 		return;
-	if (!*name) {
-		free(name);
-		snprintf(numname, sizeof(numname), "#%ld", t->num);
-		name = strdup(numname);
-		if (!name) {
-			k->oom = 1;
-			return;
-		}
-	}
-	if (whylen)
-		reason = dup_clean(k, why, whylen, JOB_REASON_MAX);
 	/* levels below d are this test's subtests */
 	pop_to(k, d + 1);
 	if (k->depth - 1 == d + 1) {
@@ -837,8 +897,15 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 			c->skip_reason = NULL;
 		}
 		pop_level(k, name, &sub, &bad);
+	} else if (k->ov && d == k->depth - 1) {
+		/* its subtests were nested past the cap */
+		sub = k->r->n - k->ov_start;
+		for (size_t j = 0; j <= PREFIX_MAX; j++)
+			bad |= k->ovf[j] & OV_BAD;
+		prefix_rows(k, k->ov_start, name);
+		overflow_end(k);
 	}
-	add_test(k, d, name, st, reason, k->lineno, sub, bad);
+	add_test(k, d, name, st, reason, k->lineno, sub, !!bad);
 	mark_seen(k, l, t->num);
 	free(l->hint);
 	l->hint = NULL;

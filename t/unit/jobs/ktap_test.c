@@ -745,9 +745,13 @@ static void test_bounds(void **state)
 	jt_parse_results(ktap_parse, big, n, &r, 0);
 	jt_check_results(&r);
 	assert_true(jt_has_note(&r.notes, 2 * KTAP_DEPTH_MAX + 1, "deeper than"));
-	/* the deepest result is taken by the deepest level's plan */
-	assert_int_equal(r.n, KTAP_DEPTH_MAX + 1);
+	assert_int_equal(r.notes.n, 1);
+	/* every result kept, those past the cap under the deepest level */
+	assert_int_equal(r.n, 40);
 	assert_string_equal(r.v[r.n - 1].path, "level0");
+	assert_true(!strcmp(r.v[0].path + strlen(r.v[0].path) - strlen("level15/level39"),
+			    "level15/level39"));
+	expect_tests(&r, 1, 0, 0, 0, 0, 0, 0);
 	free(big);
 	job_results_release(&r);
 
@@ -777,6 +781,52 @@ static void test_bounds(void **state)
 	assert_int_equal(strlen(r.v[1].reason), JOB_REASON_MAX);
 	jt_expect(&r, "#3", JOB_MISSING, "not reported (plan 1..3)");
 	free(big);
+	job_results_release(&r);
+}
+
+/* Past KTAP_DEPTH_MAX levels a failing test case under passing parents is
+ * kept and counted; so is a failing parent over passing subtests there */
+static void test_depth_overflow(void **state)
+{
+	struct job_results r;
+	char *in;
+	size_t n;
+	FILE *f = open_memstream(&in, &n);
+
+	(void)state;
+	assert_non_null(f);
+	for (int d = 0; d < 20; d++)
+		fprintf(f, "%*sKTAP version 1\n%*s1..2\n", d * 2, "", d * 2, "");
+	fprintf(f, "%*snot ok 1 leaf\n%*sok 2 other_leaf\n", 38, "", 38, "");
+	for (int d = 18; d >= 0; d--)
+		fprintf(f, "%*sok 1 level%d\n%*sok 2 sibling%d\n", d * 2, "", d, d * 2, "", d);
+	fclose(f);
+	jt_parse_results(ktap_parse, in, n, &r, 0);
+	jt_check_results(&r);
+	assert_int_equal(r.n, 2 + 19 * 2);
+	jt_expect(&r, "level0/level1/level2/level3/level4/level5/level6/level7/level8/level9/"
+		  "level10/level11/level12/level13/level14/level15/leaf", JOB_FAIL, NULL);
+	jt_expect(&r, "level0/level1/level2/level3/level4/level5/level6/level7/level8/level9/"
+		  "level10/level11/level12/level13/level14/level15/level16", JOB_PASS, NULL);
+	/* the leaves: 2 at the bottom, a sibling at each of the 19 levels above */
+	expect_tests(&r, 20, 1, 0, 0, 0, 0, 0);
+	/* the plans of levels within the cap are still checked */
+	jt_expect_counts(&r, 39, 1, 0, 0, 0, 0, 0);
+	free(in);
+	job_results_release(&r);
+
+	f = open_memstream(&in, &n);
+	assert_non_null(f);
+	for (int d = 0; d < 18; d++)
+		fprintf(f, "%*sKTAP version 1\n%*s1..1\n", d * 2, "", d * 2, "");
+	fprintf(f, "%*sok 1 leaf\n%*snot ok 1 level16\n", 34, "", 32, "");
+	for (int d = 15; d >= 0; d--)
+		fprintf(f, "%*sok 1 level%d\n", d * 2, "", d);
+	fclose(f);
+	jt_parse_results(ktap_parse, in, n, &r, 0);
+	jt_check_results(&r);
+	expect_tests(&r, 1, 1, 0, 0, 0, 0, 0);
+	free(in);
 	job_results_release(&r);
 }
 
@@ -900,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_line_endings_and_empty),
 		cmocka_unit_test(test_binary_and_utf8),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_depth_overflow),
 		cmocka_unit_test(test_path_bound),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_append),
