@@ -28,6 +28,7 @@ struct level {
 	char prefix[PREFIX_MAX + 1];
 	size_t plen;
 	size_t start;           /* first row of this level (and its subtests) in r */
+	size_t doc_start;       /* first row of its current document */
 	size_t open_line;
 	long plan;              /* -1: no plan (yet) */
 	size_t plan_line;
@@ -39,6 +40,7 @@ struct level {
 	char *skip_reason;      /* from "1..0 # SKIP why" */
 	char *bail;             /* "Bail out! why" */
 	int bad;                /* a test case in its rows did not pass */
+	int skipped;            /* its plan said "# SKIP" */
 };
 
 struct ktap {
@@ -47,6 +49,7 @@ struct ktap {
 	int depth;              /* levels open; lv[depth - 1] is the deepest */
 	int full;               /* r is full: no more rows, only naming */
 	int oom;
+	int seen;               /* a level was opened: the output has TAP */
 	int ov, ov_noted;       /* lines nested past KTAP_DEPTH_MAX under lv[depth - 1] */
 	size_t ov_start;        /* their first row */
 	unsigned char ovf[PREFIX_MAX + 1];   /* OV_* by prefix length, see overflow_result */
@@ -360,6 +363,7 @@ static void level_reset(struct level *l)
 	l->plan = -1;
 	l->plan_line = 0;
 	l->last = 0;
+	l->skipped = 0;
 }
 
 /* Levels past the cap end with the deepest level's test */
@@ -390,9 +394,10 @@ static struct level *open_level(struct ktap *k, const char *prefix, size_t plen)
 	memcpy(l->prefix, prefix, plen);
 	l->prefix[plen] = '\0';
 	l->plen = plen;
-	l->start = k->r->n;
+	l->start = l->doc_start = k->r->n;
 	l->open_line = k->lineno;
 	l->plan = -1;
+	k->seen = 1;
 	return l;
 }
 
@@ -459,6 +464,29 @@ static void end_doc(struct ktap *k, int d)
 	}
 }
 
+/* The document at level d ended without a row: no tests ran in it (as
+ * kunit_tool says). A kselftest's "1..0 # SKIP why" under its parent is a
+ * skip that the parent's row tells; the whole output skipping is noted. */
+static void note_no_tests(struct ktap *k, int d, const char *name)
+{
+	const struct level *l = &k->lv[d];
+	int rc;
+
+	if (k->full || k->r->n > l->doc_start || (d && l->skipped))
+		return;
+	if (!name && d)
+		name = k->lv[d - 1].hint;
+	if (l->skipped)
+		rc = job_note(&k->r->notes, l->open_line, "no tests run (SKIP%s%s)",
+			      l->skip_reason ? " " : "", l->skip_reason ? l->skip_reason : "");
+	else if (name)
+		rc = job_note(&k->r->notes, l->open_line, "'%s': no tests run", name);
+	else
+		rc = job_note(&k->r->notes, l->open_line, "no tests run");
+	if (rc < 0)
+		k->oom = 1;
+}
+
 /* Closes the deepest level. Its rows become subtests of name, the parent's
  * result that the caller adds next with *sub (the rows of its subtests) and
  * *bad (one of them did not pass); with name NULL the parent never
@@ -468,6 +496,7 @@ static void pop_level(struct ktap *k, const char *name, size_t *sub, int *bad)
 	struct level *l = &k->lv[k->depth - 1];
 
 	end_doc(k, k->depth - 1);
+	note_no_tests(k, k->depth - 1, name);
 	*sub = k->r->n - l->start;
 	*bad = l->bad;
 	if (name) {
@@ -521,8 +550,10 @@ static void restart_level(struct ktap *k, int d)
 	if (d == KTAP_DEPTH_MAX - 1)
 		overflow_end(k);
 	end_doc(k, d);
+	note_no_tests(k, d, NULL);
 	level_reset(&k->lv[d]);
 	k->lv[d].open_line = k->lineno;
+	k->lv[d].doc_start = k->r->n;
 }
 
 /* ---- lines ---- */
@@ -625,6 +656,7 @@ static void on_plan(struct ktap *k, const char *p, size_t pl, long plan, const c
 		skip_blanks(dir, dlen, &i);
 		if (word_is(dir + i, dlen - i, "SKIP")) {
 			i += 4;
+			l->skipped = 1;
 			free(l->skip_reason);
 			l->skip_reason = dlen > i ? dup_clean(k, dir + i, dlen - i, JOB_REASON_MAX) : NULL;
 		}
@@ -982,6 +1014,9 @@ int ktap_parse(const char *data, size_t len, struct job_results *r)
 	/* the end of the output: what is still open never reported */
 	if (!k->oom)
 		end_all(k, "output cut off");
+	if (!k->seen && !k->oom &&
+	    job_note(&r->notes, 0, "no KTAP or TAP output: no version line, plan or result") < 0)
+		k->oom = 1;
 	rc = k->oom ? -1 : 0;
 	while (k->depth > 0)
 		level_reset(&k->lv[--k->depth]);

@@ -540,6 +540,66 @@ static void test_parent_failure_counts(void **state)
 	job_results_release(&r);
 }
 
+/* Nothing to count says so (kunit_tool: no KTAP output is
+ * FAILURE_TO_PARSE_TESTS, a plan of 0 is NO_TESTS, a "# Subtest:" without
+ * tests is NO_TESTS; each an error) */
+static void test_no_tests(void **state)
+{
+	struct job_results r;
+
+	(void)state;
+	/* test_no_header, test_no_kunit_output */
+	parse_str("Linux version 6.9.0\nKernel command line: console=ttyS0\n"
+		  "Run /init as init process\n", &r);
+	assert_int_equal(r.n, 0);
+	assert_true(jt_has_note(&r.notes, 0, "no KTAP or TAP output"));
+	job_results_release(&r);
+	parse_str("", &r);
+	assert_true(jt_has_note(&r.notes, 0, "no KTAP or TAP output"));
+	job_results_release(&r);
+
+	/* test_no_tests: a version line and a plan of none */
+	parse_str("KTAP version 1\n1..0\n", &r);
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.notes.n, 1);
+	assert_true(jt_has_note(&r.notes, 1, "no tests run"));
+	job_results_release(&r);
+	parse_str("TAP version 13\n", &r);
+	assert_true(jt_has_note(&r.notes, 1, "no tests run"));
+	job_results_release(&r);
+	/* the second of two documents ran none */
+	parse_str("TAP version 13\n1..1\nok 1 a\nTAP version 13\n1..0\n", &r);
+	assert_int_equal(r.notes.n, 1);
+	assert_true(jt_has_note(&r.notes, 4, "no tests run"));
+	job_results_release(&r);
+	/* a whole output that skips says why, as a note: it has no row */
+	parse_str("TAP version 13\n1..0 # SKIP not on this arch\n", &r);
+	assert_true(jt_has_note(&r.notes, 1, "no tests run (SKIP not on this arch)"));
+	job_results_release(&r);
+
+	/* test_no_tests_no_plan: a test case announced as a suite of none
+	 * (kunit_tool: passed 1, errors 1) */
+	parse_str("KTAP version 1\n1..1\n"
+		  "  # Subtest: suite\n  1..1\n"
+		  "    # Subtest: case\n"
+		  "  ok 1 - case\n"
+		  "ok 1 - suite\n", &r);
+	jt_expect(&r, "suite/case", JOB_PASS, NULL);
+	jt_expect(&r, "suite", JOB_PASS, NULL);
+	expect_tests(&r, 1, 0, 0, 0, 0, 0, 0);
+	assert_int_equal(r.notes.n, 1);
+	assert_true(jt_has_note(&r.notes, 5, "'case': no tests run"));
+	job_results_release(&r);
+
+	/* a kselftest that skips as a whole ("1..0 # SKIP why" under the
+	 * runner) is a skip, its parent's row says why: no note */
+	parse_str("TAP version 13\n1..1\n# selftests: a: b\n# TAP version 13\n"
+		  "# 1..0 # SKIP no device\nok 1 selftests: a: b # SKIP\n", &r);
+	jt_expect(&r, "a/b", JOB_SKIP, "no device");
+	assert_int_equal(r.notes.n, 0);
+	job_results_release(&r);
+}
+
 /* Output cut off at the end of the file */
 static void test_truncated_nested(void **state)
 {
@@ -944,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(test_runner_exit_codes),
 		cmocka_unit_test(test_missing_and_trailing_plans),
 		cmocka_unit_test(test_parent_failure_counts),
+		cmocka_unit_test(test_no_tests),
 		cmocka_unit_test(test_truncated_nested),
 		cmocka_unit_test(test_every_cut),
 		cmocka_unit_test(test_unknown_lines),
