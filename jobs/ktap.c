@@ -530,7 +530,7 @@ static void pop_to(struct ktap *k, int d)
 		pop_level(k, NULL, &sub, &bad);
 }
 
-/* The output ends here (what: "kernel panic", "output cut off"): every
+/* The output ends here (what: "kernel panic", "output ended"): every
  * open document ends, and a note says how many tests never reported */
 static void end_all(struct ktap *k, const char *what)
 {
@@ -1013,7 +1013,7 @@ int ktap_parse(const char *data, size_t len, struct job_results *r)
 		k->oom = 1;
 	/* the end of the output: what is still open never reported */
 	if (!k->oom)
-		end_all(k, "output cut off");
+		end_all(k, "output ended");
 	if (!k->seen && !k->oom &&
 	    job_note(&r->notes, 0, "no KTAP or TAP output: no version line, plan or result") < 0)
 		k->oom = 1;

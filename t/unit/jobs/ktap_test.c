@@ -600,6 +600,73 @@ static void test_no_tests(void **state)
 	job_results_release(&r);
 }
 
+/* More of kunit_tool_test.py's shapes, with its counts (r->tests) */
+static void test_kunit_tool_shapes(void **state)
+{
+	struct job_results r;
+
+	(void)state;
+	/* test_skipped_test: SUCCESS, passed 4, skipped 1 */
+	parse_str("TAP version 14\n1..2\n"
+		  "    # Subtest: strbuf_test\n    1..3\n"
+		  "    ok 1 - strbuf_new\n    ok 2 - strbuf_grow\n    ok 3 - strbuf_free\n"
+		  "ok 1 - strbuf_test\n"
+		  "    # Subtest: demo\n    1..2\n    # demo_plain: initializing\n"
+		  "    ok 1 - demo_plain\n    ok 2 - demo_skipped # SKIP not on this config\n"
+		  "ok 2 - demo\n", &r);
+	jt_expect(&r, "demo/demo_skipped", JOB_SKIP, "not on this config");
+	expect_tests(&r, 4, 0, 1, 0, 0, 0, 0);
+	assert_int_equal(r.notes.n, 0);
+	job_results_release(&r);
+
+	/* test_skipped_all_tests: SKIPPED, skipped 5 */
+	parse_str("TAP version 14\n1..2\n"
+		  "    # Subtest: strbuf_test\n    1..3\n"
+		  "    ok 1 - strbuf_new # SKIP all skipped\n"
+		  "    ok 2 - strbuf_grow # SKIP all skipped\n"
+		  "    ok 3 - strbuf_free # SKIP all skipped\n"
+		  "ok 1 - strbuf_test # SKIP\n"
+		  "    # Subtest: demo\n    1..2\n"
+		  "    ok 1 - demo_plain # SKIP all skipped\n"
+		  "    ok 2 - demo_skipped # SKIP all skipped\n"
+		  "ok 2 - demo # SKIP\n", &r);
+	expect_tests(&r, 0, 0, 5, 0, 0, 0, 0);
+	jt_expect_counts(&r, 0, 0, 7, 0, 0, 0, 0);
+	job_results_release(&r);
+
+	/* test_kselftest_nested: SUCCESS, no error; 2 tests of 2 subtests */
+	parse_str("TAP version 13\n1..2\n"
+		  "# selftests: futex: futex_wait\n# TAP version 13\n# 1..2\n"
+		  "# ok 1 wait with timeout\n# ok 2 wait on a changed value\n"
+		  "ok 1 selftests: futex: futex_wait\n"
+		  "# selftests: futex: futex_requeue\n# TAP version 13\n# 1..2\n"
+		  "# ok 1 requeue one\n# ok 2 requeue many\n"
+		  "ok 2 selftests: futex: futex_requeue\n", &r);
+	jt_expect(&r, "futex/futex_requeue/requeue many", JOB_PASS, NULL);
+	expect_tests(&r, 4, 0, 0, 0, 0, 0, 0);
+	assert_int_equal(r.notes.n, 0);
+	job_results_release(&r);
+
+	/* test_parse_attributes: passed 1, no error; "# module:" and
+	 * "# test.speed:" are diagnostics */
+	parse_str("KTAP version 1\n1..1\n  KTAP version 1\n  # Subtest: suite\n"
+		  "  # module: demo\n  1..1\n  # test.speed: slow\n  ok 1 case\nok 1 suite", &r);
+	jt_expect(&r, "suite/case", JOB_PASS, NULL);
+	expect_tests(&r, 1, 0, 0, 0, 0, 0, 0);
+	assert_int_equal(r.notes.n, 0);
+	job_results_release(&r);
+
+	/* test_parse_late_test_plan: kunit_tool counts passed 1, crashed 1 and
+	 * an error. kfleet differs on purpose: the trailing plan promised 4
+	 * tests, so each of the 3 never reported is a missing row of its own
+	 * number, as the results table and the pass/fail diff want them */
+	parse_str("TAP version 13\nok 4 test4\n1..4\n", &r);
+	expect_tests(&r, 1, 0, 0, 0, 0, 0, 3);
+	jt_expect(&r, "#1", JOB_MISSING, "not reported (plan 1..4)");
+	assert_true(jt_has_note(&r.notes, 3, "output ended: 3 tests never reported"));
+	job_results_release(&r);
+}
+
 /* Output cut off at the end of the file */
 static void test_truncated_nested(void **state)
 {
@@ -625,7 +692,7 @@ static void test_truncated_nested(void **state)
 	jt_expect_counts(&r, 1, 0, 0, 0, 0, 0, 6);
 	expect_tests(&r, 1, 0, 0, 0, 0, 0, 4);
 	/* and a note says the output was cut off, on its last line */
-	assert_true(jt_has_note(&r.notes, 8, "output cut off: 6 tests never reported"));
+	assert_true(jt_has_note(&r.notes, 8, "output ended: 6 tests never reported"));
 	job_results_release(&r);
 
 	/* cut in the middle of a result line: the half line is a result */
@@ -964,7 +1031,7 @@ static void test_json(void **state)
 	row = json_array_get(json_object_get(j, "notes"), 0);
 	assert_int_equal(json_integer_value(json_object_get(row, "line")), 3);
 	assert_string_equal(json_string_value(json_object_get(row, "what")),
-			    "output cut off: 1 test never reported");
+			    "output ended: 1 test never reported");
 	json_decref(j);
 	job_results_release(&r);
 }
@@ -1005,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_missing_and_trailing_plans),
 		cmocka_unit_test(test_parent_failure_counts),
 		cmocka_unit_test(test_no_tests),
+		cmocka_unit_test(test_kunit_tool_shapes),
 		cmocka_unit_test(test_truncated_nested),
 		cmocka_unit_test(test_every_cut),
 		cmocka_unit_test(test_unknown_lines),
