@@ -131,7 +131,12 @@ json_t *job_samples_json(const struct job_samples *s);
  * line; results indented deeper than their plan are its) and kselftest's
  * "# " prefixed nesting; past KTAP_DEPTH_MAX levels results are kept under
  * the deepest level (a note says so). Diagnostic
- * and unknown lines never change results. kselftest runner framing:
+ * and unknown lines never change results. A console's prefix is read past:
+ * printk's time and caller id ("[    0.06][    T1] "), "<6>", or the text
+ * before the first version line. "Kernel panic - not syncing" ends the
+ * open documents there. Notes: no TAP at all, a document that ran no
+ * tests, tests never reported at a panic or the output's end, nesting
+ * past the cap. kselftest runner framing:
  * "selftests: net: foo.sh" names the test "net/foo.sh", "# selftests: ..."
  * names a test that started, "exit=4" is a skip and "exit=124" a timeout.
  * A test planned or started but never reported (a crash, a cut-off output)

@@ -382,11 +382,13 @@ static struct level *open_level(struct ktap *k, const char *prefix, size_t plen)
 			k->ov = 1;
 			k->ov_start = k->r->n;
 		}
-		if (!k->ov_noted++ &&
-		    job_note(&k->r->notes, k->lineno, "subtests nested deeper than %d levels: "
-			     "their results are kept under level %d, their plans not checked",
-			     KTAP_DEPTH_MAX, KTAP_DEPTH_MAX) < 0)
-			k->oom = 1;
+		if (!k->ov_noted) {
+			k->ov_noted = 1;
+			if (job_note(&k->r->notes, k->lineno, "subtests nested deeper than %d "
+				     "levels: their results are kept under level %d, their plans "
+				     "not checked", KTAP_DEPTH_MAX, KTAP_DEPTH_MAX) < 0)
+				k->oom = 1;
+		}
 		return NULL;
 	}
 	l = &k->lv[k->depth++];
