@@ -1,8 +1,10 @@
 /* ktap.c: reads KTAP v1 and TAP 13 as kselftest and KUnit print them
  * (Documentation/dev-tools/ktap.rst, tools/testing/selftests/kselftest/
  * runner.sh) into one result row per test and subtest. A job's captured
- * output goes in; rows named "net/tcp_basic.sh/subtest" come out for the
- * results table, with "missing" rows for what a crash left unreported. */
+ * output or a console log goes in; rows named "net/tcp_basic.sh/subtest"
+ * come out for the results table, with "missing" rows for what a crash left
+ * unreported, and the test cases counted as kunit_tool counts them
+ * (tools/testing/kunit/kunit_parser.py, the reference for real logs). */
 #include "jobs/jobsint.h"
 
 #include <stdio.h>
@@ -54,9 +56,9 @@ struct ktap {
 	size_t ov_start;        /* their first row */
 	unsigned char ovf[PREFIX_MAX + 1];   /* OV_* by prefix length, see overflow_result */
 	size_t lineno;
-	char *crash;                 /* the panic that ends the open documents now */
-	char console[CONSOLE_MAX];   /* the prefix before the version line, taken off */
-	size_t clen;                 /* the lines that start with it; 0: none */
+	char *crash;            /* the panic that ends the open documents now */
+	char console[CONSOLE_MAX];   /* the prefix before the first version line, */
+	size_t clen;            /* taken off the lines that start with it; 0: none */
 };
 
 /* ---- small helpers ---- */
@@ -947,29 +949,32 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 	free(reason);
 }
 
+/* *s, *n: the line behind its console prefix (see printk_fields) */
+static void strip_console(struct ktap *k, const char **s, size_t *n)
+{
+	size_t pl = printk_fields(*s, *n);
+
+	*s += pl;
+	*n -= pl;
+	if (!k->depth && !console_at(k, *s, *n)) {
+		pl = line_prefix(*s, *n);
+		if (!is_version(*s + pl, *n - pl))
+			learn_console(k, *s, *n);
+	}
+	if (console_at(k, *s, *n)) {
+		*s += k->clen;
+		*n -= k->clen;
+	}
+}
+
 static void on_line(struct ktap *k, const char *s, size_t n)
 {
-	size_t pl = printk_fields(s, n);
 	struct tap_result t;
 	const char *x, *dir;
-	size_t xn, dlen;
+	size_t pl, xn, dlen;
 	long plan;
 
-	s += pl;
-	n -= pl;
-	if (console_at(k, s, n)) {
-		s += k->clen;
-		n -= k->clen;
-	} else if (!k->depth) {
-		pl = line_prefix(s, n);
-		if (!is_version(s + pl, n - pl)) {
-			learn_console(k, s, n);
-			if (console_at(k, s, n)) {
-				s += k->clen;
-				n -= k->clen;
-			}
-		}
-	}
+	strip_console(k, &s, &n);
 	pl = line_prefix(s, n);
 	x = s + pl;
 	xn = n - pl;
