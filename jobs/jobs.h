@@ -79,7 +79,10 @@ struct job_results {
 	struct job_result *v;   /* owned; v[0..n) */
 	size_t n, alloc;
 	size_t max;             /* rows kept at most */
-	size_t count[JOB_STATUS_COUNT];
+	size_t count[JOB_STATUS_COUNT];   /* rows: tests and their parents alike */
+	size_t tests[JOB_STATUS_COUNT];   /* test cases as kunit_tool counts them
+					   * (ktap_parse; 0 from the other parsers):
+					   * see ktap_parse() */
 	int truncated;          /* more rows than max: the rest were dropped */
 	struct job_notes notes;
 };
@@ -123,15 +126,27 @@ json_t *job_samples_json(const struct job_samples *s);
 /* ---- KTAP v1 and TAP 13 (jobs/ktap.c) ----
  * Version lines, plans (also "1..0 # SKIP why" and trailing plans), "ok" /
  * "not ok" N [- ]name [# DIRECTIVE reason] with SKIP, TODO, XFAIL, TIMEOUT,
- * ERROR (any case), "Bail out!", nested subtests at any depth up to
- * KTAP_DEPTH_MAX: indented KTAP (any consistent indentation, one level per
- * version or plan line) and kselftest's "# " prefixed nesting. Diagnostic
- * and unknown lines never change results. kselftest runner framing:
+ * ERROR (any case), "Bail out!", nested subtests: indented KTAP (any
+ * consistent indentation, one level per version, plan or "# Subtest:"
+ * line; results indented deeper than their plan are its) and kselftest's
+ * "# " prefixed nesting; past KTAP_DEPTH_MAX levels results are kept under
+ * the deepest level (a note says so). Diagnostic
+ * and unknown lines never change results. A console's prefix is read past:
+ * printk's time and caller id ("[    0.06][    T1] "), "<6>", or the text
+ * before the first version line. "Kernel panic - not syncing" ends the
+ * open documents there. Notes: no TAP at all, a document that ran no
+ * tests, tests never reported at a panic or the output's end, nesting
+ * past the cap. kselftest runner framing:
  * "selftests: net: foo.sh" names the test "net/foo.sh", "# selftests: ..."
  * names a test that started, "exit=4" is a skip and "exit=124" a timeout.
  * A test planned or started but never reported (a crash, a cut-off output)
  * is JOB_MISSING, and so is the parent of subtests without its result line;
  * a test without a name is "#N". Subtests precede their parent in r.
+ * r->count counts rows, parents included; r->tests counts test cases as
+ * kunit_tool does: a row without subtests is one, a parent is the sum of
+ * its subtests, plus one of its own status when it did not pass (fail,
+ * error, timeout, missing) though none of its subtests failed, so a
+ * failure is in the counts whatever level reported it.
  * Returns 0, or -1 when out of memory (r holds what was parsed). */
 int ktap_parse(const char *data, size_t len, struct job_results *r);
 
