@@ -38,6 +38,18 @@ static void print_results(const struct job_results *r, const struct tprogs_summa
 	       r->count[JOB_SKIP], r->count[JOB_XFAIL], r->count[JOB_ERROR],
 	       r->count[JOB_TIMEOUT], r->count[JOB_MISSING],
 	       r->truncated ? " (truncated: more than the result limit)" : "");
+	{
+		size_t tests = 0;
+
+		for (int i = 0; i < JOB_STATUS_COUNT; i++)
+			tests += r->tests[i];
+		/* KTAP: the test cases as kunit_tool counts them (a suite is not one) */
+		if (tests)
+			printf("%zu test cases: %zu pass, %zu fail, %zu skip, %zu xfail, %zu error, "
+			       "%zu timeout, %zu missing\n", tests, r->tests[JOB_PASS],
+			       r->tests[JOB_FAIL], r->tests[JOB_SKIP], r->tests[JOB_XFAIL],
+			       r->tests[JOB_ERROR], r->tests[JOB_TIMEOUT], r->tests[JOB_MISSING]);
+	}
 	if (sum && sum->present) {
 		printf("test_progs summary: %ld", sum->passed);
 		if (sum->subtests_passed >= 0)

@@ -530,6 +530,24 @@ json_t *job_results_json(const struct job_results *r)
 	for (int i = 0; i < JOB_STATUS_COUNT; i++)
 		if (jset(c, status_names[i], json_integer((json_int_t)r->count[i])) < 0)
 			goto fail;
+	/* test cases as kunit_tool counts them (KTAP only), beside the rows */
+	{
+		size_t n = 0;
+
+		for (int i = 0; i < JOB_STATUS_COUNT; i++)
+			n += r->tests[i];
+		if (n) {
+			json_t *t = json_object();
+
+			for (int i = 0; t && i < JOB_STATUS_COUNT; i++)
+				if (jset(t, status_names[i], json_integer((json_int_t)r->tests[i])) < 0) {
+					json_decref(t);
+					t = NULL;
+				}
+			if (!t || jset(root, "tests", t) < 0)
+				goto fail;
+		}
+	}
 	if (json_object_set(root, "counts", c) < 0 ||
 	    jset(root, "truncated", json_boolean(r->truncated)) < 0 ||
 	    jset(root, "notes", notes_json(&r->notes)) < 0 ||

@@ -88,6 +88,8 @@ static void test_parse_ktap(void **state)
 
 	assert_int_equal(tu_run_captured(cli_parse, argv, 3, &out, &err), CLI_OK);
 	assert_non_null(strstr(out, "\n10 results: 5 pass, 3 fail, 2 skip"));
+	/* and the test cases as kunit_tool counts them, suites not among them */
+	assert_non_null(strstr(out, "\n6 test cases: 3 pass, 1 fail, 2 skip"));
 	tu_golden("cli/parse-ktap-spec.out", out, strlen(out));
 	free(out);
 	free(err);
@@ -96,6 +98,7 @@ static void test_parse_ktap(void **state)
 	assert_non_null(j);
 	assert_string_equal(json_string_value(json_object_get(j, "parser")), "ktap");
 	assert_true(json_is_array(json_object_get(j, "results")));
+	assert_true(json_is_object(json_object_get(j, "tests")));
 	json_decref(j);
 	free(out);
 	free(err);
