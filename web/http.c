@@ -55,6 +55,7 @@ static enum MHD_Result on_start(struct web *w, struct MHD_Connection *c, const c
 
 	if (!req)
 		return MHD_NO;
+	web_guard_request(&w->guard, c, 1);
 	buf_init(&req->body, max);
 	*con_cls = req;
 	/* a big upload only from a token holder, asked before it is sent */
@@ -91,8 +92,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct web *w = cls;
 	struct web_req *req = *con_cls;
 
+	web_guard_request(&w->guard, c, 0);
 	if (!req)
 		return;
 	buf_release(&req->body);
@@ -175,12 +178,16 @@ struct web *web_start(const struct web_opts *o, char **err)
 	key_made = 1;
 
 	start_msg[0] = '\0';
+	if (web_guard_start(&w->guard) < 0)
+		goto out;
 	w->mhd = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, w,
 				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, w,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)WEB_POOL_THREADS,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)256,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONN_MAX,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONN_PER_CLIENT,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+				  MHD_OPTION_NOTIFY_CONNECTION, web_guard_notify, &w->guard,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, w,
 				  MHD_OPTION_END);
 	if (!w->mhd) {
@@ -198,6 +205,7 @@ out:
 	if (msg[0]) {
 		*err = strdup(msg);
 		if (w) {
+			web_guard_stop(&w->guard);
 			if (key_made)
 				pthread_key_delete(w->db_key);
 			pthread_mutex_destroy(&w->submit_lock);
@@ -222,6 +230,7 @@ void web_stop(struct web *w)
 		return;
 	/* joins the server threads: no request uses a connection after this */
 	MHD_stop_daemon(w->mhd);
+	web_guard_stop(&w->guard);
 	for (size_t i = 0; i < w->ndbs; i++)
 		db_close(w->dbs[i]);
 	free(w->dbs);

@@ -27,6 +27,8 @@
 struct db;
 struct orch;
 
+#include "web/guard.h"
+
 struct web {
 	struct MHD_Daemon *mhd;
 	int port;
@@ -40,6 +42,7 @@ struct web {
 	struct db **dbs;               /* every connection opened, closed at web_stop */
 	size_t ndbs;
 	struct web_cache *cache;       /* cache.c: answers kept until their data change */
+	struct web_guard guard;        /* guard.c: a deadline for a request's headers */
 };
 
 /* One request being received (MHD's con_cls). */
