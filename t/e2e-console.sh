@@ -1,0 +1,24 @@
+#!/bin/sh
+# A guest's console as virtlogd writes it (rotated at 2 MiB, three old
+# files kept), on real guests: a flood of 12 MB ends the run as a console
+# flood at console_max (4 MiB here), with the boot log and the tail kept in
+# one console.log; a WARNING followed by 3 MB of output is still a crash.
+. "$(dirname "$0")/lib.sh"
+
+kf_config "console_max = 4M"
+check "kfleetd starts" kf_start
+flood=$(kf run --kernel "$KERNEL" --timeout 300 -- 'head -c 12000000 /dev/zero | tr "\0" x > /dev/console; sleep 5' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+late=$(kf run --kernel "$KERNEL" --timeout 300 -- 'echo "<4>WARNING: CPU: 0 PID: 1 at lib/late.c:1 late_fn+0x1/0x2" > /dev/kmsg; head -c 3000000 /dev/zero | tr "\0" y > /dev/console; sleep 1' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+check "two runs queued" test -n "$flood" -a -n "$late"
+kf_wait_state "$flood" done 400
+kf_wait_state "$late" done 400
+dir=$(kf_field "$flood" run_dir)
+check "flood: a console flood, not a timeout" equals "$(kf_field "$flood" outcome)" console-flood
+check "flood: ...saying the limit" contains "$(kf_field "$flood" detail)" "more than 4194304 bytes"
+check "flood: the boot log is kept" grep -q "Linux version" "$dir/console.log"
+check "flood: ...and a line says what was left out" grep -q "kfleet: the guest wrote [0-9]* bytes to its console" "$dir/console.log"
+check "flood: one file of at most about 4.5 MiB, no rotated ones left" sh -c "[ \$(stat -c %s '$dir/console.log') -lt 4800000 ] && ! ls '$dir'/console.log.* 2>/dev/null | grep -q ."
+check "late WARNING: a crash, seen past the rotation" equals "$(kf_field "$late" outcome)" crash
+check "late WARNING: ...the WARNING named" contains "$(kf_field "$late" detail)" "WARNING"
+kf_stop
+kf_done
