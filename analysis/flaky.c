@@ -92,3 +92,21 @@ void flaky_reason(const struct flaky_stats *s, char *out, size_t len)
 	snprintf(out, len, "%d flip%s in the last %d runs on the same kernel (%d of %d failed)",
 		 s->flips, s->flips == 1 ? "" : "s", s->runs, s->fails, s->runs);
 }
+
+int flaky_path_listed(char *const *paths, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strcmp(paths[mid], path);
+
+		if (!d)
+			return 1;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}

@@ -89,4 +89,8 @@ struct flaky_row {
  * most n runs and returns how many. */
 size_t flaky_collapse(const struct flaky_row *rows, size_t n, struct flaky_run *out);
 
+/* 1 when path is one of paths[0..n), sorted by strcmp (as
+ * db_quarantined_paths gives them), else 0 */
+int flaky_path_listed(char *const *paths, size_t n, const char *path);
+
 #endif

@@ -16,24 +16,6 @@
 
 #define REASON_MAX 128
 
-static int is_quarantined(char **paths, size_t n, const char *path)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {   /* paths are sorted (db_quarantined_paths) */
-		size_t mid = lo + (hi - lo) / 2;
-		int d = strcmp(paths[mid], path);
-
-		if (!d)
-			return 1;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
 /* Decides one test: rows v[0..n) (one path, by run); fills op (and its
  * reason in why) and returns 1 when the table changes or its counts do */
 static int decide_one(const struct run *r, const struct db_flaky_result *v, size_t n,
@@ -111,7 +93,7 @@ void quarantine_update(struct db *db, const struct run *r)
 		/* the last path of a truncated window may lack its newest rows */
 		if (truncated && j == n)
 			break;
-		nops += decide_one(r, &v[i], j - i, is_quarantined(qp, nq, v[i].path), rows, runs,
+		nops += decide_one(r, &v[i], j - i, flaky_path_listed(qp, nq, v[i].path), rows, runs,
 				   &ops[nops], why + nops * REASON_MAX);
 	}
 	if (db_quarantine_apply(db, &cell, r->id, ops, nops) < 0)

@@ -16,6 +16,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/cells.h"
+#include "analysis/flaky.h"
 #include "analysis/passfail.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -64,24 +65,6 @@ static int req_cell(const struct req *r, struct db_flaky_cell *cell)
 							r->runs[i].vcpus };
 			return 1;
 		}
-	return 0;
-}
-
-static int req_quarantined(const struct req *r, const char *path)
-{
-	size_t lo = 0, hi = r->nq;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int d = strcmp(r->qpaths[mid], path);
-
-		if (!d)
-			return 1;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return 0;
 }
 
@@ -225,7 +208,7 @@ static int req_passfail(struct db *db, struct req *r, struct passfail_table *t,
 				       !strcmp(rows[i].status, "error") ||
 				       !strcmp(rows[i].status, "timeout"))) {
 			any_fail[k] = 1;
-			if (!req_quarantined(r, rows[i].path))
+			if (!flaky_path_listed(r->qpaths, r->nq, rows[i].path))
 				counted_fail[k] = 1;
 		}
 	}

@@ -174,9 +174,23 @@ static void test_collapse(void **state)
 	assert_int_equal(flaky_verdict_of(NULL), -1);
 }
 
+static void test_path_listed(void **state)
+{
+	char *paths[] = { "a/x", "b/y", "b/z", "c" };
+
+	(void)state;
+	assert_true(flaky_path_listed(paths, 4, "a/x"));
+	assert_true(flaky_path_listed(paths, 4, "b/z"));
+	assert_true(flaky_path_listed(paths, 4, "c"));
+	assert_false(flaky_path_listed(paths, 4, "b"));
+	assert_false(flaky_path_listed(paths, 4, "d"));
+	assert_false(flaky_path_listed(paths, 0, "a/x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_listed),
 		cmocka_unit_test(test_flips_same_kernel),
 		cmocka_unit_test(test_quarantine_threshold),
 		cmocka_unit_test(test_release),
