@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/util.h"
@@ -46,6 +47,33 @@ int results_parse(const struct job_def *d, int64_t run_id, const char *outp,
 		jo->srows[i].seq = (int)jo->smp.v[i].seq;
 	}
 	return 0;
+}
+
+int orch_store_retry(struct orch *o, struct db *db, int64_t run_id, const char *what, int try)
+{
+	int stopping;
+
+	if (!o || !db_busy(db))
+		return 0;
+	pthread_mutex_lock(&o->lock);
+	stopping = o->stopping;
+	pthread_mutex_unlock(&o->lock);
+	if (stopping)
+		return 0;   /* the restart's recovery retries the run */
+	if (try == 0)
+		log_warn("run %" PRId64 ": the database is locked by another process (%s): its %s "
+			 "is kept and stored once the lock is gone", run_id, db_errmsg(db), what);
+	/* the busy timeout waited 10 s already; then 1, 2, 4 ... 30 s more,
+	 * a second at a time so that a stop is not held up */
+	for (unsigned s = try < 5 ? 1u << try : 30; s; s--) {
+		sleep(1);
+		pthread_mutex_lock(&o->lock);
+		stopping = o->stopping;
+		pthread_mutex_unlock(&o->lock);
+		if (stopping)
+			return 0;
+	}
+	return 1;
 }
 
 void results_store(struct orch *o, struct db *db, int64_t run_id, const struct job_output *jo)
