@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/bare-qemu.py: boots a kernel and initrd with bare QEMU the way
 kfleet's domain XML does (same machine, CPU, memory, console and agent
-virtio-serial port), reads the agent channel from its socket, and prints
+virtio-serial port), reads the agent channel from its socket (and
+acknowledges the agent's exit frame, as kfleet does), and prints
 "hello_ms total_ms": QEMU start to the agent's HELLO frame, and to QEMU's
 exit. Used by bench/boot.sh as the baseline kfleet is measured against."""
 import os, socket, subprocess, sys, tempfile, time
@@ -35,7 +36,7 @@ while s is None and q.poll() is None:
     except OSError:
         s = None
         time.sleep(0.01)
-hello, data = None, b""
+hello, data, acked = None, b"", False
 while s is not None:
     chunk = s.recv(65536)
     if not chunk:
@@ -43,6 +44,11 @@ while s is not None:
     data += chunk
     if hello is None and b" hello " in data:
         hello = time.monotonic()
+    # as kfleet does (run.c, ack_exit): the agent waits for this, up to
+    # 10 s, before it powers the guest off
+    if not acked and b" exit " in data:
+        s.sendall(b"ack\n")
+        acked = True
 q.wait()
 t1 = time.monotonic()
 subprocess.run(["rm", "-rf", tmp])
