@@ -42,12 +42,18 @@ for _ in range(3000):
         s.connect(sys.argv[1]); break
     except OSError:
         time.sleep(0.01)
+data, acked = b"", False
 with open(sys.argv[2], "wb") as f:
     while True:
         b = s.recv(65536)
         if not b:
             break
         f.write(b)
+        data += b
+        # as kfleet does: the agent waits up to 10 s for this before poweroff
+        if not acked and b" exit " in data:
+            s.sendall(b"ack\n")
+            acked = True
 EOP
 }
 
