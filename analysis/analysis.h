@@ -72,6 +72,21 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 int stats_bootstrap_ratio(const double *base, size_t nb, const double *patched, size_t np,
 			  unsigned resamples, uint64_t seed, double *lo, double *hi);
 
+/* Student's t distribution with df degrees of freedom (df > 0, need not be
+ * whole): P(T <= t), and the t with P(T <= t) = p for p in (0, 1). NAN for
+ * arguments outside those ranges. */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
+
+/* Benjamini-Hochberg adjusted p-values (q-values) of p[0..n) into q[0..n)
+ * (q may be p): q_(k) = min over j >= k of p_(j) n' / j, at most 1, where
+ * p_(j) is the j-th smallest and n' the number of finite p-values; a p
+ * that is not finite gives q NAN and is not counted. Rejecting every q <
+ * alpha keeps the expected share of false discoveries at most alpha, and
+ * the chance of any when nothing changed (the family-wise error under the
+ * global null) at most alpha, for independent tests. 0, -1 memory. */
+int stats_bh_adjust(const double *p, size_t n, double *q);
+
 /* ---- compare.c: one metric, base vs patched, in one cell ---- */
 
 #define CMP_ALPHA         0.05   /* p below this is significant */
