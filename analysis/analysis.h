@@ -151,7 +151,7 @@ int cmp_verdict_parse(const char *s, enum cmp_verdict *out);
  *     from its side's median, and that the other runs make unlikely (a t
  *     test of it against them, p times the runs below CMP_OUTLIER_P), is
  *     flagged and left out of 3., unless that would leave out half of its
- *     side or more. Runs of normal noise are flagged with a chance of
+ *     side or more, or leave fewer than 3 of it. Runs of normal noise are flagged with a chance of
  *     about CMP_OUTLIER_P in all.
  *  3. Test: Student's two-sample t on the kept values (pooled variance,
  *     n_b + n_p - 2 df): the estimate d (the difference of means, as a

@@ -91,8 +91,10 @@ static int transform(struct work *w, const double *v[2], struct cmp_decision *d)
  * sqrt(1 + 1 / rest of its side)), with n_rest - 2 df; flagged when its
  * two-sided p times the runs there are is below CMP_OUTLIER_P, so that
  * runs of normal noise are flagged with a chance of about CMP_OUTLIER_P in
- * all. At most (n - 1) / 2 of a side, else none of it (no majority there
- * to call typical). */
+ * all. At most (n - 1) / 2 of a side and only with 3 of it left, else
+ * none of it (no majority there to call typical; and with 2 left, a
+ * normal run flagged by chance leaves a spread too small to trust, which
+ * at 3 runs a side raised A/A alarms to 1.5%). */
 static void flag_outliers(struct work *w, struct cmp_decision *d)
 {
 	size_t k = 0, rest[2] = { 0, 0 }, total = w->n[0] + w->n[1];
@@ -144,7 +146,7 @@ static void flag_outliers(struct work *w, struct cmp_decision *d)
 			w->out[s][i] = pv * (double)total < CMP_OUTLIER_P;
 			c += w->out[s][i];
 		}
-		if (c > (w->n[s] - 1) / 2) {
+		if (c > (w->n[s] - 1) / 2 || w->n[s] - c < 3) {
 			memset(w->out[s], 0, w->n[s]);
 			c = 0;
 		}
