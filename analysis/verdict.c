@@ -85,7 +85,9 @@ static int transform(struct work *w, const double *v[2], struct cmp_decision *d)
 
 /* 2. outliers, in two steps. Candidates: |x - median of its side| > K *
  * 1.4826 * MAD, the MAD of both sides' deviations from their own medians
- * together (robust, so that one wild run does not hide another). Each is
+ * together (robust, so that one wild run does not hide another; an odd
+ * side's median run left out of it), and as far from the other side's
+ * median. Each is
  * then confirmed against the runs that are not candidates, as a new run
  * would be: t = |x - mean of its side's rest| / (pooled SD of the rest *
  * sqrt(1 + 1 / rest of its side)), with n_rest - 2 df; flagged when its
@@ -104,9 +106,22 @@ static void flag_outliers(struct work *w, struct cmp_decision *d)
 		memcpy(w->tmp, w->x[s], w->n[s] * sizeof(double));
 		w->med[s] = median_sort(w->tmp, w->n[s]);
 	}
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 2; s++) {
+		size_t k0 = k;
+
 		for (size_t i = 0; i < w->n[s]; i++)
 			w->tmp[k++] = fabs(w->x[s][i] - w->med[s]);
+		/* an odd side's median is its own run: its deviation of 0 says
+		 * nothing of the spread and would pull the MAD down */
+		if (w->n[s] % 2 && w->n[s] > 1) {
+			size_t z = k0;
+
+			for (size_t i = k0; i < k; i++)
+				if (w->tmp[i] < w->tmp[z])
+					z = i;
+			w->tmp[z] = w->tmp[--k];
+		}
+	}
 	scale = 1.4826 * median_sort(w->tmp, k);
 	if (!(scale > 0))
 		return;   /* most runs agree exactly: nothing to measure outliers by */
