@@ -182,6 +182,7 @@ struct cmp_decision {
 				 * fraction: a change this big is called with 80%
 				 * chance at alpha; NAN when not tested */
 	double margin, alpha;
+	double z_alpha, z_equiv; /* normal quantiles runs_needed uses (computed once) */
 	size_t kept[2];         /* runs per side in the test */
 	size_t outliers[2];     /* runs per side flagged */
 	int runs_needed;        /* for CMP_UNCERTAIN, runs per side, at most

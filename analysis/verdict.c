@@ -42,6 +42,7 @@ struct work {
 	double *tmp;        /* nb + np */
 	size_t n[2];
 	double med[2];
+	double mb;          /* the base's median, as given */
 	unsigned char *out[2];
 };
 
@@ -73,7 +74,7 @@ static int transform(struct work *w, const double *v[2], struct cmp_decision *d)
 	if (!w->tmp)
 		return -1;
 	memcpy(w->tmp, v[0], w->n[0] * sizeof(double));
-	mb = median_sort(w->tmp, w->n[0]);
+	mb = w->mb = median_sort(w->tmp, w->n[0]);
 	d->log_scale = pos;
 	if (!pos && mb == 0)
 		return 1;
@@ -228,7 +229,7 @@ static int runs_needed(const struct cmp_decision *d, double diff)
 {
 	size_t have = d->kept[0] > d->kept[1] ? d->kept[0] : d->kept[1];
 	double m = d->log_scale ? log1p(d->margin) : d->margin;
-	double za = -stats_t_quantile(d->alpha / 2, 1e6), ze = -stats_t_quantile(CMP_EQUIV_ALPHA, 1e6);
+	double za = d->z_alpha, ze = d->z_equiv;
 	double n = INFINITY, s2 = d->sd * d->sd;
 
 	if (!d->tested || !(d->sd > 0))
@@ -276,7 +277,7 @@ int cmp_decide(const double *base, size_t nb, const double *patched, size_t np,
 {
 	const double *v[2] = { base, patched };
 	struct work w = { .n = { nb, np } };
-	int rc = -1, r, neg_base;
+	int rc = -1, r;
 
 	memset(d, 0, sizeof(*d));
 	d->p = d->ratio = d->ci_lo = d->ci_hi = d->df = d->sd = d->mdc = NAN;
@@ -286,14 +287,15 @@ int cmp_decide(const double *base, size_t nb, const double *patched, size_t np,
 	if (!side_ok(base, nb) || !side_ok(patched, np) || !(d->margin > 0) ||
 	    d->margin > CMP_MARGIN_MAX || !(d->alpha > 0 && d->alpha < 0.5))
 		return -1;
+	/* once here: a report settles every metric again after each add */
+	d->z_alpha = -stats_t_quantile(d->alpha / 2, 1e6);
+	d->z_equiv = -stats_t_quantile(CMP_EQUIV_ALPHA, 1e6);
 	r = transform(&w, v, d);
 	if (r < 0)
 		goto out;
 	if (r == 0) {
-		memcpy(w.tmp, base, nb * sizeof(double));
-		neg_base = median_sort(w.tmp, nb) < 0;
 		flag_outliers(&w, d);
-		t_test(&w, d, neg_base);
+		t_test(&w, d, w.mb < 0);
 	}
 	cmp_decision_settle(d, d->p, higher_better);
 	if (out_b)
