@@ -562,9 +562,9 @@ static void report_html(struct buf *b, const struct cell *c, const struct cmp_re
 		buf_puts(b, "</td></tr>\n");
 	}
 	buf_puts(b, "</tbody></table>\n");
-	buf_printf(b, "<p class=\"note\">better/worse: Student's t on the runs' logs, outlying runs "
+	buf_printf(b, "<p class=\"note\">better/worse: Student&#39;s t on the runs&#39; logs, outlying runs "
 		   "left out, Benjamini-Hochberg q &lt; %.2g across these %zu metrics (false "
-		   "alarms at most %.0f%% per table); no change: the ratio's 90%% interval within "
+		   "alarms at most %.0f%% per table); no change: the ratio&#39;s 90%% interval within "
 		   "the margin; uncertain: neither, with the runs per side that would settle it; "
 		   "can see: the least change these runs would call with 80%% chance</p>\n",
 		   CMP_ALPHA, rep->n, CMP_ALPHA * 100);
