@@ -1,9 +1,11 @@
 /* analysis.h: the statistics and before/after comparison core. The web
  * server (web/comparisons.c, web/request.c) reads metric samples of a base
  * and a patched side from the database, groups them (cells.h) and hands
- * them here; this part summarises each side, tests the difference
- * (Mann-Whitney U and a bootstrap interval of the ratio of medians),
- * gives a verdict that respects the metric's direction,
+ * them here; this part summarises each side, decides each metric
+ * (cmp_decide(): outlying runs flagged, Student's t on logs, no change
+ * only by equivalence within a margin), corrects across a report's
+ * metrics (Benjamini-Hochberg), gives a verdict that respects the
+ * metric's direction,
  * and renders the result as a plain table, markdown or JSON. It does no
  * I/O and keeps no state: the same samples always give the same output.
  *
@@ -72,15 +74,37 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 int stats_bootstrap_ratio(const double *base, size_t nb, const double *patched, size_t np,
 			  unsigned resamples, uint64_t seed, double *lo, double *hi);
 
-/* ---- compare.c: one metric, base vs patched, in one cell ---- */
+/* Student's t distribution with df degrees of freedom (df > 0, need not be
+ * whole): P(T <= t), and the t with P(T <= t) = p for p in (0, 1). NAN for
+ * arguments outside those ranges. */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
 
-#define CMP_ALPHA         0.05   /* p below this is significant */
-#define CMP_EQUIV         0.02   /* a ratio CI within [0.98, 1.02] is no change */
-#define CMP_MIN_N         5      /* runs per side for "p >= alpha" to mean no change */
+/* Benjamini-Hochberg adjusted p-values (q-values) of p[0..n) into q[0..n)
+ * (q may be p): q_(k) = min over j >= k of p_(j) n' / j, at most 1, where
+ * p_(j) is the j-th smallest and n' the number of finite p-values; a p
+ * that is not finite gives q NAN and is not counted. Rejecting every q <
+ * alpha keeps the expected share of false discoveries at most alpha, and
+ * the chance of any when nothing changed (the family-wise error under the
+ * global null) at most alpha, for independent tests. 0, -1 memory. */
+int stats_bh_adjust(const double *p, size_t n, double *q);
+
+/* ---- verdict.c and compare.c: one metric, base vs patched, in one cell ---- */
+
+#define CMP_ALPHA         0.01   /* better/worse: a (report-adjusted) p below this */
+#define CMP_EQUIV_ALPHA   0.05   /* no change: the 1 - 2 * this (90%) interval in the margin */
+#define CMP_MARGIN        0.02   /* the default margin: changes within +-2% are no change */
+#define CMP_MARGIN_MAX    0.5    /* margins are fractions in (0, CMP_MARGIN_MAX] */
+#define CMP_OUTLIER_K     5.0    /* a run this many robust SDs from its side's median is
+				  * a candidate outlier ... */
+#define CMP_OUTLIER_P     0.001  /* ... and one when the rest make it this unlikely
+				  * (Bonferroni over the runs) */
+#define CMP_MIN_N         5      /* runs per side asked for at least */
 #define CMP_NOISE_CV      0.10   /* a base side varying more than this is noisy */
 #define CMP_RUNS_CAP      1000   /* runs_needed is capped here */
 #define CMP_METRICS_MAX   1024   /* metrics in one report */
 #define CMP_NOTES_MAX     64     /* notes kept in one report */
+#define CMP_OUTLIERS_MAX  16     /* outlying runs named per metric and side */
 
 /* The conditions runs ran under. Runs of different cells are never
  * compared: TCG and KVM, different vCPUs, memory or hosts differ too much. */
@@ -101,11 +125,12 @@ int cmp_cell_same(const struct cmp_cell *a, const struct cmp_cell *b);
 void cmp_cell_describe(const struct cmp_cell *c, struct buf *b);
 
 enum cmp_verdict {
-	CMP_BETTER,      /* p < CMP_ALPHA and the ratio CI excludes 1, the good way */
+	CMP_BETTER,      /* p (in a report: its BH q) < alpha, the good way */
 	CMP_WORSE,       /* the same, the bad way */
 	CMP_CHANGED,     /* significant, but the metric's direction is not known */
-	CMP_NO_CHANGE,   /* CI within +-CMP_EQUIV, or p >= CMP_ALPHA with n >= CMP_MIN_N
-			  * per side and a base that is not noisy */
+	CMP_NO_CHANGE,   /* not significant, and the 90% interval of the ratio lies
+			  * within [1 - margin, 1 + margin]: equivalence, never just
+			  * the absence of evidence */
 	CMP_UNCERTAIN,   /* anything else; runs_needed says how many runs would settle it */
 	CMP_VERDICT_COUNT
 };
@@ -115,6 +140,69 @@ const char *cmp_verdict_name(enum cmp_verdict v);
 /* 0 / -1 */
 int cmp_verdict_parse(const char *s, enum cmp_verdict *out);
 
+/* The decision over two sets of runs (verdict.c), for reports, bisection
+ * steps and "run until decided" loops alike:
+ *
+ *  1. Scale: with every value > 0 the runs are compared as logs (a change
+ *     is a ratio, lognormal noise becomes normal); else as values over
+ *     |median(base)| (a base median of 0: no scale, uncertain).
+ *  2. Outliers: a run more than CMP_OUTLIER_K robust SDs (1.4826 times the
+ *     median absolute deviation of both sides from their own medians)
+ *     from its side's median, and that the other runs make unlikely (a t
+ *     test of it against them, p times the runs below CMP_OUTLIER_P), is
+ *     flagged and left out of 3., unless that would leave out half of its
+ *     side or more, or leave fewer than 3 of it. Runs of normal noise are flagged with a chance of
+ *     about CMP_OUTLIER_P in all.
+ *  3. Test: Student's two-sample t on the kept values (pooled variance,
+ *     n_b + n_p - 2 df): the estimate d (the difference of means, as a
+ *     ratio of geometric means on logs), p two-sided, the 90% interval.
+ *  4. Verdict (cmp_decision_settle()): p < alpha: better or worse by
+ *     higher_better (changed when -1); else the 90% interval of the ratio
+ *     within [1 - margin, 1 + margin]: no change; else uncertain, with
+ *     the runs per side that would likely settle it: the fewer of those
+ *     that would detect the observed change at alpha with 80% power and
+ *     those that would put the interval inside the margin (80% power,
+ *     when the observed change is inside it), assuming the noise seen.
+ *
+ * bench/stats.sh measures it: A/A alarms at most alpha, "no change" for a
+ * change past the margin at most CMP_EQUIV_ALPHA. */
+struct cmp_decision {
+	enum cmp_verdict verdict;
+	int log_scale;          /* 1: compared as logs */
+	int tested;             /* 0: too few runs or no scale: p, interval NAN */
+	double diff;            /* the estimate on the compared scale: > 0, the values
+				 * went up */
+	double ratio;           /* estimate of patched / base (for a negative base
+				 * median, above 1 is a lower value) */
+	double ci_lo, ci_hi;    /* its 90% interval */
+	double p;               /* two-sided */
+	double df;              /* of the t test */
+	double sd;              /* per-run SD on the compared scale (pooled) */
+	double mdc;             /* minimum detectable change at this n and noise, a
+				 * fraction: a change this big is called with 80%
+				 * chance at alpha; NAN when not tested */
+	double margin, alpha;
+	double z_alpha, z_equiv; /* normal quantiles runs_needed uses (computed once) */
+	size_t kept[2];         /* runs per side in the test */
+	size_t outliers[2];     /* runs per side flagged */
+	int runs_needed;        /* for CMP_UNCERTAIN, runs per side, at most
+				 * CMP_RUNS_CAP; else 0 */
+};
+
+/* Decides base[0..nb) against patched[0..np) (one value per run) with
+ * margin (a fraction in (0, CMP_MARGIN_MAX]; 0 means CMP_MARGIN) and
+ * alpha (in (0, 0.5); 0 means CMP_ALPHA). higher_better 1, 0, or -1 (not
+ * known: CMP_CHANGED). out_b and out_p, when not NULL, get 1 for each run
+ * flagged as an outlier, else 0 (caller storage of nb and np bytes).
+ * 0, or -1 when a side is empty or above STATS_N_MAX, a value is not
+ * finite, margin or alpha is out of range, or memory ran out. */
+int cmp_decide(const double *base, size_t nb, const double *patched, size_t np,
+	       int higher_better, double margin, double alpha, struct cmp_decision *d,
+	       unsigned char *out_b, unsigned char *out_p);
+/* Sets d's verdict and runs_needed again with p_adj in place of d->p (a
+ * report's Benjamini-Hochberg q-value); cmp_decide() calls it with d->p. */
+void cmp_decision_settle(struct cmp_decision *d, double p_adj, int higher_better);
+
 /* The comparison of one metric. Strings owned by the report. */
 struct cmp_metric {
 	char *name;
@@ -122,15 +210,30 @@ struct cmp_metric {
 	int higher_better;       /* 1 higher, 0 lower, -1 not known */
 	struct stats_summary base, patched;
 	double change_pct;       /* of the median, patched vs base; NAN when the base median is 0 */
-	double p;                /* Mann-Whitney two-sided; NAN when not computed */
-	int p_exact;
-	int have_ci;             /* ci_lo, ci_hi hold the bootstrap 95% CI of the ratio */
+	double p;                /* the decision's t test, two-sided; NAN when not computed
+				  * (a report from old JSON: Mann-Whitney's) */
+	int p_exact;             /* 0 (old JSON: 1 for Mann-Whitney's exact p) */
+	double q;                /* p adjusted across the report's metrics (Benjamini-
+				  * Hochberg); the verdict uses it; NAN when not known */
+	int have_ci;             /* ci_lo, ci_hi hold the 90% interval of the ratio */
 	double ci_lo, ci_hi;
+	double margin;           /* no change within +-margin (a fraction); NAN when not
+				  * known (old JSON) */
+	double mdc;              /* minimum detectable change, a fraction (cmp_decision);
+				  * NAN when not known */
 	double base_cv;          /* NAN when n < 2 or the mean is 0 */
-	int noisy;               /* base_cv > CMP_NOISE_CV */
+	int noisy;               /* the CV of the base runs the test kept > CMP_NOISE_CV
+				  * (shown; the rule uses the noise itself) */
 	enum cmp_verdict verdict;
 	int runs_needed;         /* for CMP_UNCERTAIN: runs per side that would likely
-				  * settle it (see compare.c), at most CMP_RUNS_CAP; else 0 */
+				  * settle it (cmp_decide()), at most CMP_RUNS_CAP; else 0 */
+	/* runs left out as outliers, per side (0 base, 1 patched): how many, and
+	 * the first CMP_OUTLIERS_MAX by run id (outlier_by_id) or else by their
+	 * place (1-based) in the order given */
+	size_t noutliers[2];
+	int64_t outlier[2][CMP_OUTLIERS_MAX];
+	int outlier_by_id;
+	struct cmp_decision dec; /* the decision as made; zero in a report from JSON */
 };
 
 /* A comparison of one job in one cell: base vs patched, metric by metric. */
@@ -143,6 +246,9 @@ struct cmp_report {
 	char *notes[CMP_NOTES_MAX];         /* "metric 'x': no patched samples" */
 	size_t nnotes;
 	size_t notes_dropped;
+	double margin;                      /* for metrics added without one; 0: CMP_MARGIN */
+	int corrected;                      /* verdicts use q across the metrics (1 unless
+					     * read from old JSON) */
 };
 
 /* Fills r for a comparison of base against patched. Returns 0, or -1 when
@@ -158,6 +264,24 @@ int cmp_report_init(struct cmp_report *r, const char *job, const char *base_labe
 int cmp_report_add(struct cmp_report *r, const char *metric, const char *unit,
 		   int higher_better, const double *base, size_t nb, const double *patched,
 		   size_t np);
+
+/* One metric for cmp_report_add_metric(): all borrowed */
+struct cmp_metric_in {
+	const char *name, *unit;
+	int higher_better;
+	double margin;               /* 0: the report's margin */
+	const double *v[2];          /* per side (0 base, 1 patched), one value per run */
+	const int64_t *run[2];       /* the runs' ids, parallel to v, or NULL */
+	size_t n[2];
+};
+
+/* cmp_report_add() with a margin and run ids. Each add decides the metric
+ * (cmp_decide()) and then settles every metric of the report again with
+ * the Benjamini-Hochberg q-values of all their p-values, so the chance of
+ * any false better/worse in a report where nothing changed stays at most
+ * CMP_ALPHA. 0 / -1 as cmp_report_add(), and -1 for a margin out of
+ * range. */
+int cmp_report_add_metric(struct cmp_report *r, const struct cmp_metric_in *in);
 /* Adds a line shown under the table; past CMP_NOTES_MAX only counted. */
 void cmp_report_note(struct cmp_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -166,14 +290,19 @@ void cmp_report_release(struct cmp_report *r);
 /* ---- render.c: the report as text ---- */
 
 /* Extra columns; the table always has metric, unit, n, both medians,
- * change and verdict. */
+ * change, mdc ("can see changes of at least") and verdict, and a margin
+ * column when the metrics' margins differ (else the line under the table
+ * says it). Outlying runs are listed under the table. */
 #define CMP_COL_MEAN     0x1u    /* avg of each side */
 #define CMP_COL_P99      0x2u
 #define CMP_COL_MAX      0x4u
-#define CMP_COL_TEST     0x8u    /* p-value and the ratio's 95% CI */
+#define CMP_COL_TEST     0x8u    /* p, q and the ratio's 90% interval */
 #define CMP_COL_DEFAULT  0u
 #define CMP_COL_ALL      (CMP_COL_MEAN | CMP_COL_P99 | CMP_COL_MAX | CMP_COL_TEST)
 
+/* The outlying runs of m onto b: "base runs 12, 19; patched run 31" (run
+ * ids), or "base run #3" (places in the order given) */
+void cmp_outliers_describe(const struct cmp_metric *m, struct buf *b);
 /* A fixed-width plain table for a commit message, headed by the job, the
  * sides and the cell, with the notes under it. Appends to b; 0 / -1. */
 int cmp_render_text(const struct cmp_report *r, unsigned cols, struct buf *b);
@@ -183,12 +312,17 @@ int cmp_render_markdown(const struct cmp_report *r, unsigned cols, struct buf *b
  * "memory_mb", "accel", "host", "topology", "numa_nodes"}, "metrics": [{"name", "unit", "better":
  * "higher"|"lower"|null, "base": {"n", "median", "mean", "stddev", "p99",
  * "min", "max", "cv"}, "patched": {...}, "change_pct", "p", "p_exact",
- * "ci": [lo, hi]|null, "noisy", "verdict", "runs_needed"}], "notes": [...],
- * "notes_dropped"}. Numbers that are not finite are null. New reference,
+ * "ci": [lo, hi]|null, "noisy", "verdict", "runs_needed", "q", "margin",
+ * "mdc", "ratio", "ci_level": 0.9, "outliers": {"base": [...], "patched":
+ * [...], "by": "run"|"position", "count": [nb, np]}}], "notes": [...],
+ * "notes_dropped", "rule": {"alpha", "correction": "benjamini-hochberg",
+ * "test", "margin"}}. Numbers that are not finite are null. New reference,
  * caller decrefs; NULL when out of memory. */
 json_t *cmp_report_json(const struct cmp_report *r);
-/* The reverse, for the CLI: fills r (release it) from such JSON. 0, or -1
- * with err saying what is missing or wrong. */
+/* The reverse, for the CLI: fills r (release it) from such JSON, also
+ * from JSON before q, margin, mdc and outliers (those are then NAN or
+ * none, and corrected 0). 0, or -1 with err saying what is missing or
+ * wrong. */
 int cmp_report_from_json(json_t *j, struct cmp_report *r, char *err, size_t errlen);
 
 #endif

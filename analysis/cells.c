@@ -23,6 +23,8 @@ static void cell_release(struct cell *c)
 		free(c->m[j].unit);
 		free(c->m[j].v[0]);
 		free(c->m[j].v[1]);
+		free(c->m[j].run[0]);
+		free(c->m[j].run[1]);
 	}
 	free(c->m);
 	free(c->cell.arch);
@@ -137,6 +139,26 @@ static int push(double **v, size_t *n, size_t *alloc, double x)
 	return 0;
 }
 
+/* A value and its run's id onto side s of m: 0 / -1 */
+static int push_run(struct cell_metric *m, int s, double x, int64_t run)
+{
+	size_t alloc = m->alloc[s];
+
+	if (m->n[s] == alloc) {
+		/* the ids grow with the values, to the size push() is about to give */
+		size_t na = alloc ? alloc * 2 : 16;
+		int64_t *nr = realloc(m->run[s], na * sizeof(*nr));
+
+		if (!nr)
+			return -1;
+		m->run[s] = nr;
+	}
+	if (push(&m->v[s], &m->n[s], &m->alloc[s], x) < 0)
+		return -1;
+	m->run[s][m->n[s] - 1] = run;
+	return 0;
+}
+
 /* Files the value of the run's metric being read: 0 / -1 / -2 */
 static int take(struct cells *cs)
 {
@@ -151,7 +173,7 @@ static int take(struct cells *cs)
 		return full ? -2 : -1;
 	if (!m->unit && cs->unit && !(m->unit = strdup(cs->unit)))
 		return -1;
-	return push(&m->v[cs->side], &m->n[cs->side], &m->alloc[cs->side], s.median);
+	return push_run(m, cs->side, s.median, cs->run_id);
 }
 
 int cells_end(struct cells *cs)
@@ -167,6 +189,11 @@ int cells_end(struct cells *cs)
 
 int cells_run(struct cells *cs, const struct cmp_cell *c, int side)
 {
+	return cells_run_id(cs, c, side, 0);
+}
+
+int cells_run_id(struct cells *cs, const struct cmp_cell *c, int side, int64_t run_id)
+{
 	int full;
 
 	if (cells_end(cs) < 0)
@@ -177,6 +204,7 @@ int cells_run(struct cells *cs, const struct cmp_cell *c, int side)
 	if (side == CELLS_ALTERNATE)
 		side = (int)((cs->cur->runs[0] + cs->cur->runs[1]) % 2);
 	cs->side = side;
+	cs->run_id = run_id;
 	cs->cur->runs[side]++;
 	return side;
 }

@@ -7,7 +7,7 @@
  * cmp_report_add(). No I/O.
  *
  *   cells_init(&cs, 64, 0);
- *   for each run: cells_run(&cs, &cell, side, NULL);
+ *   for each run: cells_run_id(&cs, &cell, side, run_id);   (or cells_run())
  *       for each sample, by metric: cells_sample(&cs, metric, unit, value);
  *   cells_end(&cs); cells_sort(&cs);   ... cs.v[i].m[j].v[side] ...
  *   cells_release(&cs);
@@ -16,6 +16,7 @@
 #define KF_ANALYSIS_CELLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/analysis.h"
 
@@ -26,6 +27,7 @@ struct cell_metric {
 	char *name;
 	char *unit;          /* the first one given that is not NULL, or NULL */
 	double *v[2];        /* per side (0 base, 1 patched), in the order the runs came */
+	int64_t *run[2];     /* the runs' ids, parallel to v (0: not given) */
 	size_t n[2], alloc[2];
 };
 
@@ -44,6 +46,7 @@ struct cells {
 	/* the run and metric being read */
 	struct cell *cur;
 	int side;
+	int64_t run_id;
 	char *metric, *unit;
 	double *gv;
 	size_t gn, galloc;
@@ -58,6 +61,9 @@ void cells_init(struct cells *cs, size_t max, size_t metrics_max);
  * samples are then not taken: cells_sample() ignores them until the next
  * cells_run()). */
 int cells_run(struct cells *cs, const struct cmp_cell *c, int side);
+/* cells_run() for the run with id run_id, kept beside its values (so
+ * that outlying runs can be named) */
+int cells_run_id(struct cells *cs, const struct cmp_cell *c, int side, int64_t run_id);
 /* A sample of the current run; a run's samples come by metric. When the
  * metric changes the run's value of the one before is taken. 0, -1 when
  * memory ran out or a value is not finite, -2 past metrics_max metrics. */

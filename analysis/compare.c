@@ -1,8 +1,9 @@
 /* compare.c: one job's metrics, base vs patched, in one cell. For each
- * metric it summarises both sides (stats.c), tests the difference, and
- * turns p-value, bootstrap interval, direction and spread into a verdict
- * (rules in analysis.h at enum cmp_verdict and at verdict() below). The
- * web server fills a report from the database; render.c prints it. */
+ * metric it summarises both sides (stats.c) and decides it (verdict.c:
+ * analysis.h at cmp_decide()); across the report's metrics the p-values
+ * are adjusted (Benjamini-Hochberg) and every verdict settled on its
+ * q-value. The web server fills a report from the database; render.c
+ * prints it. */
 #include "analysis/analysis.h"
 
 #include <math.h>
@@ -180,121 +181,133 @@ void cmp_report_release(struct cmp_report *r)
 
 /* ---- verdicts ---- */
 
-/* Runs per side that would likely settle an uncertain comparison. The
- * rule: the normal-approximation sample size of a two-sided two-sample
- * test at alpha 0.05 with 80% power,
- *     n = 2 (z_0.975 + z_0.8)^2 s^2 / d^2,
- * divided by 0.955, the Mann-Whitney test's efficiency relative to the t
- * test on normal data. s is the pooled relative spread
- * sqrt((sd_base^2 + sd_patched^2) / 2) / |median_base| and d the observed
- * relative change of the median, at least CMP_EQUIV (to tell a change
- * that small from none takes as many runs). When that is not more than
- * the runs already there (a borderline result), another CMP_MIN_N runs
- * are asked for. At least CMP_MIN_N, at most CMP_RUNS_CAP. */
-static int runs_needed(const struct cmp_metric *m)
+/* Every metric's verdict settled again on its q-value among the report's
+ * p-values: 0, -1 memory */
+static int adjust(struct cmp_report *r)
 {
-	const double z = 1.959964 + 0.841621, are = 0.955;
-	size_t have = m->base.n > m->patched.n ? m->base.n : m->patched.n;
-	double scale = fabs(m->base.median), s, d, n;
+	double *q = malloc((r->n ? r->n : 1) * sizeof(*q));
 
-	if (scale == 0)
-		scale = fabs(m->base.mean);
-	if (scale == 0)
-		return CMP_MIN_N;
-	s = sqrt((m->base.stddev * m->base.stddev + m->patched.stddev * m->patched.stddev) / 2) /
-	    scale;
-	d = isfinite(m->change_pct) ? fabs(m->change_pct) / 100 : 0;
-	if (d < CMP_EQUIV)
-		d = CMP_EQUIV;
-	if (s == 0)   /* no spread yet: all it takes is enough runs for the test */
-		return CMP_MIN_N > (int)have ? CMP_MIN_N : (int)have + CMP_MIN_N;
-	n = ceil(2 * z * z * s * s / (d * d) / are);
-	if (n <= (double)have)
-		n = (double)have + CMP_MIN_N;
-	if (n < CMP_MIN_N)
-		n = CMP_MIN_N;
-	return n > CMP_RUNS_CAP ? CMP_RUNS_CAP : (int)n;
+	if (!q)
+		return -1;
+	for (size_t i = 0; i < r->n; i++)
+		q[i] = r->v[i].p;
+	if (stats_bh_adjust(q, r->n, q) < 0) {
+		free(q);
+		return -1;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct cmp_metric *m = &r->v[i];
+
+		m->q = q[i];
+		cmp_decision_settle(&m->dec, m->q, m->higher_better);
+		m->verdict = m->dec.verdict;
+		m->runs_needed = m->dec.runs_needed;
+	}
+	r->corrected = 1;
+	free(q);
+	return 0;
 }
 
-/* better / worse / changed when p < CMP_ALPHA and the ratio's CI lies on
- * one side of 1; no change when the CI lies within [1 - CMP_EQUIV, 1 +
- * CMP_EQUIV], or when p >= CMP_ALPHA with at least CMP_MIN_N runs per side
- * and a base that is not noisy (a noisy base with few runs hides real
- * changes, so it stays uncertain); uncertain otherwise. */
-static void verdict(struct cmp_metric *m)
+/* The CV of the runs of v not flagged; NAN when it has none (or memory) */
+static double kept_cv(const double *v, const unsigned char *flag, size_t n)
 {
-	int sig = isfinite(m->p) && m->p < CMP_ALPHA && m->have_ci &&
-		  (m->ci_lo > 1 || m->ci_hi < 1);
+	double *k = malloc(n * sizeof(*k)), cv = NAN;
+	struct stats_summary s;
+	size_t nk = 0;
 
-	m->runs_needed = 0;
-	if (sig) {
-		/* with a negative base median a ratio above 1 is a lower value */
-		int up = (m->ci_lo > 1) == (m->base.median > 0);
+	if (!k)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		if (!flag[i])
+			k[nk++] = v[i];
+	if (nk && stats_summarize(k, nk, &s) == 0)
+		cv = stats_cv(&s);
+	free(k);
+	return cv;
+}
 
-		if (m->higher_better < 0)
-			m->verdict = CMP_CHANGED;
-		else
-			m->verdict = up == (m->higher_better == 1) ? CMP_BETTER : CMP_WORSE;
-		return;
+/* The outlying runs of side s into m: ids when given, else places */
+static void keep_outliers(struct cmp_metric *m, int s, const unsigned char *flag, size_t n,
+			  const int64_t *run)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!flag[i])
+			continue;
+		if (m->noutliers[s] < CMP_OUTLIERS_MAX)
+			m->outlier[s][m->noutliers[s]] = run ? run[i] : (int64_t)i + 1;
+		m->noutliers[s]++;
 	}
-	if (m->have_ci && m->ci_lo >= 1 - CMP_EQUIV && m->ci_hi <= 1 + CMP_EQUIV) {
-		m->verdict = CMP_NO_CHANGE;
-		return;
+}
+
+int cmp_report_add_metric(struct cmp_report *r, const struct cmp_metric_in *in)
+{
+	struct cmp_metric m;
+	unsigned char *flag[2] = { NULL, NULL };
+	int bad = 0, rc = -1;
+
+	if (!in->name || r->n >= CMP_METRICS_MAX)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	if (stats_summarize(in->v[0], in->n[0], &m.base) < 0 ||
+	    stats_summarize(in->v[1], in->n[1], &m.patched) < 0)
+		return -1;
+	flag[0] = malloc(in->n[0]);
+	flag[1] = malloc(in->n[1]);
+	if (!flag[0] || !flag[1])
+		goto out;
+	m.higher_better = in->higher_better > 0 ? 1 : in->higher_better == 0 ? 0 : -1;
+	if (cmp_decide(in->v[0], in->n[0], in->v[1], in->n[1], m.higher_better,
+		       in->margin ? in->margin : r->margin, CMP_ALPHA, &m.dec, flag[0],
+		       flag[1]) < 0)
+		goto out;
+	m.change_pct = m.base.median != 0
+		? (m.patched.median - m.base.median) / fabs(m.base.median) * 100 : NAN;
+	m.p = m.dec.p;
+	m.q = m.dec.p;
+	m.have_ci = m.dec.tested;
+	m.ci_lo = m.have_ci ? m.dec.ci_lo : NAN;
+	m.ci_hi = m.have_ci ? m.dec.ci_hi : NAN;
+	m.margin = m.dec.margin;
+	m.mdc = m.dec.mdc;
+	m.base_cv = stats_cv(&m.base);
+	m.noisy = kept_cv(in->v[0], flag[0], in->n[0]) > CMP_NOISE_CV;
+	m.verdict = m.dec.verdict;
+	m.runs_needed = m.dec.runs_needed;
+	m.outlier_by_id = in->run[0] && in->run[1];
+	for (int s = 0; s < 2; s++)
+		keep_outliers(&m, s, flag[s], in->n[s], m.outlier_by_id ? in->run[s] : NULL);
+	if (r->n == r->alloc) {
+		size_t na = r->alloc ? r->alloc * 2 : 16;
+		struct cmp_metric *nv = realloc(r->v, na * sizeof(*nv));
+
+		if (!nv)
+			goto out;
+		r->v = nv;
+		r->alloc = na;
 	}
-	if (isfinite(m->p) && m->p >= CMP_ALPHA && m->base.n >= CMP_MIN_N &&
-	    m->patched.n >= CMP_MIN_N && !m->noisy) {
-		m->verdict = CMP_NO_CHANGE;
-		return;
+	m.name = dup_or_null(in->name, &bad);
+	m.unit = dup_or_null(in->unit, &bad);
+	if (bad) {
+		free(m.name);
+		free(m.unit);
+		goto out;
 	}
-	m->verdict = CMP_UNCERTAIN;
-	m->runs_needed = runs_needed(m);
+	r->v[r->n++] = m;
+	rc = adjust(r);
+out:
+	free(flag[0]);
+	free(flag[1]);
+	return rc;
 }
 
 int cmp_report_add(struct cmp_report *r, const char *metric, const char *unit,
 		   int higher_better, const double *base, size_t nb, const double *patched,
 		   size_t np)
 {
-	struct cmp_metric m;
-	struct stats_mw mw;
-	int bad = 0;
+	struct cmp_metric_in in = {
+		.name = metric, .unit = unit, .higher_better = higher_better,
+		.v = { base, patched }, .n = { nb, np },
+	};
 
-	if (!metric || r->n >= CMP_METRICS_MAX)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	if (stats_summarize(base, nb, &m.base) < 0 ||
-	    stats_summarize(patched, np, &m.patched) < 0)
-		return -1;
-	m.higher_better = higher_better > 0 ? 1 : higher_better == 0 ? 0 : -1;
-	m.change_pct = m.base.median != 0
-		? (m.patched.median - m.base.median) / fabs(m.base.median) * 100 : NAN;
-	if (stats_mann_whitney(patched, np, base, nb, &mw) < 0)
-		return -1;
-	m.p = mw.p;
-	m.p_exact = mw.exact;
-	/* fails only for a base median of 0 somewhere: no interval then */
-	m.have_ci = stats_bootstrap_ratio(base, nb, patched, np, STATS_RESAMPLES, STATS_SEED,
-					  &m.ci_lo, &m.ci_hi) == 0;
-	if (!m.have_ci)
-		m.ci_lo = m.ci_hi = NAN;
-	m.base_cv = stats_cv(&m.base);
-	m.noisy = isfinite(m.base_cv) && m.base_cv > CMP_NOISE_CV;
-	verdict(&m);
-	if (r->n == r->alloc) {
-		size_t na = r->alloc ? r->alloc * 2 : 16;
-		struct cmp_metric *nv = realloc(r->v, na * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		r->v = nv;
-		r->alloc = na;
-	}
-	m.name = dup_or_null(metric, &bad);
-	m.unit = dup_or_null(unit, &bad);
-	if (bad) {
-		free(m.name);
-		free(m.unit);
-		return -1;
-	}
-	r->v[r->n++] = m;
-	return 0;
+	return cmp_report_add_metric(r, &in);
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define CELL_MAX   192     /* bytes of one table cell, NUL included */
-#define NCOL_MAX   16
+#define NCOL_MAX   24
 
 enum align { LEFT, RIGHT };
 
@@ -88,6 +88,34 @@ static void fmt_verdict(char *out, size_t n, const struct cmp_metric *m)
 		snprintf(out, n, "%s", v);
 }
 
+/* a fraction as a percentage: "4.1%", "n/a" */
+static void fmt_pct(char *out, size_t n, double f)
+{
+	if (!isfinite(f))
+		snprintf(out, n, "n/a");
+	else
+		snprintf(out, n, "%.*f%%", f * 100 < 9.95 ? 1 : 0, f * 100);
+}
+
+/* a margin: "2%", "2.5%" */
+static void fmt_margin(char *out, size_t n, double f)
+{
+	if (!isfinite(f))
+		snprintf(out, n, "n/a");
+	else
+		snprintf(out, n, "%.3g%%", f * 100);
+}
+
+/* 1 when the metrics' margins are not all the same (a margin column) */
+static int margins_differ(const struct cmp_report *r)
+{
+	for (size_t i = 1; i < r->n; i++)
+		if (!(r->v[i].margin == r->v[0].margin) &&
+		    (isfinite(r->v[i].margin) || isfinite(r->v[0].margin)))
+			return 1;
+	return 0;
+}
+
 static void fmt_n(char *out, size_t n, const struct cmp_metric *m)
 {
 	if (m->base.n == m->patched.n)
@@ -101,10 +129,12 @@ static int table_build(const struct cmp_report *r, unsigned cols, struct table *
 {
 	size_t c = 0;
 
+	int mcol = margins_differ(r);
+
 	memset(t, 0, sizeof(*t));
 	t->nrow = r->n + 1;
-	t->ncol = 7 + (cols & CMP_COL_MEAN ? 2 : 0) + (cols & CMP_COL_P99 ? 2 : 0) +
-		  (cols & CMP_COL_MAX ? 2 : 0) + (cols & CMP_COL_TEST ? 2 : 0);
+	t->ncol = 8 + mcol + (cols & CMP_COL_MEAN ? 2 : 0) + (cols & CMP_COL_P99 ? 2 : 0) +
+		  (cols & CMP_COL_MAX ? 2 : 0) + (cols & CMP_COL_TEST ? 3 : 0);
 	t->cell = calloc(t->nrow * t->ncol, CELL_MAX);
 	if (!t->cell)
 		return -1;
@@ -137,10 +167,15 @@ static int table_build(const struct cmp_report *r, unsigned cols, struct table *
 		COL("patched(max)", RIGHT, fmt_value(o, CELL_MAX, m->patched.max));
 	}
 	COL("change", RIGHT, fmt_change(o, CELL_MAX, m->change_pct));
+	COL("mdc", RIGHT, fmt_pct(o, CELL_MAX, m->mdc));
+	if (mcol)
+		COL("margin", RIGHT, fmt_margin(o, CELL_MAX, m->margin));
 	if (cols & CMP_COL_TEST) {
 		COL("p", RIGHT, if (isfinite(m->p)) snprintf(o, CELL_MAX, "%.3g", m->p);
 		    else snprintf(o, CELL_MAX, "n/a"));
-		COL("ratio 95% CI", LEFT, if (m->have_ci)
+		COL("q", RIGHT, if (isfinite(m->q)) snprintf(o, CELL_MAX, "%.3g", m->q);
+		    else snprintf(o, CELL_MAX, "n/a"));
+		COL(r->corrected ? "ratio 90% CI" : "ratio CI", LEFT, if (m->have_ci)
 			snprintf(o, CELL_MAX, "%.3f..%.3f", m->ci_lo, m->ci_hi);
 		    else snprintf(o, CELL_MAX, "n/a"));
 	}
@@ -156,11 +191,59 @@ static void heading(const struct cmp_report *r, struct buf *b, const char *prefi
 		   r->patched_label ? r->patched_label : "patched");
 }
 
+void cmp_outliers_describe(const struct cmp_metric *m, struct buf *b)
+{
+	static const char *const side[2] = { "base", "patched" };
+	int first = 1;
+
+	for (int s = 0; s < 2; s++) {
+		size_t shown = m->noutliers[s] < CMP_OUTLIERS_MAX ? m->noutliers[s] : CMP_OUTLIERS_MAX;
+
+		if (!m->noutliers[s])
+			continue;
+		buf_printf(b, "%s%s run%s ", first ? "" : "; ", side[s],
+			   m->noutliers[s] == 1 ? "" : "s");
+		for (size_t i = 0; i < shown; i++)
+			buf_printf(b, "%s%s%lld", i ? ", " : "", m->outlier_by_id ? "" : "#",
+				   (long long)m->outlier[s][i]);
+		if (m->noutliers[s] > shown)
+			buf_printf(b, " and %zu more", m->noutliers[s] - shown);
+		first = 0;
+	}
+}
+
 static void footer(const struct cmp_report *r, struct buf *b, const char *bullet)
 {
-	buf_printf(b, "\n%sn: runs per side; change: of the median; better/worse: Mann-Whitney "
-		   "p < %.2g and the bootstrap 95%% CI of the median ratio excludes 1\n",
-		   bullet, CMP_ALPHA);
+	buf_printf(b, "\n%sn: runs per side; change: of the median; mdc: the least change these "
+		   "runs would call with 80%% chance\n", bullet);
+	if (r->corrected) {
+		buf_printf(b, "%sbetter/worse: Student's t on the runs' logs (outlying runs left "
+			   "out), Benjamini-Hochberg q < %.2g across the report's %zu metric%s: "
+			   "false alarms at most %.0f%% per report\n", bullet, CMP_ALPHA, r->n,
+			   r->n == 1 ? "" : "s", CMP_ALPHA * 100);
+		buf_printf(b, "%sno change: the ratio's 90%% interval within ", bullet);
+		if (r->n && !margins_differ(r)) {
+			char mg[32];
+
+			fmt_margin(mg, sizeof(mg), r->v[0].margin);
+			buf_printf(b, "+-%s (the margin)", mg);
+		} else {
+			buf_puts(b, "+-margin");
+		}
+		buf_puts(b, "; uncertain: neither, with the runs per side that would settle it\n");
+	} else {
+		buf_printf(b, "%sbetter/worse: as computed by an older kfleet (Mann-Whitney p and "
+			   "a bootstrap CI; no correction across metrics)\n", bullet);
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct cmp_metric *m = &r->v[i];
+
+		if (!m->noutliers[0] && !m->noutliers[1])
+			continue;
+		buf_printf(b, "%soutliers: %s: ", bullet, m->name);
+		cmp_outliers_describe(m, b);
+		buf_puts(b, " (left out of the test)\n");
+	}
 	for (size_t i = 0; i < r->nnotes; i++)
 		buf_printf(b, "%snote: %s\n", bullet, r->notes[i]);
 	if (r->notes_dropped)
@@ -288,7 +371,34 @@ static json_t *side_json(const struct stats_summary *s, double cv)
 	return o;
 }
 
-static json_t *metric_json(const struct cmp_metric *m)
+static json_t *outliers_json(const struct cmp_metric *m)
+{
+	json_t *o = json_object(), *a[2] = { json_array(), json_array() };
+	int bad = !o || !a[0] || !a[1];
+
+	for (int s = 0; s < 2 && !bad; s++)
+		for (size_t i = 0; i < m->noutliers[s] && i < CMP_OUTLIERS_MAX; i++)
+			if (json_array_append_new(a[s], json_integer(m->outlier[s][i])) < 0)
+				bad = 1;
+	if (bad) {
+		json_decref(o);
+		json_decref(a[0]);
+		json_decref(a[1]);
+		return NULL;
+	}
+	put(o, "by", json_string(m->outlier_by_id ? "run" : "position"), &bad);
+	put(o, "base", a[0], &bad);
+	put(o, "patched", a[1], &bad);
+	put(o, "count", json_pack("[II]", (json_int_t)m->noutliers[0],
+				  (json_int_t)m->noutliers[1]), &bad);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *metric_json(const struct cmp_metric *m, int r_corrected)
 {
 	json_t *o = json_object();
 	int bad = !o;
@@ -308,6 +418,13 @@ static json_t *metric_json(const struct cmp_metric *m)
 	put(o, "noisy", json_boolean(m->noisy), &bad);
 	put(o, "verdict", json_string(cmp_verdict_name(m->verdict)), &bad);
 	put(o, "runs_needed", m->runs_needed ? json_integer(m->runs_needed) : json_null(), &bad);
+	put(o, "q", jnum(m->q), &bad);
+	put(o, "margin", jnum(m->margin), &bad);
+	put(o, "mdc", jnum(m->mdc), &bad);
+	put(o, "ratio", jnum(m->dec.tested ? m->dec.ratio : NAN), &bad);
+	put(o, "ci_level", m->have_ci && r_corrected ? json_real(1 - 2 * CMP_EQUIV_ALPHA)
+	    : json_null(), &bad);
+	put(o, "outliers", outliers_json(m), &bad);
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -339,7 +456,7 @@ json_t *cmp_report_json(const struct cmp_report *r)
 	put(cell, "numa_nodes", json_integer(r->cell.numa_nodes), &bad);
 	put(o, "cell", cell, &bad);
 	for (size_t i = 0; i < r->n; i++)
-		if (json_array_append_new(ms, metric_json(&r->v[i])) < 0)
+		if (json_array_append_new(ms, metric_json(&r->v[i], r->corrected)) < 0)
 			bad = 1;
 	put(o, "metrics", ms, &bad);
 	for (size_t i = 0; i < r->nnotes; i++)
@@ -347,6 +464,12 @@ json_t *cmp_report_json(const struct cmp_report *r)
 			bad = 1;
 	put(o, "notes", ns, &bad);
 	put(o, "notes_dropped", json_integer((json_int_t)r->notes_dropped), &bad);
+	if (r->corrected)
+		put(o, "rule", json_pack("{s:s,s:f,s:s,s:f,s:f}", "test",
+					 "student-t on logs, outliers left out", "alpha", CMP_ALPHA,
+					 "correction", "benjamini-hochberg", "ci_level",
+					 1 - 2 * CMP_EQUIV_ALPHA, "margin_default",
+					 r->margin ? r->margin : CMP_MARGIN), &bad);
 	if (bad) {
 		json_decref(o);
 		return NULL;
@@ -396,6 +519,30 @@ static int side_from_json(json_t *o, struct stats_summary *s)
 	return 0;
 }
 
+/* "outliers": {"by", "base": [...], "patched": [...], "count": [nb, np]};
+ * whatever is missing or malformed is none */
+static void outliers_from_json(json_t *o, struct cmp_metric *m)
+{
+	static const char *const side[2] = { "base", "patched" };
+	json_t *count = json_object_get(o, "count"), *v;
+	size_t i;
+
+	if (!json_is_object(o))
+		return;
+	m->outlier_by_id = !strcmp(jget_str(o, "by") ? jget_str(o, "by") : "", "run");
+	for (int s = 0; s < 2; s++) {
+		json_t *c = json_array_get(count, (size_t)s);
+
+		json_array_foreach(json_object_get(o, side[s]), i, v)
+			if (json_is_integer(v) && m->noutliers[s] < CMP_OUTLIERS_MAX)
+				m->outlier[s][m->noutliers[s]++] = json_integer_value(v);
+		/* more than were named: only past the names kept */
+		if (m->noutliers[s] == CMP_OUTLIERS_MAX && json_is_integer(c) &&
+		    json_integer_value(c) > CMP_OUTLIERS_MAX && json_integer_value(c) <= STATS_N_MAX)
+			m->noutliers[s] = (size_t)json_integer_value(c);
+	}
+}
+
 static int metric_from_json(json_t *o, struct cmp_metric *m, char *err, size_t errlen,
 			    size_t idx)
 {
@@ -430,6 +577,12 @@ static int metric_from_json(json_t *o, struct cmp_metric *m, char *err, size_t e
 	m->noisy = json_is_true(json_object_get(o, "noisy"));
 	m->runs_needed = json_is_integer(rn) && json_integer_value(rn) > 0 &&
 			 json_integer_value(rn) <= CMP_RUNS_CAP ? (int)json_integer_value(rn) : 0;
+	m->q = jget_num(o, "q");
+	m->margin = jget_num(o, "margin");
+	m->mdc = jget_num(o, "mdc");
+	m->dec.ratio = jget_num(o, "ratio");
+	m->dec.tested = isfinite(m->dec.ratio);
+	outliers_from_json(json_object_get(o, "outliers"), m);
 	m->name = dup_str(name, &bad);
 	m->unit = jget_str(o, "unit") ? dup_str(jget_str(o, "unit"), &bad) : NULL;
 	if (bad) {
@@ -486,6 +639,7 @@ int cmp_report_from_json(json_t *j, struct cmp_report *r, char *err, size_t errl
 			return -1;
 		r->n++;
 	}
+	r->corrected = json_is_object(json_object_get(j, "rule"));
 	json_array_foreach(ns, i, v)
 		if (json_is_string(v))
 			cmp_report_note(r, "%s", json_string_value(v));

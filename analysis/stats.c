@@ -316,3 +316,125 @@ out:
 	side_release(&sp);
 	return rc;
 }
+
+/* ---- Student's t and the Benjamini-Hochberg adjustment ---- */
+
+/* The continued fraction of the regularized incomplete beta function
+ * I_x(a, b) (modified Lentz), good for x < (a + 1) / (a + b + 2) */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300, eps = 1e-15;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), x in [0, 1] */
+static double beta_reg(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double stats_t_cdf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 1 : 0;
+	tail = 0.5 * beta_reg(df / 2, 0.5, df / (df + t * t));   /* P(T > |t|) */
+	return t > 0 ? 1 - tail : tail;
+}
+
+double stats_t_quantile(double p, double df)
+{
+	double lo = -1e6, hi = 1e6;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	/* bisection: 200 halvings of 2e6 reach well below a double's step */
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + fabs(lo)); i++) {
+		double mid = (lo + hi) / 2;
+
+		if (stats_t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+struct pidx {
+	double p;
+	size_t i;
+};
+
+static int cmp_pidx(const void *a, const void *b)
+{
+	return cmp_dbl(&((const struct pidx *)a)->p, &((const struct pidx *)b)->p);
+}
+
+int stats_bh_adjust(const double *p, size_t n, double *q)
+{
+	struct pidx *s;
+	size_t m = 0, k = 0;
+	double run = 1;
+
+	for (size_t i = 0; i < n; i++)
+		m += isfinite(p[i]);
+	s = malloc((m ? m : 1) * sizeof(*s));
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (isfinite(p[i]))
+			s[k++] = (struct pidx){ p[i], i };
+		else
+			q[i] = NAN;
+	}
+	qsort(s, m, sizeof(*s), cmp_pidx);
+	/* q_(k) = min over j >= k of p_(j) m / j, capped at 1 */
+	for (size_t j = m; j-- > 0;) {
+		double v = s[j].p * (double)m / (double)(j + 1);
+
+		if (v < run)
+			run = v;
+		q[s[j].i] = run;
+	}
+	free(s);
+	return 0;
+}

@@ -102,10 +102,14 @@ int cli_test(struct cli *k, int argc, char **argv);
 /* "avg,p99,max,test" or "all" into CMP_COL_ bits added to *cols; 0, or -1
  * for a word that is none of them */
 int cli_compare_columns(const char *s, unsigned *cols);
+/* --margin PCT: 0, or -1 after saying why not (cmd is the command) */
+int cli_margin_check(const char *cmd, const char *s);
 /* Waits for request id's runs, prints each run's outcome, the subtests
- * that changed and the before/after table of job. CLI_OK, CLI_NOT_PASSED
+ * that changed and the before/after table of job, with margin (a checked
+ * --margin, or NULL: the job's and the default). CLI_OK, CLI_NOT_PASSED
  * when a run did not pass, CLI_USAGE when the daemon cannot be asked. */
-int cli_request_report(struct cli *k, long long id, const char *job, int markdown);
+int cli_request_report(struct cli *k, long long id, const char *job, int markdown,
+		       const char *margin);
 
 /* cmd_trees.c: `kfleet tree add|fetch`, `kfleet trees` */
 int cli_tree(struct cli *k, int argc, char **argv);

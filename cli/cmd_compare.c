@@ -32,9 +32,21 @@ int cli_compare_columns(const char *s, unsigned *cols)
 	return rc;
 }
 
+int cli_margin_check(const char *cmd, const char *s)
+{
+	double m;
+
+	if (parse_percent(s, CMP_MARGIN_MAX, &m) < 0) {
+		fprintf(stderr, "kfleet: %s: --margin '%s': a percentage above 0 and at most %g "
+			"(3 or 3%%)\n", cmd, s, CMP_MARGIN_MAX * 100);
+		return -1;
+	}
+	return 0;
+}
+
 /* kfleet compare's options */
 struct compare_args {
-	const char *job, *arch;
+	const char *job, *arch, *margin;
 	long long ka, kb, vcpus, req;
 	int json, markdown;
 	unsigned cols;
@@ -51,6 +63,7 @@ static int compare_args_parse(struct cli *k, int argc, char **argv, struct compa
 		{ "arch", required_argument, NULL, 'a' },
 		{ "vcpus", required_argument, NULL, 'v' },
 		{ "columns", required_argument, NULL, 'C' },
+		{ "margin", required_argument, NULL, 'g' },
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -87,6 +100,11 @@ static int compare_args_parse(struct cli *k, int argc, char **argv, struct compa
 					"max, test, or all\n", optarg);
 				return -1;
 			}
+			break;
+		case 'g':
+			if (cli_margin_check(k->cmd, optarg) < 0)
+				return -1;
+			a->margin = optarg;
 			break;
 		case 'm': a->markdown = 1; break;
 		case 'j': a->json = 1; break;
@@ -186,6 +204,10 @@ int cli_compare(struct cli *k, int argc, char **argv)
 	}
 	if (a.vcpus)
 		buf_printf(&path, "&vcpus=%lld", a.vcpus);
+	if (a.margin) {
+		buf_puts(&path, "&margin=");
+		buf_url_encode(&path, a.margin);
+	}
 	if (cli_api_call(k, "GET", buf_str(&path), NULL, NULL, &r) < 0) {
 		fprintf(stderr, "kfleet: compare: %s\n", r.err);
 		goto out;
@@ -207,7 +229,8 @@ out:
 	return rc;
 }
 
-int cli_request_report(struct cli *k, long long id, const char *job, int markdown)
+int cli_request_report(struct cli *k, long long id, const char *job, int markdown,
+		       const char *margin)
 {
 	struct resp r = { 0 };
 	char path[64];
@@ -276,9 +299,16 @@ int cli_request_report(struct cli *k, long long id, const char *job, int markdow
 	}
 	{
 		char ka[32], kb[32];
-		char *cargv[] = { "compare", "--kernels", ka, kb, "--job", (char *)job,
-				  markdown ? "--markdown" : NULL, NULL };
-		int cargc = markdown ? 7 : 6;
+		char *cargv[10] = { "compare", "--kernels", ka, kb, "--job", (char *)job };
+		int cargc = 6;
+
+		if (markdown)
+			cargv[cargc++] = "--markdown";
+		if (margin) {
+			cargv[cargc++] = "--margin";
+			cargv[cargc++] = (char *)margin;
+		}
+		cargv[cargc] = NULL;
 
 		snprintf(ka, sizeof(ka), "%lld", cli_jint(r.j, "base_kernel_id", 0));
 		snprintf(kb, sizeof(kb), "%lld", cli_jint(r.j, "patched_kernel_id", 0));
@@ -304,10 +334,11 @@ int cli_test(struct cli *k, int argc, char **argv)
 		{ "memory", required_argument, NULL, 'm' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "markdown", no_argument, NULL, 'M' },
+		{ "margin", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL;
+	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL, *margin = NULL;
 	long long repeat = 1, vcpus = 0, memory = 0, id;
 	int wait = 0, markdown = 0, c, rc = CLI_USAGE;
 	char *babs = NULL, *pabs = NULL, *token = NULL;
@@ -335,6 +366,11 @@ int cli_test(struct cli *k, int argc, char **argv)
 			break;
 		case 'w': wait = 1; break;
 		case 'M': markdown = 1; break;
+		case 'g':
+			if (cli_margin_check(k->cmd, optarg) < 0)
+				goto out;
+			margin = optarg;
+			break;
 		case 'h':
 			cli_usage(stdout);
 			rc = CLI_OK;
@@ -372,7 +408,7 @@ int cli_test(struct cli *k, int argc, char **argv)
 	rc = CLI_OK;
 	if (!wait)
 		goto out;
-	rc = cli_request_report(k, id, job, markdown);
+	rc = cli_request_report(k, id, job, markdown, margin);
 out:
 	json_decref(r.j);
 	json_decref(body);

@@ -34,7 +34,7 @@ static void usage_submit(FILE *f, int test)
 		"one built by hand) is tested instead: the tree at --base gives only the\n"
 		"selftests the jobs need (test_progs, built against the kernel's BTF).\n",
 		test ? "test" : "submit", test ? "--job J1,J2 " : "[--job J1,J2] ",
-		test ? " [--markdown]" : " [--wait]");
+		test ? " [--markdown] [--margin PCT]" : " [--wait]");
 }
 
 static void print_builds(json_t *builds)
@@ -136,6 +136,7 @@ struct submit_args {
 	const char *kernel;
 	struct fetch_opts fo;
 	struct buf frags;       /* the --fragment values, local files made absolute */
+	const char *margin;     /* test: --margin, checked */
 	long long repeat, memory;
 	int sources, wait, markdown, json;
 };
@@ -173,6 +174,7 @@ static int submit_args_parse(struct cli *k, int argc, char **argv, int test,
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "wait", no_argument, NULL, 'w' },
 		{ "markdown", no_argument, NULL, 'M' },
+		{ "margin", required_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -205,6 +207,11 @@ static int submit_args_parse(struct cli *k, int argc, char **argv, int test,
 			break;
 		case 'w': a->wait = 1; break;
 		case 'M': a->markdown = 1; break;
+		case 'g':
+			if (cli_margin_check(k->cmd, optarg) < 0)
+				return -1;
+			a->margin = optarg;
+			break;
 		case 'j': a->json = 1; break;
 		case 'h':
 			usage_submit(stdout, test);
@@ -268,7 +275,7 @@ out:
 
 /* kfleet test: each request of submission sub, its runs and its tables.
  * Returns the worst of rc and the requests' exit statuses. */
-static int submit_report(struct cli *k, json_t *sub, int markdown, int rc)
+static int submit_report(struct cli *k, json_t *sub, int markdown, const char *margin, int rc)
 {
 	json_t *reqs = json_object_get(sub, "requests"), *q;
 	size_t i;
@@ -287,7 +294,7 @@ static int submit_report(struct cli *k, json_t *sub, int markdown, int rc)
 		printf("\nrequest %lld: %s\n", (long long)json_integer_value(q),
 		       cli_jstr(rq.j, "job", "-"));
 		one = cli_request_report(k, json_integer_value(q), cli_jstr(rq.j, "job", "-"),
-					 markdown);
+					 markdown, margin);
 		if (one > rc)
 			rc = one;
 		json_decref(rq.j);
@@ -348,7 +355,7 @@ int cli_submit(struct cli *k, int argc, char **argv, int test)
 		goto out;
 	}
 	if (test) {
-		rc = submit_report(k, r.j, a.markdown, rc);
+		rc = submit_report(k, r.j, a.markdown, a.margin, rc);
 		printf("\n%s/submissions/%lld\n", k->url, id);
 	}
 out:

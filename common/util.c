@@ -286,6 +286,35 @@ int parse_int(const char *s, long long min, long long max, long long *out)
 	return 0;
 }
 
+int parse_percent(const char *s, double max, double *out)
+{
+	size_t n = s ? strlen(s) : 0, digits = 0, points = 0;
+	char tmp[32];
+	double v;
+
+	if (n && s[n - 1] == '%')
+		n--;
+	if (!n || n >= sizeof(tmp))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= '0' && s[i] <= '9')
+			digits++;
+		else if (s[i] == '.')
+			points++;
+		else
+			return -1;
+	}
+	if (!digits || points > 1)
+		return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	v = strtod(tmp, NULL) / 100;
+	if (!(v > 0) || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int parse_size(const char *s, unsigned long long *out)
 {
 	char *end;

@@ -40,6 +40,10 @@ char *exe_dir(void);
 
 /* Strict integer parse of a whole string within [min, max]. 0 / -1 */
 int parse_int(const char *s, long long min, long long max, long long *out);
+/* Strict parse of a percentage "3", "3%", "2.5%" (digits, at most one
+ * point, an optional '%'; no sign, blanks or exponent) into a fraction
+ * (0.03), which must lie in (0, max]. 0 / -1 */
+int parse_percent(const char *s, double max, double *out);
 /* Parses a size like 512, 64K, 16M, 2G into bytes. 0 / -1 */
 int parse_size(const char *s, unsigned long long *out);
 

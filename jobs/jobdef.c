@@ -275,6 +275,10 @@ static void metric_key(struct jparse *p, const char *section, const char *key, c
 			m->higher_better = 0;
 		else
 			jerr(p, "better: '%s' is not higher or lower", v);
+	} else if (!strcmp(key, "margin")) {
+		if (parse_percent(v, JOBDEF_MARGIN_MAX, &m->margin) < 0)
+			jerr(p, "[%s]: margin: '%s' is not a percentage above 0 and at most %g%% "
+			     "(e.g. 3%%)", section, v, JOBDEF_MARGIN_MAX * 100);
 	} else {
 		jerr(p, "[%s]: unknown key '%s'", section, key);
 	}

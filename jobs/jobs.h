@@ -225,16 +225,21 @@ int metrics_parse(const char *data, size_t len, struct job_samples *s);
  *     [metric sockets_per_sec]          ; one per metric the job reports
  *     unit = 1/s
  *     better = higher                   ; higher or lower
+ *     margin = 3%                       ; comparisons call a change within +-3% of
+ *                                       ; this metric no change (default 2%, at
+ *                                       ; most 50%)
  */
 #define JOBDEF_PROGRAMS_MAX 16
 #define JOBDEF_METRICS_MAX  64
 #define JOBDEF_CONFIG_MAX   64
 #define JOBDEF_ROOTFS_MAX   64
+#define JOBDEF_MARGIN_MAX   0.5   /* a metric's margin at most (analysis.h's CMP_MARGIN_MAX) */
 
 struct job_metric_def {
 	char *name;
 	char *unit;          /* or NULL */
 	int higher_better;
+	double margin;       /* a fraction, 0.03 for 3%; 0 when not given */
 };
 
 struct job_def {

@@ -42,7 +42,7 @@ for id in $aa; do kf_wait_state "$id" done 180 || break; done
 kid=$(kf_field "$m" kernel_id)
 out=$(kf compare --kernels "$kid" "$kid" --job metrics-demo 2>&1)
 check "compare A/A: a table with the metric" contains "$out" "ops"
-check "compare A/A: no verdict of change" sh -c "echo '$out' | grep -E '^ *ops ' | grep -q 'no change'"
+check "compare A/A: no verdict of change" sh -c 'printf "%s\n" "$1" | grep -E "^ *ops " | grep -q "no change"' sh "$out"
 check "compare A/A: JSON too" sh -c "curl -sf '$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo' | python3 -m json.tool >/dev/null"
 # the answer is kept until another run of the kernels ends
 c1=$(curl -sf "$KF_URL/api/compare?a=$kid&b=$kid&job=metrics-demo&format=text")
@@ -62,7 +62,7 @@ check "test: six runs, base and patched alternating" equals \
 check "test: the runs are interleaved in the queue" equals \
 	"$(sqlite3 "$T/var/kfleet.db" "select group_concat(kernel_id, ' ') from (select kernel_id from runs where request_id = 1 order by id)")" \
 	"$(sqlite3 "$T/var/kfleet.db" "select base_kernel_id || ' ' || patched_kernel_id || ' ' || base_kernel_id || ' ' || patched_kernel_id || ' ' || base_kernel_id || ' ' || patched_kernel_id from requests where id = 1")"
-check "test: the before/after table names the metric" sh -c "echo '$out' | grep -E '^ *ops ' | grep -q 'no change'"
+check "test: the before/after table names the metric" sh -c 'printf "%s\n" "$1" | grep -E "^ *ops " | grep -q "no change"' sh "$out"
 # results from elsewhere: a kselftest log imported as a run of the kernel
 out=$(kf import --kernel "$KERNEL" --parser ktap "$TOP/t/data/jobs/kselftest-run.log" 2>&1)
 imp=$(printf '%s\n' "$out" | sed -n 's/^run \([0-9]*\) imported$/\1/p')

@@ -538,6 +538,8 @@ static json_t *job_json(const struct job_def *d)
 		put(m, "unit", web_json_str(d->metrics[i].unit), &bad);
 		put(m, "better", json_string(d->metrics[i].higher_better ? "higher" : "lower"),
 		    &bad);
+		put(m, "margin", d->metrics[i].margin > 0 ? json_real(d->metrics[i].margin)
+		    : json_null(), &bad);
 		if (json_array_append_new(ms, m) < 0)
 			bad = 1;
 	}

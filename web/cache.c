@@ -1,8 +1,9 @@
 /* cache.c: the last answers the server gave, by a key that holds the query
- * and the state of the data it read (web/comparisons.c: how many of the
- * runs ended, and when the last did). The bootstrap makes a comparison of
- * many runs cost most of a second; here it is made once until another run
- * ends. A few slots, reused oldest first, under one lock. */
+ * and the state of the data it read (web/comparisons.c: the decision
+ * rule's version, how many of the runs ended, and when the last did).
+ * Reading and grouping the samples of many runs costs most of a
+ * comparison; here it is made once until another run ends. A few slots,
+ * reused oldest first, under one lock. */
 #include "web/cache.h"
 #include "web/server.h"
 

@@ -1,10 +1,12 @@
 /* comparisons.c: GET /api/compare?a=KERNEL&b=KERNEL&job=NAME[&arch=A][&vcpus=N]
- * [&format=json|text|markdown][&columns=all|avg,p99,max,test]: the
+ * [&format=json|text|markdown][&columns=all|avg,p99,max,test][&margin=PCT]: the
  * before/after comparison of one job's metrics on two kernels. db/
  * (compare_data.c) hands over the samples of the job's passed runs on
  * each kernel, analysis/cells.c groups them by cell (arch, vcpus, memory,
  * accel, host, topology, NUMA nodes: different cells are never compared),
  * metric and run, and analysis/ gives the verdicts and the rendering.
+ * margin= (3 or 3%) sets every metric's margin, which is else the job
+ * file's for the metric or the default (analysis.h, CMP_MARGIN).
  * a == b is the A/A mode, to show the noise floor: in each cell that
  * kernel's runs in id order go alternately to half A and half B (the 1st,
  * 3rd, 5th... and the 2nd, 4th...; not the id's own parity, which
@@ -30,6 +32,8 @@
 
 #define COMPARE_ROWS_MAX   200000   /* samples read for one comparison */
 #define COMPARE_CELLS_MAX  64       /* cells on both kernels together */
+#define COMPARE_RULE       "rule2"  /* the decision rule's version, in the cache key:
+				     * rule2 = issue 14's (analysis/verdict.c) */
 
 /* One comparison being made */
 struct creq {
@@ -39,6 +43,7 @@ struct creq {
 	int aa;
 	const char *fmt;                  /* "json", "text" or "markdown" */
 	unsigned cols;
+	double margin;                    /* margin=, a fraction; 0 not given */
 	struct cells cells;
 	size_t nsamples;                  /* samples read, at most COMPARE_ROWS_MAX */
 	int side;                         /* of the kernel being read */
@@ -68,7 +73,7 @@ static int on_sample(const struct db_compare_sample *s, void *ctx)
 			(char *)s->arch, s->vcpus, s->memory_mb, (char *)s->accel, (char *)s->host,
 			(char *)s->topology, s->numa_nodes,
 		};
-		int r = cells_run(&q->cells, &c, q->aa ? CELLS_ALTERNATE : q->side);
+		int r = cells_run_id(&q->cells, &c, q->aa ? CELLS_ALTERNATE : q->side, s->run_id);
 
 		if (r < 0)
 			return r == -2 ? -3 : -1;
@@ -110,17 +115,7 @@ static int cell_report(const struct creq *q, const struct job_def *def, const st
 	if (cmp_report_init(r, q->job, q->label[0], q->label[1], &c->cell, &c->cell, err,
 			    sizeof(err)) < 0)
 		return -1;
-	for (size_t j = 0; j < c->nm; j++) {
-		const struct cell_metric *m = &c->m[j];
-
-		if (!m->n[0] || !m->n[1])
-			cmp_report_note(r, "metric '%s': no %s samples", m->name,
-					side_name[m->n[0] ? 1 : 0]);
-		else if (cmp_report_add(r, m->name, m->unit, web_metric_better(def, m->name, NULL),
-					m->v[0], m->n[0], m->v[1], m->n[1]) < 0)
-			cmp_report_note(r, "metric '%s': left out (more than %d metrics?)",
-					m->name, CMP_METRICS_MAX);
-	}
+	web_report_cell(r, def, c, q->margin, side_name);
 	if (!def)
 		cmp_report_note(r, "job '%s' is not loaded: metric directions not known", q->job);
 	for (int s = 0; s < 2; s++)
@@ -178,6 +173,7 @@ static enum MHD_Result parse_query(struct MHD_Connection *c, struct creq *q, int
 	const char *vs = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "vcpus");
 	const char *fmt = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
 	const char *cs = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "columns");
+	const char *ms = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "margin");
 	long long a, b;
 
 	*ok = 0;
@@ -196,6 +192,8 @@ static enum MHD_Result parse_query(struct MHD_Connection *c, struct creq *q, int
 		return bad(c, "format: json, text or markdown");
 	if (parse_columns(cs, &q->cols) < 0)
 		return bad(c, "columns: a list of avg, p99, max, test, or all");
+	if (ms && parse_percent(ms, CMP_MARGIN_MAX, &q->margin) < 0)
+		return bad(c, "margin: a percentage above 0 and at most 50 (3 or 3%)");
 	q->fmt = fmt ? fmt : "json";
 	q->a = a;
 	q->b = b;
@@ -210,10 +208,13 @@ static char *cache_key(struct db *db, const struct creq *q)
 	int64_t done, last;
 	char *key = NULL;
 
+	/* COMPARE_RULE names the decision rule: answers kept under another
+	 * rule's key are never given out as this one's */
 	if (db_compare_state(db, q->a, q->b, q->job, &done, &last) < 0 ||
-	    asprintf(&key, "%lld %lld %s %s %lld %s %u runs %lld %lld", (long long)q->a,
-		     (long long)q->b, q->job, q->arch ? q->arch : "-", (long long)q->vcpus,
-		     q->fmt, q->cols, (long long)done, (long long)last) < 0)
+	    asprintf(&key, "%s %lld %lld %s %s %lld %s %u margin %.6g runs %lld %lld",
+		     COMPARE_RULE, (long long)q->a, (long long)q->b, q->job,
+		     q->arch ? q->arch : "-", (long long)q->vcpus, q->fmt, q->cols, q->margin,
+		     (long long)done, (long long)last) < 0)
 		return NULL;
 	return key;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db.h"
@@ -665,14 +666,19 @@ WEB_HANDLER(pages_job)
 	buf_puts(&b, "</pre>\n");
 	if (d->nmetrics) {
 		buf_puts(&b, "<h2>metrics</h2>\n<table><thead><tr><th>metric</th><th>unit</th>"
-			 "<th>better</th></tr></thead><tbody>\n");
+			 "<th>better</th><th>margin</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < d->nmetrics; i++) {
 			buf_puts(&b, "<tr><td>");
 			web_html_str(&b, d->metrics[i].name);
 			buf_puts(&b, "</td><td>");
 			web_html_str(&b, d->metrics[i].unit);
-			buf_printf(&b, "</td><td>%s</td></tr>\n",
+			buf_printf(&b, "</td><td>%s</td><td>",
 				   d->metrics[i].higher_better ? "higher" : "lower");
+			if (d->metrics[i].margin > 0)
+				buf_printf(&b, "&plusmn;%.3g%%", d->metrics[i].margin * 100);
+			else
+				buf_printf(&b, "&plusmn;%.3g%% (default)", CMP_MARGIN * 100);
+			buf_puts(&b, "</td></tr>\n");
 		}
 		buf_puts(&b, "</tbody></table>\n");
 	}

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
+#include "analysis/cells.h"
 #include "common/util.h"
 #include "db/db.h"
 #include "jobs/jobs.h"
@@ -71,6 +73,38 @@ int web_metric_better(const struct job_def *d, const char *metric, const char **
 			return d->metrics[i].higher_better ? 1 : 0;
 		}
 	return -1;
+}
+
+double web_metric_margin(const struct job_def *d, const char *metric, double asked)
+{
+	if (asked > 0)
+		return asked;
+	for (size_t i = 0; d && metric && i < d->nmetrics; i++)
+		if (!strcmp(d->metrics[i].name, metric))
+			return d->metrics[i].margin;
+	return 0;
+}
+
+void web_report_cell(struct cmp_report *r, const struct job_def *d, const struct cell *c,
+		     double asked, const char *const side_name[2])
+{
+	for (size_t j = 0; j < c->nm; j++) {
+		const struct cell_metric *m = &c->m[j];
+		struct cmp_metric_in in = {
+			.name = m->name, .unit = m->unit,
+			.higher_better = web_metric_better(d, m->name, NULL),
+			.margin = web_metric_margin(d, m->name, asked),
+			.v = { m->v[0], m->v[1] }, .run = { m->run[0], m->run[1] },
+			.n = { m->n[0], m->n[1] },
+		};
+
+		if (!m->n[0] || !m->n[1])
+			cmp_report_note(r, "metric '%s': no %s samples", m->name,
+					side_name[m->n[0] ? 1 : 0]);
+		else if (cmp_report_add_metric(r, &in) < 0)
+			cmp_report_note(r, "metric '%s': left out (more than %d metrics?)", m->name,
+					CMP_METRICS_MAX);
+	}
 }
 
 /* ---- replies ---- */

@@ -35,6 +35,19 @@ const struct job_set *web_jobs(const struct web *w);
  * 1, 0, or -1 when not known. When unit is set and *unit NULL, *unit gets
  * the unit the job gives the metric (borrowed). */
 int web_metric_better(const struct job_def *d, const char *metric, const char **unit);
+/* The margin a comparison uses for metric: asked when > 0 (the query's
+ * margin=), else the job's for the metric, else 0 (the default) */
+double web_metric_margin(const struct job_def *d, const char *metric, double asked);
+
+struct cmp_report;
+struct cell;
+/* Adds the metrics of cell c (analysis/cells.h) to r, the directions and
+ * margins from the job d (may be NULL) unless asked (> 0) gives the
+ * margin, the runs named by id; a metric with no runs on a side, or one
+ * that cannot be added, becomes a note. side_name[0..1] names the sides
+ * in those notes. */
+void web_report_cell(struct cmp_report *r, const struct job_def *d, const struct cell *c,
+		     double asked, const char *const side_name[2]);
 
 /* ---- replies ----
  * Each queues a response and returns what MHD_queue_response() did (MHD_NO

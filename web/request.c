@@ -314,7 +314,7 @@ static int req_run_samples(struct db *db, const struct run *run, int side, struc
 		rc = 0;
 		goto out;
 	}
-	s = cells_run(&x->cells, &cell, side);
+	s = cells_run_id(&x->cells, &cell, side, run->id);
 	if (s == -2) {
 		x->cells_dropped++;
 		rc = 0;
@@ -345,16 +345,7 @@ static int req_report(const struct req *r, const struct job_def *def, struct rcm
 	if (cmp_report_init(rep, r->q.job, x->label[0], x->label[1], &c->cell, &c->cell, err,
 			    sizeof(err)) < 0)
 		return -1;
-	for (size_t j = 0; j < c->nm; j++) {
-		const struct cell_metric *m = &c->m[j];
-
-		if (!m->n[0] || !m->n[1])
-			cmp_report_note(rep, "metric '%s': no %s samples", m->name,
-					side_names[m->n[0] ? 1 : 0]);
-		else if (cmp_report_add(rep, m->name, m->unit, web_metric_better(def, m->name, NULL),
-					m->v[0], m->n[0], m->v[1], m->n[1]) < 0)
-			cmp_report_note(rep, "metric '%s': left out", m->name);
-	}
+	web_report_cell(rep, def, c, 0, side_names);
 	if (!def && r->q.job)
 		cmp_report_note(rep, "job '%s' is not loaded: metric directions not known", r->q.job);
 	for (int s = 0; s < 2; s++)
@@ -564,14 +555,54 @@ static const char *verdict_class(enum cmp_verdict v)
 	return (unsigned)v < CMP_VERDICT_COUNT ? cls[v] : "";
 }
 
+/* The runs each metric left out as outliers, linked by id */
+static void outliers_html(struct buf *b, const struct cmp_report *rep)
+{
+	int any = 0;
+
+	for (size_t j = 0; j < rep->n; j++) {
+		const struct cmp_metric *m = &rep->v[j];
+
+		if (!m->noutliers[0] && !m->noutliers[1])
+			continue;
+		if (!any++)
+			buf_puts(b, "<ul class=\"note outliers\">\n");
+		buf_puts(b, "<li>outlying runs of ");
+		web_html_str(b, m->name);
+		buf_puts(b, ", left out of the test:");
+		for (int s = 0; s < 2; s++) {
+			size_t shown = m->noutliers[s] < CMP_OUTLIERS_MAX ? m->noutliers[s]
+				: CMP_OUTLIERS_MAX;
+
+			if (!m->noutliers[s])
+				continue;
+			buf_printf(b, " %s", side_names[s]);
+			for (size_t i = 0; i < shown; i++) {
+				if (m->outlier_by_id)
+					buf_printf(b, "%s <a href=\"/runs/%lld\">run %lld</a>", i ? "," : "",
+						   (long long)m->outlier[s][i], (long long)m->outlier[s][i]);
+				else
+					buf_printf(b, "%s run #%lld", i ? "," : "",
+						   (long long)m->outlier[s][i]);
+			}
+			if (m->noutliers[s] > shown)
+				buf_printf(b, " and %zu more", m->noutliers[s] - shown);
+			buf_puts(b, s == 0 && m->noutliers[1] ? ";" : "");
+		}
+		buf_puts(b, "</li>\n");
+	}
+	if (any)
+		buf_puts(b, "</ul>\n");
+}
+
 static void report_html(struct buf *b, const struct cell *c, const struct cmp_report *rep)
 {
 	struct buf text = BUF_INIT(1024 * 1024);
 
 	buf_puts(b, "<table class=\"compare\"><thead><tr><th>metric</th><th>unit</th>"
 		 "<th>better</th><th>runs</th><th>base median</th><th>patched median</th>"
-		 "<th>change</th><th>verdict</th><th>p</th><th>95% CI of ratio</th></tr></thead>"
-		 "<tbody>\n");
+		 "<th>change</th><th>can see</th><th>verdict</th><th>p</th><th>q</th>"
+		 "<th>90% interval of ratio</th></tr></thead><tbody>\n");
 	for (size_t j = 0; j < rep->n; j++) {
 		const struct cmp_metric *m = &rep->v[j];
 
@@ -590,13 +621,23 @@ static void report_html(struct buf *b, const struct cell *c, const struct cmp_re
 			buf_printf(b, "%+.1f%%", m->change_pct);
 		else
 			buf_puts(b, "n/a");
+		buf_puts(b, "</td><td class=\"num\">");
+		if (isfinite(m->mdc))
+			buf_printf(b, "&ge;%.1f%%", m->mdc * 100);
+		else
+			buf_puts(b, "n/a");
 		buf_printf(b, "</td><td class=\"%s\">%s", verdict_class(m->verdict),
 			   cmp_verdict_name(m->verdict));
+		if (isfinite(m->margin))
+			buf_printf(b, " <span class=\"note\">(margin &plusmn;%.3g%%)</span>",
+				   m->margin * 100);
 		if (m->verdict == CMP_UNCERTAIN && m->runs_needed)
 			buf_printf(b, " <span class=\"note\">(~%d runs per side)</span>",
 				   m->runs_needed);
 		buf_puts(b, "</td><td class=\"num\">");
 		fmt_num(b, m->p);
+		buf_puts(b, "</td><td class=\"num\">");
+		fmt_num(b, m->q);
 		buf_puts(b, "</td><td class=\"num\">");
 		if (m->have_ci)
 			buf_printf(b, "%.4g &ndash; %.4g", m->ci_lo, m->ci_hi);
@@ -605,6 +646,13 @@ static void report_html(struct buf *b, const struct cell *c, const struct cmp_re
 		buf_puts(b, "</td></tr>\n");
 	}
 	buf_puts(b, "</tbody></table>\n");
+	buf_printf(b, "<p class=\"note\">better/worse: Student&#39;s t on the runs&#39; logs, outlying runs "
+		   "left out, Benjamini-Hochberg q &lt; %.2g across these %zu metrics (false "
+		   "alarms at most %.0f%% per table); no change: the ratio&#39;s 90%% interval within "
+		   "the margin; uncertain: neither, with the runs per side that would settle it; "
+		   "can see: the least change these runs would call with 80%% chance</p>\n",
+		   CMP_ALPHA, rep->n, CMP_ALPHA * 100);
+	outliers_html(b, rep);
 	if (rep->nnotes || rep->notes_dropped) {
 		buf_puts(b, "<ul class=\"note\">\n");
 		for (size_t j = 0; j < rep->nnotes; j++) {

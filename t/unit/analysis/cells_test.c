@@ -2,7 +2,7 @@
  * metric become one value, its median; values keep the order of their
  * runs per side; cells are told apart and sorted; metrics come by name;
  * the A/A mode alternates a cell's runs; the bounds on cells and metrics;
- * a unit is the first one given. */
+ * a unit is the first one given; the runs' ids kept beside the values. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +139,31 @@ static void test_unit_first_given(void **state)
 	cells_release(&cs);
 }
 
+/* a run's id stays beside its values, past the first growth of the arrays */
+static void test_run_ids(void **state)
+{
+	struct cells cs;
+
+	(void)state;
+	cells_init(&cs, 8, 0);
+	for (int i = 0; i < 40; i++) {
+		assert_int_equal(cells_run_id(&cs, &h1, i % 2, 100 + i), i % 2);
+		assert_int_equal(cells_sample(&cs, "ops", NULL, i), 0);
+	}
+	assert_int_equal(cells_run(&cs, &h1, 0), 0);   /* no id: 0 */
+	assert_int_equal(cells_sample(&cs, "ops", NULL, 99), 0);
+	assert_int_equal(cells_end(&cs), 0);
+	assert_int_equal(cs.v[0].m[0].n[0], 21);
+	assert_int_equal(cs.v[0].m[0].n[1], 20);
+	for (size_t k = 0; k < 20; k++) {
+		assert_int_equal(cs.v[0].m[0].run[0][k], 100 + 2 * (int)k);
+		assert_int_equal(cs.v[0].m[0].run[1][k], 101 + 2 * (int)k);
+		assert_true(cs.v[0].m[0].v[1][k] == 2 * (double)k + 1);
+	}
+	assert_int_equal(cs.v[0].m[0].run[0][20], 0);
+	cells_release(&cs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_alternate),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_unit_first_given),
+		cmocka_unit_test(test_run_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* compare_test.c: unit tests for analysis/compare.c and render.c: verdicts
  * on constructed data (a clear change either way and its direction, no
- * change, too few runs), the noisy flag, refusal of different cells, and
+ * change, too few runs; cmp_decide()'s own rules are verdict_test.c's),
+ * the noisy flag, refusal of different cells, and
  * the rendered table, markdown and JSON against golden files under
  * t/data/analysis/ (REGENERATE=1 rewrites them), also after a JSON round
  * trip as the CLI does it. */
@@ -188,7 +189,8 @@ static void test_bad_input(void **state)
 	cmp_report_release(&r);
 }
 
-/* The report the golden files show: one metric of each verdict */
+/* The report the golden files show: one metric of each verdict, and one
+ * with an outlying run */
 static void golden_report(struct cmp_report *r)
 {
 	double up[10], down[10], same[10];
@@ -206,6 +208,16 @@ static void golden_report(struct cmp_report *r)
 	scaled(down, base10, 10, 18.2 * 0.8, 0);
 	assert_int_equal(cmp_report_add(r, "setsockopt_p99", "µs", 0, up, 10, down, 9), 0);
 	assert_int_equal(cmp_report_add(r, "forks", NULL, 1, b, 3, p, 3), 0);
+	{
+		/* one base run 1.5x: named, left out, and the 9% drop still shows */
+		const double ob[] = { 101.2, 97.9, 150.6, 100.4, 102.8 };
+		const double op[] = { 91.8, 89.6, 92.5, 90.1, 93.4 };
+		const int64_t rb[] = { 11, 13, 15, 17, 19 }, rp[] = { 12, 14, 16, 18, 20 };
+		struct cmp_metric_in in = { .name = "wakeups", .unit = "1/s", .higher_better = 1,
+					    .v = { ob, op }, .run = { rb, rp }, .n = { 5, 5 } };
+
+		assert_int_equal(cmp_report_add_metric(r, &in), 0);
+	}
 	cmp_report_note(r, "metric 'drops': no patched samples");
 }
 

@@ -2,7 +2,8 @@
  * stddev, nearest-rank p99), Mann-Whitney U p-values against scipy's
  * mannwhitneyu (its documented example, and values checked by enumerating
  * every split for the exact case and by scipy's asymptotic formula for the
- * rest), and the bootstrap interval of the ratio of medians. */
+ * rest), the bootstrap interval of the ratio of medians, and Student's t
+ * distribution (the BH adjustment is verdict_test.c's). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -176,9 +177,29 @@ static void test_bootstrap(void **state)
 	assert_int_equal(stats_bootstrap_ratio(c100, 5, c110, 5, 0, STATS_SEED, &lo, &hi), -1);
 }
 
+/* Student's t against tables, and tails checked by numeric integration */
+static void test_t_dist(void **state)
+{
+	(void)state;
+	NEAR(stats_t_quantile(0.995, 8), 3.355387, 1e-6);
+	NEAR(stats_t_quantile(0.975, 4), 2.776445, 1e-6);
+	NEAR(stats_t_quantile(0.95, 18), 1.734064, 1e-6);
+	NEAR(stats_t_quantile(0.025, 4), -2.776445, 1e-6);
+	NEAR(stats_t_quantile(0.975, 1e6), 1.959966, 1e-5);
+	NEAR(2 * stats_t_cdf(-2.306004, 8), 0.05, 1e-6);
+	NEAR(stats_t_cdf(0, 3), 0.5, 1e-12);
+	NEAR(stats_t_cdf(1, 1), 0.75, 1e-9);   /* Cauchy */
+	NEAR(stats_t_cdf(-12.8, 7), 2.059319e-6, 1e-11);   /* by numeric integration */
+	NEAR(stats_t_cdf(3.5, 2.5), 0.973827, 1e-6);   /* df need not be whole */
+	assert_true(isnan(stats_t_cdf(1, 0)));
+	assert_true(isnan(stats_t_quantile(1, 5)));
+	assert_true(isnan(stats_t_quantile(0.5, -1)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_t_dist),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_summary_bad),
 		cmocka_unit_test(test_mw_exact),

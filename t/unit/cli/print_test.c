@@ -1,7 +1,8 @@
 /* print_test.c: unit tests for cli/print.c, what the kfleet commands share
  * to read an API answer (strings and integers with their defaults), to
  * print durations and lists and to check an option's number, and for
- * cli_compare_columns (cli/cmd_compare.c), the --columns parser. */
+ * cli_compare_columns (cli/cmd_compare.c), the --columns parser, and
+ * cli_margin_check, --margin's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,6 +137,18 @@ static void test_compare_columns(void **state)
 	assert_int_equal(cli_compare_columns("AVG", &cols), -1);
 }
 
+static void test_margin_check(void **state)
+{
+	(void)state;
+	assert_int_equal(cli_margin_check("compare", "3"), 0);
+	assert_int_equal(cli_margin_check("compare", "2.5%"), 0);
+	assert_int_equal(cli_margin_check("compare", "50"), 0);
+	assert_int_equal(cli_margin_check("compare", "0"), -1);
+	assert_int_equal(cli_margin_check("compare", "51"), -1);
+	assert_int_equal(cli_margin_check("compare", "-1"), -1);
+	assert_int_equal(cli_margin_check("compare", "3 %"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_join_strs),
 		cmocka_unit_test(test_parse_num),
 		cmocka_unit_test(test_compare_columns),
+		cmocka_unit_test(test_margin_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

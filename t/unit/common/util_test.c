@@ -36,7 +36,33 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* --- parse_int / parse_size ----------------------------------------------- */
+/* --- parse_percent / parse_int / parse_size -------------------------------- */
+
+static void test_parse_percent(void **state)
+{
+	static const char *const bad[] = {
+		"", "%", "x", "-3", "+3", "3 %", " 3", "3%%", "1e1", ".", "1.2.3", "0", "0%", "0.0",
+		"51", "50.5%", "3,5", "nan", "inf",
+	};
+	double v = -1;
+
+	(void)state;
+	assert_int_equal(parse_percent("3", 0.5, &v), 0);
+	assert_true(v == 0.03);
+	assert_int_equal(parse_percent("2.5%", 0.5, &v), 0);
+	assert_true(v == 0.025);
+	assert_int_equal(parse_percent(".5", 0.5, &v), 0);
+	assert_true(v == 0.005);
+	assert_int_equal(parse_percent("50%", 0.5, &v), 0);   /* the bound is inclusive */
+	assert_true(v == 0.5);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 1234;
+		if (parse_percent(bad[i], 0.5, &v) == 0)
+			fail_msg("parse_percent accepted '%s'", bad[i]);
+		assert_true(v == 1234);
+	}
+	assert_int_equal(parse_percent(NULL, 0.5, &v), -1);
+}
 
 static void test_parse_int_ok(void **state)
 {
@@ -452,6 +478,7 @@ static void test_clocks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_percent),
 		cmocka_unit_test(test_parse_int_ok),
 		cmocka_unit_test(test_parse_int_rejects),
 		cmocka_unit_test(test_parse_size_ok),

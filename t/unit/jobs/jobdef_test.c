@@ -1,6 +1,6 @@
 /* jobdef_test.c: job files (jobs/jobdef.c): a command continued on indented
- * lines, and the root disk keys (rootfs, results) with the errors a broken
- * file gets, each naming file:line. */
+ * lines, the root disk keys (rootfs, results) and a metric's margin, with
+ * the errors a broken file gets, each naming file:line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,6 +94,31 @@ static void test_rootfs_keys(void **state)
 	buf_release(&err);
 }
 
+static void test_metric_margin(void **state)
+{
+	struct buf err = BUF_INIT(0);
+	struct job_def *d;
+
+	(void)state;
+	d = load("[job]\nname = m\ncommand = true\n[metric ops]\nbetter = higher\nmargin = 3%\n"
+		 "[metric lat]\nbetter = lower\nmargin = 0.5\n[metric other]\nbetter = lower\n",
+		 &err);
+	assert_non_null(d);
+	assert_int_equal(d->nmetrics, 3);
+	assert_true(d->metrics[0].margin == 0.03);
+	assert_true(d->metrics[1].margin == 0.005);
+	assert_true(d->metrics[2].margin == 0);   /* not given: the default */
+	job_def_free(d);
+	d = load("[job]\nname = m\ncommand = true\n[metric ops]\nbetter = higher\n"
+		 "margin = -3%\nmargin = 60%\nmargin = three\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(buf_str(&err), "t.job:6: [metric ops]: margin: '-3%' is not a "
+			       "percentage above 0 and at most 50% (e.g. 3%)"));
+	assert_non_null(strstr(buf_str(&err), "t.job:7: [metric ops]: margin: '60%'"));
+	assert_non_null(strstr(buf_str(&err), "t.job:8: [metric ops]: margin: 'three'"));
+	buf_release(&err);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -113,6 +138,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_multiline_command),
 		cmocka_unit_test(test_rootfs_keys),
+		cmocka_unit_test(test_metric_margin),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

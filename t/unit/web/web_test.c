@@ -232,6 +232,7 @@ static const char job_churn[] =
 	"[metric ops]\n"
 	"unit = 1/s\n"
 	"better = higher\n"
+	"margin = 3%\n"
 	"\n"
 	"[metric lat]\n"
 	"unit = ns\n"
@@ -453,6 +454,8 @@ static void test_bad_queries(void **state)
 		"/api/runs?limit=abc", "/api/runs?limit=0", "/api/runs?limit=-5",
 		"/api/runs?limit=", "/api/runs?before=x", "/api/runs?before=-1",
 		"/api/runs?limit=99999999999999999999999",
+		"/api/compare?a=1&b=2&job=churn&margin=0", "/api/compare?a=1&b=2&job=churn&margin=60",
+		"/api/compare?a=1&b=2&job=churn&margin=-2", "/api/compare?a=1&b=2&job=churn&margin=x",
 	};
 	struct buf b = BUF_INIT(0);
 	char err[256];
@@ -460,6 +463,9 @@ static void test_bad_queries(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(http("GET", bad[i], NULL, NULL, &b), 400);
 		error_of(&b, err, sizeof(err));
+		if (strstr(bad[i], "margin"))
+			assert_string_equal(err, "compare: margin: a percentage above 0 and at most "
+					    "50 (3 or 3%)");
 	}
 	buf_release(&b);
 }
@@ -715,8 +721,10 @@ static void test_jobs_api(void **state)
 	assert_string_equal(json_string_value(json_object_get(m, "name")), "ops");
 	assert_string_equal(json_string_value(json_object_get(m, "unit")), "1/s");
 	assert_string_equal(json_string_value(json_object_get(m, "better")), "higher");
+	assert_true(json_real_value(json_object_get(m, "margin")) == 0.03);
 	m = json_array_get(json_object_get(d, "metrics"), 1);
 	assert_string_equal(json_string_value(json_object_get(m, "better")), "lower");
+	assert_true(json_is_null(json_object_get(m, "margin")));   /* the default */
 	assert_non_null(strstr(json_string_value(json_object_get(d, "file")), "/jobs/b.job"));
 	d = json_array_get(jobs, 1);
 	assert_string_equal(json_string_value(json_object_get(d, "name")), "net-ktap");
@@ -994,8 +1002,10 @@ static void test_jobs_pages(void **state)
 	page = buf_str(&b);
 	assert_non_null(strstr(page, "<h1>job churn</h1>"));
 	assert_non_null(strstr(page, "<pre>churn-a -t 5</pre>"));
-	assert_non_null(strstr(page, "<tr><td>ops</td><td>1/s</td><td>higher</td></tr>"));
-	assert_non_null(strstr(page, "<tr><td>lat</td><td>ns</td><td>lower</td></tr>"));
+	assert_non_null(strstr(page, "<tr><td>ops</td><td>1/s</td><td>higher</td>"
+			       "<td>&plusmn;3%</td></tr>"));
+	assert_non_null(strstr(page, "<tr><td>lat</td><td>ns</td><td>lower</td>"
+			       "<td>&plusmn;2% (default)</td></tr>"));
 	assert_non_null(strstr(page, "<tr><th>memory</th><td>256 MiB</td></tr>"));
 	assert_non_null(strstr(page, "<tr><th>timeout</th><td>the daemon&#39;s default</td></tr>"));
 	assert_int_equal(http("GET", "/jobs/net-ktap", NULL, NULL, &b), 200);
