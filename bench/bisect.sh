@@ -28,7 +28,7 @@ sh "$TOP/t/fake-kbuild/mktree.sh" "$T/tree" >/dev/null
 	# with two CPUs busy
 	if [ "${BUILD_S:-0}" -gt 0 ]; then
 		if [ "${BUILD_LOAD:-idle}" = cpu ]; then
-			w="@timeout $BUILD_S sh -c 'while :; do :; done' \& timeout $BUILD_S sh -c 'while :; do :; done'; true"
+			w="@timeout $BUILD_S sh -c 'while :; do :; done' & timeout $BUILD_S sh -c 'while :; do :; done'; true"
 		else
 			w="@sleep $BUILD_S"
 		fi
