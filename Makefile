@@ -115,9 +115,9 @@ FUZZ_CFLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undef
 build/fuzz/frame_fuzz: fuzz/frame_fuzz.c common/frame.c common/frame.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/frame_fuzz.c common/frame.c
-build/fuzz/console_fuzz: fuzz/console_fuzz.c orchestrator/console.c common/buf.c
+build/fuzz/console_fuzz: fuzz/console_fuzz.c orchestrator/console.c analysis/crash.c common/buf.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ fuzz/console_fuzz.c orchestrator/console.c common/buf.c
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/console_fuzz.c orchestrator/console.c analysis/crash.c common/buf.c
 JOBS_FUZZ_LIBS := $(shell pkg-config --libs jansson) -lm
 build/fuzz/%_fuzz: fuzz/%_fuzz.c fuzz/jobs_fuzz.h jobs/%.c jobs/result.c jobs/jobs.h jobs/jobsint.h
 	@mkdir -p $(dir $@)
