@@ -48,7 +48,7 @@ check "hang: output before it kept" equals "$(cat "$(kf_field "$hang" run_dir)/o
 check "x86_64 NUMA: the guest sees 2 nodes and CPU 3 on socket 1" equals "$(tr '\n' ' ' < "$(kf_field "$xnuma" run_dir)/output.txt")" "2 1 "
 check "arm64 NUMA: the guest sees 2 nodes" equals "$(cat "$(kf_field "$anuma" run_dir)/output.txt")" 2
 out=$(kf run --kernel "$KERNEL" --vcpus 4 --topology 2:2:2 -- true 2>&1)
-check "a topology that does not multiply to the vCPUs is refused" contains "$out" "topology '2:2:2': must be SOCKETS:CORES:THREADS whose product is the 4 vCPUs"
+check "a topology that does not multiply to the vCPUs is refused" contains "$out" "topology '2:2:2': must be SOCKETS:CORES:THREADS, each from 1 to 4096, whose product is the 4 vCPUs"
 out=$(kf run --kernel "$ARM_KERNEL" -- true 2>&1)
 check "an arm64 Image is not an x86_64 kernel" contains "$out" "not an x86_64 bzImage"
 out=$(kf run --arch arm64 --kernel "$KERNEL" -- true 2>&1)
