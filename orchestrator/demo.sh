@@ -23,6 +23,13 @@ if ! curl -sf "$URL/api/health" >/dev/null 2>&1; then
 		curl -sf "$URL/api/health" >/dev/null 2>&1 && break
 		sleep 0.2
 	done
+	if ! curl -sf "$URL/api/health" >/dev/null 2>&1; then
+		# it refused to start (a state directory QEMU cannot reach, a
+		# database gone or damaged, ...): its own words
+		echo "demo: kfleetd did not start:" >&2
+		tail -n 5 var/kfleetd.log >&2
+		exit 1
+	fi
 	echo "demo: kfleetd started (pid $!, log var/kfleetd.log)"
 fi
 "$B/bin/kfleet" trees | grep -q '^linux ' || "$B/bin/kfleet" tree add linux "$tree"
