@@ -206,8 +206,8 @@ static void test_metric_better(void **state)
 	const char *unit = NULL;
 
 	memset(&d, 0, sizeof(d));
-	d.metrics[0] = (struct job_metric_def){ "ops", "1/s", 1 };
-	d.metrics[1] = (struct job_metric_def){ "lat", "ns", 0 };
+	d.metrics[0] = (struct job_metric_def){ .name = "ops", .unit = "1/s", .higher_better = 1 };
+	d.metrics[1] = (struct job_metric_def){ .name = "lat", .unit = "ns", .higher_better = 0 };
 	d.nmetrics = 2;
 	assert_int_equal(web_metric_better(&d, "ops", NULL), 1);
 	assert_int_equal(web_metric_better(&d, "lat", &unit), 0);
