@@ -249,7 +249,7 @@ static void test_report_correction(void **state)
 	NEAR(r.v[0].q, r.v[0].p, 1e-15);
 	/* among nine metrics that did not move, its q is p * 10: not shown */
 	for (int k = 0; k < 9; k++) {
-		char name[8];
+		char name[16];
 
 		snprintf(name, sizeof(name), "m%d", k);
 		assert_int_equal(cmp_report_add(&r, name, NULL, 1, base10, 10, same, 10), 0);
