@@ -12,7 +12,7 @@
 # metric and verifies it by revert (its builds are incremental, its ends
 # the submission's kernels), and a bisection of three commits made on top
 # finds the one that breaks the getpgid-rate job and verifies it by revert.
-# Takes about 25 minutes on 2 cores (4 kernel builds, 2 of them cold, and
+# Takes about 17 minutes on 2 cores (4 kernel builds, 2 of them cold, and
 # 7 incremental ones for the two bisections); 39 minutes beside other work.
 . "$(dirname "$0")/lib.sh"
 
