@@ -89,6 +89,14 @@ double stats_t_quantile(double p, double df);
  * global null) at most alpha, for independent tests. 0, -1 memory. */
 int stats_bh_adjust(const double *p, size_t n, double *q);
 
+/* xorshift64* (Vigna), the bootstrap's generator, for whatever needs the
+ * same random numbers on every host (the simulations, fixed-seed tests):
+ * the next 64 bits, a uniform in [0, 1), a standard normal (Box-Muller).
+ * *s must not start at 0. */
+uint64_t stats_rand(uint64_t *s);
+double stats_unif(uint64_t *s);
+double stats_normal(uint64_t *s);
+
 /* ---- verdict.c and compare.c: one metric, base vs patched, in one cell ---- */
 
 #define CMP_ALPHA         0.01   /* better/worse: a (report-adjusted) p below this */

@@ -189,7 +189,7 @@ out:
 /* ---- bootstrap ---- */
 
 /* xorshift64* (Vigna): small, fast, and the same on every platform */
-static uint64_t xs_next(uint64_t *s)
+uint64_t stats_rand(uint64_t *s)
 {
 	uint64_t x = *s;
 
@@ -198,6 +198,18 @@ static uint64_t xs_next(uint64_t *s)
 	x ^= x >> 27;
 	*s = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+double stats_unif(uint64_t *s)
+{
+	return (double)(stats_rand(s) >> 11) / 9007199254740992.0;   /* 53 bits / 2^53 */
+}
+
+double stats_normal(uint64_t *s)
+{
+	double u = stats_unif(s), v = stats_unif(s);
+
+	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
 }
 
 
@@ -269,7 +281,7 @@ static double resample_median(struct side *sd, uint64_t *s)
 
 	memset(sd->count, 0, n * sizeof(*sd->count));
 	for (size_t i = 0; i < n; i++)
-		sd->count[sd->rank[xs_next(s) % n]]++;
+		sd->count[sd->rank[stats_rand(s) % n]]++;
 	if (n % 2)
 		return counted_at(sd, n / 2);
 	return (counted_at(sd, n / 2 - 1) + counted_at(sd, n / 2)) / 2;

@@ -13,24 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/analysis.h"
 #include "analysis/bisect.h"
 
 static uint64_t rng = 0x6b666c656574ULL;
-
-static double unif(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (double)((rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-
-static double normal(void)
-{
-	double u = unif(), v = unif();
-
-	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
-}
 
 struct world {
 	int n;            /* commits 0..n-1: 0 is good, n-1 bad */
@@ -45,9 +31,9 @@ struct world {
 static double sample(const struct world *w, int c)
 {
 	double m = 100 * (c >= w->culprit ? 1 - 0.03 * w->shift_cv : 1);
-	double v = m * (1 + 0.03 * normal());
+	double v = m * (1 + 0.03 * stats_normal(&rng));
 
-	return unif() < w->outliers ? v / 1.5 : v;
+	return stats_unif(&rng) < w->outliers ? v / 1.5 : v;
 }
 
 /* runs of commit c until the rules decide; returns the answer, adds the
@@ -72,7 +58,7 @@ static enum bisect_answer ask(const struct world *w, int c, const struct bisect_
 				v[nv++] = sample(w, c);
 			} else {
 				s.runs++;
-				s.seen += c >= w->culprit && unif() < w->rate;
+				s.seen += c >= w->culprit && stats_unif(&rng) < w->rate;
 			}
 		}
 		*runs += more;
@@ -115,7 +101,7 @@ static void bisect_once(const struct world *w, struct tally *t, int repeat)
 				bad_v[ne] = sample(w, w->n - 1);
 			} else {
 				bad_pf.runs++;
-				bad_pf.seen += unif() < w->rate;
+				bad_pf.seen += stats_unif(&rng) < w->rate;
 			}
 		}
 		if (w->metric) {
@@ -180,9 +166,9 @@ static void run_case(const char *name, struct world w, int trials, int repeat)
 
 	w.broken = calloc((size_t)w.n, 1);
 	for (int i = 0; i < trials; i++) {
-		w.culprit = 1 + (int)(unif() * (w.n - 1));
+		w.culprit = 1 + (int)(stats_unif(&rng) * (w.n - 1));
 		for (int c = 1; c < w.n - 1; c++)
-			w.broken[c] = unif() < 0.1;
+			w.broken[c] = stats_unif(&rng) < 0.1;
 		bisect_once(&w, &t, repeat);
 	}
 	done = trials - t.stopped;

@@ -23,21 +23,6 @@
 
 static uint64_t rng = 0x6b666c656574ULL;
 
-static double unif(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (double)((rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-
-static double normal(void)
-{
-	double u = unif(), v = unif();
-
-	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
-}
-
 enum model { NORMAL, LOGNORMAL, OUTLIERS, MODELS };
 static const char *const model_name[MODELS] = { "normal", "lognormal", "10% outliers 1.5x" };
 
@@ -47,9 +32,9 @@ static double sample(enum model m, double f)
 	double v;
 
 	if (m == LOGNORMAL)
-		return 100 * f * exp(CV * normal());
-	v = 100 * f * (1 + CV * normal());
-	if (m == OUTLIERS && unif() < 0.10)
+		return 100 * f * exp(CV * stats_normal(&rng));
+	v = 100 * f * (1 + CV * stats_normal(&rng));
+	if (m == OUTLIERS && stats_unif(&rng) < 0.10)
 		v *= 1.5;
 	return v;
 }

@@ -22,27 +22,12 @@
 
 static uint64_t rng;
 
-static double unif(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return (double)((rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-
-static double normal(void)
-{
-	double u = unif(), v = unif();
-
-	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
-}
-
 /* n runs around 100 * f with CV cv, a share out of them 1.5x */
 static void fill(double *v, size_t n, double f, double cv, double out)
 {
 	for (size_t i = 0; i < n; i++) {
-		v[i] = 100 * f * (1 + cv * normal());
-		if (unif() < out)
+		v[i] = 100 * f * (1 + cv * stats_normal(&rng));
+		if (stats_unif(&rng) < out)
 			v[i] *= 1.5;
 	}
 }
