@@ -10,12 +10,26 @@ struct line {
 	const char *p, *e;
 };
 
-/* The next line of s from *pos, its "[    1.234567] " time and a
- * "watchdog: " pr_fmt prefix skipped, \r dropped; 0 at the end */
+const char *crash_line_text(const char *l, const char *end)
+{
+	static const char wd[] = "watchdog: ";
+
+	if (l < end && *l == '[') {
+		const char *p = memchr(l, ']', (size_t)(end - l));
+
+		if (p && p - l < 20)
+			l = p + 1 < end && p[1] == ' ' ? p + 2 : p + 1;
+	}
+	if ((size_t)(end - l) >= sizeof(wd) - 1 && !memcmp(l, wd, sizeof(wd) - 1))
+		l += sizeof(wd) - 1;
+	return l;
+}
+
+/* The next line of s from *pos, its prefixes skipped (crash_line_text,
+ * then blanks), \r dropped; 0 at the end */
 static int next_line(const char *s, size_t *pos, struct line *l)
 {
 	const char *p = s + *pos, *nl;
-	static const char wd[] = "watchdog: ";
 
 	if (!*p)
 		return 0;
@@ -24,16 +38,9 @@ static int next_line(const char *s, size_t *pos, struct line *l)
 	*pos = (size_t)(l->e - s) + (nl ? 1 : 0);
 	if (l->e > p && l->e[-1] == '\r')
 		l->e--;
-	if (*p == '[') {
-		const char *q = memchr(p, ']', (size_t)(l->e - p));
-
-		if (q && q - p < 20)
-			p = q + 1 < l->e && q[1] == ' ' ? q + 2 : q + 1;
-	}
+	p = crash_line_text(p, l->e);
 	while (p < l->e && *p == ' ')
 		p++;
-	if ((size_t)(l->e - p) >= sizeof(wd) - 1 && !memcmp(p, wd, sizeof(wd) - 1))
-		p += sizeof(wd) - 1;
 	l->p = p;
 	return 1;
 }

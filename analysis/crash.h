@@ -18,6 +18,11 @@
  * most n bytes). 0, or -1 when splat has no report line (out "") */
 int crash_title(const char *splat, char *out, size_t n);
 
+/* Where the text of the console line [l, end) starts: after the kernel's
+ * "[    1.234567] " time and a "watchdog: " pr_fmt prefix (console.c's
+ * scan and the titles read lines alike) */
+const char *crash_line_text(const char *l, const char *end);
+
 /* 1 when a crash titled title is the one asked for: want is a title, or
  * a part of one ("WARNING in fake_fn", "fake_fn"), compared as written */
 int crash_title_matches(const char *title, const char *want);

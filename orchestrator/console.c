@@ -5,6 +5,8 @@
  * nothing in it can make this read past the buffer. */
 #include "orchestrator/orchint.h"
 
+#include "analysis/crash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,23 +34,6 @@ static const struct {
 	{ "general protection fault", "general protection fault" },
 };
 
-/* The kernel's console lines start with "[    1.234567] " when timed, and
- * some reports with their subsystem's pr_fmt ("watchdog: BUG: soft lockup"). */
-static const char *strip_prefix(const char *l, const char *end)
-{
-	static const char wd[] = "watchdog: ";
-
-	if (l < end && *l == '[') {
-		const char *p = memchr(l, ']', (size_t)(end - l));
-
-		if (p && p - l < 20)
-			l = p + 1 < end && p[1] == ' ' ? p + 2 : p + 1;
-	}
-	if ((size_t)(end - l) >= sizeof(wd) - 1 && !memcmp(l, wd, sizeof(wd) - 1))
-		l += sizeof(wd) - 1;
-	return l;
-}
-
 static int starts(const char *l, const char *end, const char *m)
 {
 	size_t n = strlen(m);
@@ -63,7 +48,7 @@ void console_scan(const char *text, size_t n, struct console_verdict *v)
 	memset(v, 0, sizeof(*v));
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end, *l = strip_prefix(p, le);
+		const char *le = nl ? nl : end, *l = crash_line_text(p, le);
 
 		for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
 			struct buf s;
