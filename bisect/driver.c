@@ -43,20 +43,28 @@
 
 /* ---- submissions of a step ---------------------------------------------- */
 
+/* A submission of commit in the bisection's cell (its tree, arch, config,
+ * fragments, job and memory); the caller adds the rest */
+static struct submit_spec cell_spec(const struct bisection *b, const char *commit)
+{
+	return (struct submit_spec){
+		.tree = b->tree, .base = commit, .arches = b->arch, .config = b->config,
+		.fragments = b->fragments, .jobs = b->job, .memory_mb = b->memory_mb,
+	};
+}
+
 int bisect_queue_runs(struct bisect_driver *d, struct db *db, const struct bisection *b,
 		      int64_t step_id, const char *commit, int runs, const struct buf *mbox,
 		      char **err)
 {
 	char vcpus[16], name[64];
-	struct submit_spec s = {
-		.tree = b->tree, .base = commit, .arches = b->arch, .config = b->config,
-		.fragments = b->fragments, .jobs = b->job, .vcpus = vcpus,
-		.repeat = runs < 1 ? 1 : runs > 100 ? 100 : runs, .memory_mb = b->memory_mb,
-	};
+	struct submit_spec s = cell_spec(b, commit);
 	int64_t sid;
 	int rc;
 
 	snprintf(vcpus, sizeof(vcpus), "%d", b->vcpus);
+	s.vcpus = vcpus;
+	s.repeat = runs < 1 ? 1 : runs > 100 ? 100 : runs;
 	if (mbox) {
 		snprintf(name, sizeof(name), "revert-%.12s.mbox", commit);
 		s.base = b->bad;
@@ -461,14 +469,12 @@ static int ask_git(struct bctx *x, struct kbisect_next *next, struct buf *log, c
 /* Queues a build-only submission of commit, for the step that may come */
 static int queue_build(struct bctx *x, const char *commit)
 {
-	struct submit_spec s = {
-		.tree = x->b.tree, .base = commit, .arches = x->b.arch, .config = x->b.config,
-		.fragments = x->b.fragments, .jobs = x->b.job, .repeat = 1,
-		.memory_mb = x->b.memory_mb, .speculative = 1,
-	};
+	struct submit_spec s = cell_spec(&x->b, commit);
 	char *err = NULL;
 	int64_t sid;
 
+	s.repeat = 1;
+	s.speculative = 1;
 	if (orch_submit_series(x->d->o, &s, &sid, &err) < 0) {
 		log_warn("bisection %" PRId64 ": %.12s not built ahead: %s", x->b.id, commit,
 			 err ? err : "?");
