@@ -229,6 +229,14 @@ fail:
 	return -1;
 }
 
+int path_inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return n && !strncmp(path, dir, n) &&
+	       ((dir[n - 1] == '/' && path[n]) || path[n] == '/');
+}
+
 char *path_join(const char *a, const char *b)
 {
 	size_t la = strlen(a);

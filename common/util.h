@@ -33,6 +33,9 @@ int read_file_tail(const char *path, struct buf *b, size_t max);
 int write_file(const char *path, const void *data, size_t len, unsigned mode);
 /* Returns a newly allocated "a/b", caller frees. */
 char *path_join(const char *a, const char *b);
+/* 1 when path is strictly inside dir (both resolved, as realpath gives
+ * them: no "..", no trailing '/' but for "/" itself), else 0 */
+int path_inside(const char *path, const char *dir);
 /* Returns the absolute form of path (need not exist), caller frees; NULL on error */
 char *path_abs(const char *path);
 /* Directory of the running executable, caller frees */

@@ -22,14 +22,6 @@ static int same_file(const struct stat *sb, const char *name)
 	return stat(name, &st) == 0 && st.st_dev == sb->st_dev && st.st_ino == sb->st_ino;
 }
 
-/* 1 when real is dir or under it */
-static int under(const char *real, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strncmp(real, dir, n) && (real[n] == '/' || real[n] == 0 || (n && dir[n - 1] == '/'));
-}
-
 int orch_path_allowed(const char *state_dir, const char *db_path, const char *path,
 		      const char *what, char **err)
 {
@@ -53,7 +45,7 @@ int orch_path_allowed(const char *state_dir, const char *db_path, const char *pa
 		return set_errf(err, "%s '%.300s': %s", what, path, strerror(errno));
 	if (state_dir && realpath(state_dir, state)) {
 		snprintf(builds, sizeof(builds), "%s/builds", state);
-		if (under(real, state) && !under(real, builds))
+		if (path_inside(real, state) && !path_inside(real, builds))
 			return set_errf(err, "%s '%.300s': inside kfleetd's state directory (%s), "
 					"where only the kernels it built (builds/) are taken", what,
 					path, state);

@@ -167,7 +167,6 @@ enum MHD_Result web_results_file(struct MHD_Connection *c, const char *run_dir, 
 	char *dir = run_dir ? path_join(run_dir, RUN_DIR_RESULTS) : NULL, *path = NULL;
 	char real_dir[PATH_MAX], real[PATH_MAX];
 	enum MHD_Result rc;
-	size_t dl;
 
 	if (!*rel || strlen(rel) > 1000 || rel[0] == '/' || strstr(rel, "//") ||
 	    !strcmp(rel, "..") || !strncmp(rel, "../", 3) || strstr(rel, "/../") ||
@@ -179,7 +178,7 @@ enum MHD_Result web_results_file(struct MHD_Connection *c, const char *run_dir, 
 	path = dir ? path_join(dir, rel) : NULL;
 	/* both resolved: whatever the names hold, the file must be inside */
 	if (!path || !realpath(dir, real_dir) || !realpath(path, real) ||
-	    (dl = strlen(real_dir), strncmp(real, real_dir, dl) || real[dl] != '/')) {
+	    !path_inside(real, real_dir)) {
 		rc = web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no results file "
 					  "'%.200s'", (long long)run_id, rel);
 		goto out;

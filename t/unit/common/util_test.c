@@ -475,10 +475,24 @@ static void test_clocks(void **state)
 	assert_true(m2 - m1 < 5000);
 }
 
+static void test_path_inside(void **state)
+{
+	(void)state;
+	assert_true(path_inside("/var/kf/builds/x", "/var/kf"));
+	assert_true(path_inside("/var/kf/a", "/var/kf"));
+	assert_false(path_inside("/var/kf", "/var/kf"));      /* strictly inside */
+	assert_false(path_inside("/var/kfx/a", "/var/kf"));   /* a sibling with the prefix */
+	assert_false(path_inside("/var", "/var/kf"));
+	assert_true(path_inside("/x", "/"));
+	assert_false(path_inside("/", "/"));
+	assert_false(path_inside("/x", ""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_percent),
+		cmocka_unit_test(test_path_inside),
 		cmocka_unit_test(test_parse_int_ok),
 		cmocka_unit_test(test_parse_int_rejects),
 		cmocka_unit_test(test_parse_size_ok),
