@@ -12,6 +12,8 @@ static const char *const type_names[FRAME_TYPE_COUNT] = {
 	[FRAME_OUT] = "out",
 	[FRAME_TRUNC] = "trunc",
 	[FRAME_EXIT] = "exit",
+	[FRAME_RES] = "res",
+	[FRAME_RES_END] = "resend",
 };
 
 /* CRC-32 IEEE 802.3, reflected, polynomial 0xedb88320: the same as zlib's crc32() */

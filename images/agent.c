@@ -33,6 +33,7 @@
 
 #include "common/frame.h"
 #include "common/util.h"
+#include "images/agent_tar.h"
 #include "images/images.h"
 
 #define AGENT_CONF_MAX    4096
@@ -59,6 +60,8 @@ struct agent {
 	int virtio;                /* channel=virtio in run.conf, else ttyS1 */
 	char root_dev[64];         /* root= in run.conf: the disk to switch to, or "" */
 	char results[256];         /* results= in run.conf: made for the command, or "" */
+	unsigned long long results_max; /* its archive is streamed up to this size */
+	unsigned results_files;    /* and this many entries */
 };
 
 #define AGENT_PORT_WAIT_MS 10000 /* for the virtio port to appear after modprobe */
@@ -217,6 +220,16 @@ static void read_conf(struct agent *a, const char *path)
 				say("run.conf:%d: output_max '%s' is not a byte count", lineno, eq);
 			else
 				a->output_max = v;
+		} else if (strcmp(line, "results_max") == 0) {
+			if (parse_ull(eq, ULLONG_MAX, &v) < 0)
+				say("run.conf:%d: results_max '%s' is not a byte count", lineno, eq);
+			else
+				a->results_max = v;
+		} else if (strcmp(line, "results_files") == 0) {
+			if (parse_ull(eq, UINT_MAX, &v) < 0)
+				say("run.conf:%d: results_files '%s' is not a count", lineno, eq);
+			else
+				a->results_files = (unsigned)v;
 		}
 	}
 	free(data);
@@ -775,6 +788,74 @@ static void run_job(struct agent *a, const char *cmd_path)
 	free(cmd);
 }
 
+/* The results archive, a frame's payload at a time */
+struct res_out {
+	struct agent *a;
+	size_t n;
+	unsigned char buf[FRAME_MAX_PAYLOAD];
+};
+
+static int res_emit(void *ctx, const void *p, size_t n)
+{
+	struct res_out *r = ctx;
+	const unsigned char *s = p;
+
+	while (n) {
+		size_t k = sizeof(r->buf) - r->n < n ? sizeof(r->buf) - r->n : n;
+
+		memcpy(r->buf + r->n, s, k);
+		r->n += k;
+		s += k;
+		n -= k;
+		if (r->n == sizeof(r->buf)) {
+			if (send_frame(r->a, FRAME_RES, r->buf, r->n) < 0)
+				return -1;
+			r->n = 0;
+		}
+	}
+	return 0;
+}
+
+/* Sends the results directory as an archive (RES frames, then RES_END)
+ * when it is within the limits kfleetd gave; otherwise kfleetd copies it
+ * out of the disk after the guest stops. Only on the virtio port: on the
+ * second serial port every byte is a trap into QEMU. */
+static void send_results(struct agent *a)
+{
+	struct agent_tar_stats st;
+	struct res_out *r;
+	char end[160];
+
+	if (!*a->results || (!a->virtio && !a->test_mode) || a->chan_fd < 0)
+		return;
+	if (agent_tar_measure(a->results, &st) < 0) {
+		if (errno == ENOENT)
+			send_text(a, FRAME_RES_END, "missing");
+		else
+			snprintf(end, sizeof(end), "error=%s: %s", a->results, strerror(errno)),
+			send_text(a, FRAME_RES_END, end);
+		return;
+	}
+	if (st.size > (a->results_max ? a->results_max : IMG_RESULTS_STREAM_MAX) ||
+	    st.files + st.dirs > (a->results_files ? a->results_files : IMG_RESULTS_FILES_MAX)) {
+		snprintf(end, sizeof(end), "over files=%u bytes=%llu", st.files + st.dirs, st.size);
+		send_text(a, FRAME_RES_END, end);
+		return;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return;
+	r->a = a;
+	if (agent_tar_write(a->results, res_emit, r, &st) == 0 &&
+	    (!r->n || send_frame(a, FRAME_RES, r->buf, r->n) == 0)) {
+		snprintf(end, sizeof(end), "ok files=%u dirs=%u bytes=%llu skipped=%u size=%llu",
+			 st.files, st.dirs, st.bytes, st.skipped, st.size);
+		send_text(a, FRAME_RES_END, end);
+		say("run %lld: results: %u files, %llu bytes sent", a->run_id, st.files, st.bytes);
+	}
+	free(r);
+}
+
 /* Reports the end (TRUNC, EXIT), lets go of the channel and the disk, and
  * in a guest reboots; returns the exit code in test mode or when the
  * reboot failed */
@@ -848,7 +929,9 @@ int main(int argc, char **argv)
 		a.chan_fd = a.virtio ? open_virtio_port() : open_tty(IMG_AGENT_TTY);
 	}
 	send_hello(&a);
-	if (prepare_run(&a) == 0)
+	if (prepare_run(&a) == 0) {
 		run_job(&a, cmd_path);
+		send_results(&a);
+	}
 	return finish(&a);
 }

@@ -19,6 +19,12 @@
 #define IMG_MODULES_PATH "/kfleet/modules"   /* modules to load, in order, one a line */
 #define IMG_ROOT_DEV     "/dev/vda"          /* a job's root disk (virtio-blk) */
 
+/* The largest results archive the agent streams on its channel (in hex
+ * frames, so twice this in the channel file): a bigger directory is copied
+ * out of the disk by libguestfs instead */
+#define IMG_RESULTS_STREAM_MAX (32ull << 20)
+#define IMG_RESULTS_FILES_MAX  10000u
+
 struct img_run {
 	int64_t run_id;
 	const char *command;
@@ -29,6 +35,9 @@ struct img_run {
 				       the root before the command, or NULL */
 	const char *results;        /* guest directory made for the command's files
 				       (KFLEET_RESULTS), or NULL */
+	unsigned long long results_max; /* the agent streams a results archive up to this
+				       size (0: IMG_RESULTS_STREAM_MAX) */
+	unsigned results_files;     /* and of at most this many entries (0: 10000) */
 	const char *extra[4];       /* cached archives to add (modules, programs) */
 	size_t nextra;
 };

@@ -695,7 +695,10 @@ int img_run_initrd(const char *base, const struct img_run *r, const char *out, c
 		       (long long)r->run_id, r->timeout_s, r->output_max,
 		       r->virtio ? "virtio" : "ttyS1") < 0 ||
 	    (r->root_dev && buf_printf(&conf, "root=%s\n", r->root_dev) < 0) ||
-	    (r->results && buf_printf(&conf, "results=%s\n", r->results) < 0) ||
+	    (r->results && buf_printf(&conf, "results=%s\nresults_max=%llu\nresults_files=%u\n",
+				      r->results, r->results_max ? r->results_max :
+				      IMG_RESULTS_STREAM_MAX, r->results_files ? r->results_files :
+				      IMG_RESULTS_FILES_MAX) < 0) ||
 	    asprintf(&tmp, "%s.tmp", out) < 0) {
 		tmp = NULL;
 		set_errf(err, "initrd '%s': out of memory", out);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "images/images.h"
 
 #define DEFAULT_STATE_DIR "./var"
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
@@ -81,6 +82,7 @@ int config_defaults(struct config *c)
 	c->max_attempts = 2;
 	c->console_max = 16ULL << 20;
 	c->output_max = 4ULL << 20;
+	c->results_stream = IMG_RESULTS_STREAM_MAX;
 	c->min_free_disk = 1ULL << 30;
 	c->busybox = strdup("/bin/busybox");
 	c->busybox_arm64 = strdup("/opt/kfleet/arm64/busybox");
@@ -439,6 +441,13 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_size(p, key, v, 4096, &c->console_max);
 		else if (!strcmp(key, "output_max"))
 			set_size(p, key, v, 1024, &c->output_max);
+		else if (!strcmp(key, "results_stream")) {
+			/* twice this in hex frames on the channel, and in its file */
+			if (set_size(p, key, v, 0, &c->results_stream) == 0 &&
+			    c->results_stream > (1ull << 30))
+				perr(p, "results_stream: '%s' is over 1G (bigger results are "
+				     "copied out of the disk)", v);
+		}
 		else
 			perr(p, "[run]: unknown key '%s'", key);
 	} else if (!strcmp(section, "image")) {
@@ -557,6 +566,7 @@ void config_print(const struct config *c, FILE *out)
 		c->boot_timeout_s, c->silence_timeout_s, c->max_attempts);
 	print_size(out, "console_max", c->console_max);
 	print_size(out, "output_max", c->output_max);
+	print_size(out, "results_stream", c->results_stream);
 	fprintf(out, "\n[image]\nbusybox = %s\nbusybox_arm64 = %s\nagent_dir = %s\nmodules_path = %s\n"
 		"programs_dir = %s\ndebian_suite = %s\ndebian_mirror = %s\n", c->busybox,
 		c->busybox_arm64, c->agent_dir, c->modules_path, c->programs_dir, c->debian_suite,

@@ -38,6 +38,8 @@ struct config {
 	int max_attempts;
 	unsigned long long console_max;   /* bytes of console kept; more ends the run */
 	unsigned long long output_max;    /* bytes of command output kept */
+	unsigned long long results_stream;/* a results archive up to this size comes from
+					     the agent; 0: always copied out of the disk */
 	/* [image] */
 	char *busybox;           /* static busybox for x86_64 guests */
 	char *busybox_arm64;     /* static busybox for arm64 guests */

@@ -167,6 +167,8 @@ int initrd_prepare(struct orch *o, const struct run *r, const struct job_def *jo
 	if (rd) {
 		ri->ir.root_dev = rd->di.dev;
 		ri->ir.results = job->results;
+		/* 1 byte: no archive fits, the agent sends none */
+		ri->ir.results_max = c->results_stream ? c->results_stream : 1;
 	}
 	if (job && job_archives(o, r, job, ri, err) < 0)
 		goto out;

@@ -160,6 +160,20 @@ struct channel {
 	int out_fd;              /* output.txt */
 	unsigned long long out_len, out_max;
 	int out_capped;
+	/* the results directory's archive, streamed by the agent (RES frames)
+	 * into res_path when channel_results() asked for it */
+	char *res_path;
+	int res_fd;              /* -1: not wanted, or closed */
+	unsigned long long res_len, res_cap;
+	enum channel_res {
+		CHANNEL_RES_NONE,    /* nothing came (an old agent, a crash, ttyS1) */
+		CHANNEL_RES_PART,    /* RES frames came, no end yet */
+		CHANNEL_RES_DONE,    /* complete: res_len bytes, as the end said */
+		CHANNEL_RES_MISSING, /* the guest had no results directory */
+		CHANNEL_RES_OVER,    /* past the stream's limits: copy it out instead */
+		CHANNEL_RES_BROKEN,  /* a frame lost, out of order, or past res_cap */
+	} res_state;
+	char res_why[160];       /* what the end or the breakage said */
 };
 
 int channel_open(struct channel *ch, const char *path, const char *output_path,
@@ -168,6 +182,12 @@ int channel_open(struct channel *ch, const char *path, const char *output_path,
  * Returns 1 when something new (hello/exit) arrived, 0 otherwise, -1 on error. */
 int channel_poll(struct channel *ch);
 void channel_release(struct channel *ch);
+/* Takes the agent's results archive into path (made 0600, at most cap
+ * bytes) from now on; -1 when it cannot be made */
+int channel_results(struct channel *ch, const char *path, unsigned long long cap);
+/* Rewrites the channel file at path without its RES frames, once the
+ * archive they carried is extracted: 0, or -1 (the file is left as it was) */
+int channel_drop_results(const char *path);
 
 /* --- console.c: what the console tells about the kernel ------------------ */
 
@@ -359,6 +379,20 @@ int orch_store_retry(struct orch *o, struct db *db, int64_t run_id, const char *
  * (libguestfs reads it) into dir/results; a failure is noted in out */
 void results_copy_out(const struct job_def *d, int64_t run_id, const char *overlay,
 		      const char *dir, struct outcome *out);
+/* The results archive the agent streams before its exit (images/agent_tar.h),
+ * at most the config's results_stream bytes; a bigger directory is copied
+ * out of the overlay */
+#define RUN_FILE_RESULTS_TAR "results.tar"
+/* Has ch keep the agent's archive, at most cap bytes, in dir; 0, or -1
+ * with errno */
+int results_stream_open(struct channel *ch, const char *dir, unsigned long long cap);
+/* Extracts a complete archive the agent sent into dir/results, with the
+ * rules of any archive from a guest (images/copyout.h): 0 when that settled
+ * the results (copied, missing, or the archive refused and noted in out),
+ * 1 when they are still to be copied out of the overlay (nothing came, the
+ * stream broke or the directory was past its limits) */
+int results_stream_take(const struct job_def *d, int64_t run_id, struct channel *ch,
+			const char *dir, struct outcome *out);
 
 /* --- quarantine.c: flaky tests, after a run's results are stored --------- */
 

@@ -5,6 +5,7 @@
  * Parsing takes no lock; only results_store() writes the database. */
 #include "orchestrator/orchint.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,4 +133,69 @@ void results_copy_out(const struct job_def *d, int64_t run_id, const char *overl
 	}
 	free(err);
 	free(host);
+}
+
+int results_stream_open(struct channel *ch, const char *dir, unsigned long long cap)
+{
+	char *tar = path_join(dir, RUN_FILE_RESULTS_TAR);
+	int rc;
+
+	if (!tar) {
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = channel_results(ch, tar, cap);
+	free(tar);
+	return rc;
+}
+
+int results_stream_take(const struct job_def *d, int64_t run_id, struct channel *ch,
+			const char *dir, struct outcome *out)
+{
+	struct img_copy_limits lim = { 0 };
+	struct img_copy_report rep = { 0 };
+	char *host = NULL, *err = NULL;
+	int64_t t0 = mono_ms();
+	int rc = 1;
+
+	if (!ch->res_path)
+		return 1;
+	switch (ch->res_state) {
+	case CHANNEL_RES_MISSING:
+		log_info("run %" PRId64 ": results '%s': missing in the guest", run_id, d->results);
+		rc = 0;
+		goto out;
+	case CHANNEL_RES_DONE:
+		break;
+	case CHANNEL_RES_NONE:
+		goto out;              /* a crash before the end: the overlay has them */
+	default:
+		log_info("run %" PRId64 ": results '%s' not streamed (%s): copying them out of "
+			 "the disk", run_id, d->results, ch->res_why);
+		goto out;
+	}
+	host = path_join(dir, RUN_DIR_RESULTS);
+	if (!host)
+		err = strdup("out of memory");
+	else if (img_copy_extract(ch->res_path, host, &lim, &rep, &err) == 0)
+		log_info("run %" PRId64 ": results '%s': %u files, %llu bytes streamed by the "
+			 "agent, extracted in %.2f s%s", run_id, d->results, rep.files, rep.bytes,
+			 (double)(mono_ms() - t0) / 1000,
+			 rep.skipped ? " (links and special files skipped)" : "");
+	if (err) {
+		log_warn("run %" PRId64 ": results '%s' from the agent refused: %s", run_id,
+			 d->results, err);
+		outcome_note(out, " (results not copied: %s)", err);
+	}
+	rc = 0;
+	/* what the frames carried is in results/ now (or refused): the
+	 * channel file keeps the other frames */
+	if (channel_drop_results(ch->path) < 0)
+		log_warn("run %" PRId64 ": '%s': cannot drop the archive's frames: %s", run_id,
+			 ch->path, strerror(errno));
+out:
+	unlink(ch->res_path);
+	free(host);
+	free(err);
+	return rc;
 }

@@ -90,7 +90,10 @@ static int ctx_init(struct run_ctx *x, struct orch *o, struct host *h, struct db
 	x->arm = !strcmp(r->arch, "arm64");
 	x->up = h->upload;
 	x->job = r->job ? job_set_find(&o->jobs, r->job) : NULL;
+	/* frames are hex: twice the output, and twice a results archive */
 	x->chan_max = (long long)(2 * x->c->output_max + (4u << 20));
+	if (x->job && x->job->results)
+		x->chan_max += (long long)(2 * x->c->results_stream + (1u << 20));
 	buf_init(&x->xml, 1 << 20);
 	pump_init(&x->pump);
 	pump_init(&x->con);
@@ -247,6 +250,12 @@ static int stage_domain(struct run_ctx *x)
 			 db_errmsg(x->db));
 	if (channel_open(&x->ch, x->chan, x->outp, x->c->output_max) < 0) {
 		outcome_set(x->out, RUN_OUT_INFRA, "output '%s': %s", x->outp, strerror(errno));
+		return -1;
+	}
+	if (x->initrd.ir.results && x->c->results_stream &&
+	    results_stream_open(&x->ch, x->dir, x->c->results_stream) < 0) {
+		outcome_set(x->out, RUN_OUT_INFRA, "results archive in '%s': %s", x->dir,
+			    strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -480,6 +489,8 @@ static void copy_results(struct run_ctx *x)
 {
 	char *e = NULL;
 
+	if (results_stream_take(x->job, x->r->id, &x->ch, x->dir, x->out) == 0)
+		return;           /* the agent sent them: no overlay to read */
 	if (x->up && upload_fetch_overlay(x->h, x->r, x->disk.image, x->disk.di.fmt,
 					  x->disk.overlay, &e) < 0)
 		outcome_note(x->out, " (results not copied: host '%s': %s)", x->h->conf->name,

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Jobs on a root disk, end to end: kfleetd makes an ext4 image from Debian
 # packages of the guest's arch (mmdebstrap, cached), boots each run on a
-# fresh qcow2 overlay of it, and after the guest stops copies the job's
-# results directory out with libguestfs (regular files only). Runs the
+# fresh qcow2 overlay of it; the agent sends the job's results directory
+# as an archive before the guest stops, and when it could not (a crash)
+# kfleetd copies it out of the disk with libguestfs (regular files only). Runs the
 # shipped hackbench job and a probe job on the Debian x86_64 kernel, and the
 # probe on arm64.
 . "$(dirname "$0")/lib.sh"
@@ -22,8 +23,9 @@ q() { kf run "$@" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p'; }
 p1=$(q --job rootfs-probe --kernel "$KERNEL")
 hb=$(q --job hackbench --kernel "$KERNEL" --vcpus 2)
 bad=$(q --job rootfs-badpkg --kernel "$KERNEL")
-check "three runs queued" test -n "$p1" -a -n "$hb" -a -n "$bad"
-for id in $p1 $hb $bad; do kf_wait_state "$id" done 600 || break; done
+cr=$(q --job rootfs-crash --kernel "$KERNEL")
+check "four runs queued" test -n "$p1" -a -n "$hb" -a -n "$bad" -a -n "$cr"
+for id in $p1 $hb $bad $cr; do kf_wait_state "$id" done 600 || break; done
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 
 dir=$(kf_field "$p1" run_dir)
@@ -37,7 +39,10 @@ check "probe: a file in a subdirectory copied out whole" equals "$(stat -c %s "$
 check "probe: the symlink is not copied" test ! -e "$dir/results/shadow-link" -a ! -L "$dir/results/shadow-link"
 check "probe: the fifo is not copied" test ! -e "$dir/results/fifo"
 check "probe: the overlay is gone after the copy" test ! -e "$dir/root.qcow2"
-check "probe: the copy is logged" grep -q "run $p1: results '/srv/out': 2 files, 100006 bytes copied out" "$T/kfleetd.log"
+check "probe: the results came from the agent, no disk copy" grep -q "run $p1: results '/srv/out': 2 files, 100006 bytes streamed by the agent" "$T/kfleetd.log"
+check "probe: the archive's frames dropped from the channel file" equals "$(grep -c '^KF1 [0-9]* res ' "$dir/agent.log")" 0
+check "probe: the channel file keeps the exit frame" grep -q '^KF1 [0-9]* exit ' "$dir/agent.log"
+check "probe: no archive left in the run's directory" test ! -e "$dir/results.tar"
 img=$(ls "$T"/var/cache/rootfs-*.ext4 2>/dev/null)
 check "two images cached (probe's and hackbench's)" equals "$(echo "$img" | wc -l)" 2
 check "each image has its manifest" sh -c "for i in $(echo $img); do test -s \"\${i%.ext4}.manifest\" || exit 1; done"
@@ -54,6 +59,12 @@ check "hackbench: passed" equals "$(kf_field "$hb" outcome)" passed
 check "hackbench: three time samples" equals "$(db "select count(*) from samples where run_id = $hb and metric = 'hackbench-time' and unit = 's' and value > 0")" 3
 check "hackbench: its output kept as a result file" grep -q "^Time:" "$hdir/results/hackbench.txt"
 
+# a kernel that panics after the command wrote its results: nothing was
+# streamed, so they are copied out of the overlay
+crdir=$(kf_field "$cr" run_dir)
+check "crash: the run is a crash" equals "$(kf_field "$cr" outcome)" crash
+check "crash: results copied out of the disk" equals "$(cat "$crdir/results/a.txt" 2>&1)" fromdisk
+check "crash: the disk copy is logged" grep -q "run $cr: results '/srv/out': 1 files, 9 bytes copied out" "$T/kfleetd.log"
 check "a package Debian lacks: infra, named" contains "$(kf_field "$bad" "outcome || ': ' || detail")" "kfleet-no-such-package"
 
 # a second run on the same image: nothing rebuilt, and the first run's

@@ -158,8 +158,18 @@ static void run(struct fixture *f, const char *conf, const char *cmd)
 	assert_true(f->n >= 2);
 	assert_int_equal(f->frames[0].type, FRAME_HELLO);
 	assert_int_equal(f->frames[f->n - 1].type, FRAME_EXIT);
-	for (int i = 1; i < f->n - 1; i++)
-		assert_true(f->frames[i].type == FRAME_OUT || f->frames[i].type == FRAME_TRUNC);
+	/* between them output, then the results archive (RES..., RES_END),
+	 * then a truncation count */
+	for (int i = 1, phase = 0; i < f->n - 1; i++) {
+		enum frame_type t = f->frames[i].type;
+		int p = t == FRAME_OUT ? 0 : t == FRAME_RES ? 1 : t == FRAME_RES_END ? 2 : 3;
+
+		assert_true(t == FRAME_OUT || t == FRAME_TRUNC || t == FRAME_RES ||
+			    t == FRAME_RES_END);
+		assert_true(p >= phase);
+		assert_false(p == 2 && phase == 2);
+		phase = p;
+	}
 }
 
 static void assert_console(const struct fixture *f, const char *want)

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "common/util.h"
+#include "images/images.h"
 #include "orchestrator/config.h"
 #include "t/unit/testutil.h"
 
@@ -108,6 +109,7 @@ static void test_defaults(void **state)
 	assert_int_equal(f->c.max_attempts, 2);
 	assert_true(f->c.console_max == 16ULL << 20);
 	assert_true(f->c.output_max == 4ULL << 20);
+	assert_true(f->c.results_stream == IMG_RESULTS_STREAM_MAX);
 	assert_string_equal(f->c.busybox, "/bin/busybox");
 	assert_string_equal(f->c.agent_dir, exe);
 	p = config_db_path(&f->c);
@@ -255,6 +257,7 @@ static void test_error_lines(void **state)
 		{ "# comment\n[run]\nconsole_max = 12Q\n", 3,
 		  "console_max: '12Q' is not a size of at least 4096 bytes" },
 		{ "[run]\noutput_max = 1000\n", 2, "output_max: '1000' is not a size of at least 1024" },
+		{ "[run]\nresults_stream = 2G\n", 2, "results_stream: '2G' is over 1G" },
 		{ "[run]\nbogus = 1\n", 2, "[run]: unknown key 'bogus'" },
 		{ "[host a]\nuri = qemu:///system\naccel = hvf\n", 3, "accel: 'hvf' is not auto, kvm or tcg" },
 		{ "[host a]\nslots = 0\n", 2, "slots: '0' is not a whole number from 1 to 1024" },
