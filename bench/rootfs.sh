@@ -87,14 +87,14 @@ once stream bench-plain >/dev/null
 once stream bench-rootfs >/dev/null
 once disk bench-rootfs >/dev/null
 for i in $(seq 1 "$N"); do
-	once stream bench-plain >> "$T/plain"
-	once stream bench-rootfs >> "$T/stream"
-	once disk bench-rootfs >> "$T/disk"
+	once stream bench-plain >> "$T/k.plain"
+	once stream bench-rootfs >> "$T/k.stream"
+	once disk bench-rootfs >> "$T/k.disk"
 done
-pt=$(cut -d' ' -f1 "$T/plain" | med); pb=$(cut -d' ' -f2 "$T/plain" | med)
+pt=$(cut -d" " -f1 "$T/k.plain" | med); pb=$(cut -d" " -f2 "$T/k.plain" | med)
 printf '%-24s | %10s %6s | %10s %6s\n' "kind (n=$N)" "total ms" "/plain" "boot ms" "/plain"
 for k in plain stream disk; do
-	t=$(cut -d' ' -f1 "$T/$k" | med); b=$(cut -d' ' -f2 "$T/$k" | med)
+	t=$(cut -d' ' -f1 "$T/k.$k" | med); b=$(cut -d' ' -f2 "$T/k.$k" | med)
 	case $k in
 	plain) what="initramfs, no disk";;
 	stream) what="root disk, streamed";;

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 #include "images/images.h"
 
 #define POLL_MS 250
+/* A local guest's agent socket wakes the watch as soon as it has data (a
+ * hello, an exit, a results archive in flight), at most this often */
+#define WAKE_MIN_MS 10
 #define CONSOLE_SCAN_MAX (24u << 20)   /* the head and virtlogd's backups: ~8.5 MiB */
 #define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
 #define POWEROFF_GRACE_MS 5000 /* from the agent's exit frame to the guest gone */
@@ -362,6 +366,7 @@ struct timers {
 	int64_t boot_deadline, run_deadline, poweroff_deadline;
 	long long seen;          /* console + channel bytes at the last change */
 	int64_t last_output;
+	int64_t last_tick, last_alive;  /* mono_ms() */
 };
 
 /* 1 when the guest is to be destroyed now: a limit passed (the facts say
@@ -429,8 +434,34 @@ static int watch_tick(struct run_ctx *x, struct timers *t, int64_t *now)
 	pthread_mutex_lock(&x->o->lock);
 	stopped = x->w.stopped;
 	pthread_mutex_unlock(&x->o->lock);
-	/* virDomainIsActive: an event lost with a broken connection */
-	return stopped || virDomainIsActive(x->d) == 0;
+	t->last_tick = *now;
+	if (stopped)
+		return 1;
+	/* virDomainIsActive: an event lost with a broken connection; a call
+	 * to libvirtd, so not on every wake */
+	if (*now - t->last_alive < POLL_MS)
+		return 0;
+	t->last_alive = *now;
+	return virDomainIsActive(x->d) == 0;
+}
+
+/* Until the next look at the guest: POLL_MS, or less when the guest ends
+ * (the domain event) or, on a local host, as soon as the agent's socket
+ * has something to read (its HUP when QEMU exits too) */
+static void watch_sleep(struct run_ctx *x, const struct timers *t)
+{
+	const struct pump *p = &x->pump;
+	int64_t since = mono_ms() - t->last_tick;
+	struct pollfd pf = { .fd = p->sock, .events = POLLIN };
+
+	if (p->st || p->sock < 0 || p->eof || p->copied >= p->max) {
+		watch_wait(x->o, &x->w, POLL_MS);
+		return;
+	}
+	if (since < WAKE_MIN_MS)
+		usleep((useconds_t)(WAKE_MIN_MS - since) * 1000);
+	if (poll(&pf, 1, POLL_MS) < 0 && errno != EINTR)
+		watch_wait(x->o, &x->w, POLL_MS);
 }
 
 /* libvirt keeps QEMU's own log (its command line, its errors) per domain
@@ -466,7 +497,7 @@ static int stage_watch(struct run_ctx *x)
 		if (watch_tick(x, &t, &now))
 			break;
 		if (!past_limit(x, &t, now)) {
-			watch_wait(x->o, &x->w, POLL_MS);
+			watch_sleep(x, &t);
 			continue;
 		}
 		if (virDomainDestroy(x->d) < 0 && virConnectIsAlive(x->h->conn) != 1)
