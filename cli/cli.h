@@ -90,6 +90,8 @@ void cli_usage(FILE *f);
 int cli_run(struct cli *k, int argc, char **argv);
 int cli_runs(struct cli *k, int argc, char **argv);
 int cli_show(struct cli *k, int argc, char **argv);
+/* cmd_logs.c */
+int cli_logs(struct cli *k, int argc, char **argv);
 /* A run of GET /api/runs/ID as `kfleet show` prints it, on stdout */
 void cli_print_run(json_t *run);
 

@@ -40,6 +40,7 @@ static const struct command {
 	{ "run", cli_run },
 	{ "runs", cli_runs },
 	{ "show", cli_show },
+	{ "logs", cli_logs },
 	{ "jobs", cli_jobs },
 	{ "compare", cli_compare },
 	{ "test", cmd_test },

@@ -3,6 +3,7 @@
 # files kept), on real guests: a flood of 12 MB ends the run as a console
 # flood at console_max (4 MiB here), with the boot log and the tail kept in
 # one console.log; a WARNING followed by 3 MB of output is still a crash.
+# And `kfleet logs -f` follows a run's console and output while it runs.
 . "$(dirname "$0")/lib.sh"
 
 kf_config "console_max = 4M"
@@ -20,5 +21,28 @@ check "flood: ...and a line says what was left out" grep -q "kfleet: the guest w
 check "flood: one file of at most about 4.5 MiB, no rotated ones left" sh -c "[ \$(stat -c %s '$dir/console.log') -lt 4800000 ] && ! ls '$dir'/console.log.* 2>/dev/null | grep -q ."
 check "late WARNING: a crash, seen past the rotation" equals "$(kf_field "$late" outcome)" crash
 check "late WARNING: ...the WARNING named" contains "$(kf_field "$late" detail)" "WARNING"
+
+# kfleet logs -f follows a run live: its output's first line shows while the
+# guest still runs, the console comes too, and it ends with the outcome
+live=$(kf run --kernel "$KERNEL" --timeout 120 -- 'echo live-first; echo "<2>kfleet-live: a console line" > /dev/kmsg; sleep 15; echo live-second' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+kf logs -f "$live" > "$T/live.out" 2>&1 &
+lpid=$!
+seen=
+for _ in $(seq 1 1500); do
+	if grep -q '^| live-first' "$T/live.out"; then seen=$(kf_field "$live" state); break; fi
+	sleep 0.2
+done
+check "logs -f: the output's first line seen while the run is still running" equals "$seen" running
+check "logs -f: ...and its last line not yet" sh -c "! grep -q live-second '$T/live.out'"
+wait $lpid
+lrc=$?
+check "logs -f: exits 0 for a passed run" equals "$lrc" 0
+check "logs -f: the console followed too" grep -q "kfleet-live: a console line" "$T/live.out"
+check "logs -f: the line after the sleep" grep -q '^| live-second' "$T/live.out"
+check "logs -f: ends with the outcome" equals "$(tail -n 1 "$T/live.out")" "run $live: passed: command exited with code 0"
+check "logs --output: only the output, unmarked" equals "$(kf logs --output "$live")" "$(printf 'live-first\nlive-second')"
+check "logs --console: the boot log, no output lines" sh -c "'$BIN/kfleet' --url '$KF_URL' --token-file '$T/var/token' logs --console '$live' | grep -q 'Linux version' && ! '$BIN/kfleet' --url '$KF_URL' --token-file '$T/var/token' logs --console '$live' | grep -q live-first"
+check "logs of a run that does not exist: an error naming it" contains "$(kf logs 999999 2>&1)" "run 999999: no such run"
+check "tail API: a bad offset refused" equals "$(curl -s -o /dev/null -w '%{http_code}' "$KF_URL/api/runs/$live/tail?console=-1")" 400
 kf_stop
 kf_done
