@@ -236,11 +236,18 @@ int db_run_store_results(struct db *db, int64_t run_id, const struct result_row 
  * result_rows_free(). 0 / -1 */
 int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row **rows,
 		   size_t *n, int64_t counts[7]);
+/* The same from the offset-th row on (for pages of a run's results) */
+int db_run_results_at(struct db *db, int64_t run_id, int64_t offset, int limit,
+		      struct result_row **rows, size_t *n, int64_t counts[7]);
 void result_rows_free(struct result_row *rows, size_t n);
 /* The run's samples by metric and seq, at most limit; free with
  * sample_rows_free(). 0 / -1 */
 int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row **rows,
 		   size_t *n);
+/* The same from the offset-th on; and how many the run has (-1: error) */
+int db_run_samples_at(struct db *db, int64_t run_id, int64_t offset, int limit,
+		      struct sample_row **rows, size_t *n);
+int64_t db_run_sample_count(struct db *db, int64_t run_id);
 void sample_rows_free(struct sample_row *rows, size_t n);
 
 /* ---- trees, submissions and builds (trees.c, submissions.c, builds.c) ----

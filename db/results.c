@@ -88,20 +88,26 @@ static int result_counts(struct db *db, int64_t run_id, int64_t counts[7])
 	return 0;
 }
 
-int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row **rows,
-		   size_t *n, int64_t counts[7])
+int db_run_results_at(struct db *db, int64_t run_id, int64_t offset, int limit,
+		      struct result_row **rows, size_t *n, int64_t counts[7])
 {
 	*rows = NULL;
 	*n = 0;
 	if (counts && result_counts(db, run_id, counts) < 0)
 		return -1;
-	if (limit <= 0)
-		return 0;
+	if (limit <= 0 || offset < 0)
+		return limit < 0 || offset < 0 ? -1 : 0;
 	return dbi_rows(dbi_stmt(db, "SELECT path, status, detail FROM results WHERE run_id = ?"
 				 " ORDER BY CASE status WHEN 'pass' THEN 2 WHEN 'skip' THEN 1"
-				 " WHEN 'xfail' THEN 1 ELSE 0 END, path, id LIMIT ?",
-				 DBI_INT(run_id), DBI_INT(limit)),
+				 " WHEN 'xfail' THEN 1 ELSE 0 END, path, id LIMIT ? OFFSET ?",
+				 DBI_INT(run_id), DBI_INT(limit), DBI_INT(offset)),
 			result_fields, sizeof(**rows), (size_t)limit, rows, n, NULL);
+}
+
+int db_run_results(struct db *db, int64_t run_id, int limit, struct result_row **rows,
+		   size_t *n, int64_t counts[7])
+{
+	return db_run_results_at(db, run_id, 0, limit, rows, n, counts);
 }
 
 void result_rows_free(struct result_row *rows, size_t n)
@@ -109,17 +115,36 @@ void result_rows_free(struct result_row *rows, size_t n)
 	db_rows_free(result_fields, rows, sizeof(*rows), n);
 }
 
-int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row **rows,
-		   size_t *n)
+int db_run_samples_at(struct db *db, int64_t run_id, int64_t offset, int limit,
+		      struct sample_row **rows, size_t *n)
 {
 	*rows = NULL;
 	*n = 0;
-	if (limit <= 0)
-		return limit == 0 ? 0 : -1;
+	if (limit <= 0 || offset < 0)
+		return limit == 0 && offset >= 0 ? 0 : -1;
 	return dbi_rows(dbi_stmt(db, "SELECT metric, unit, value, seq FROM samples"
-				 " WHERE run_id = ? ORDER BY metric, seq, id LIMIT ?",
-				 DBI_INT(run_id), DBI_INT(limit)),
+				 " WHERE run_id = ? ORDER BY metric, seq, id LIMIT ? OFFSET ?",
+				 DBI_INT(run_id), DBI_INT(limit), DBI_INT(offset)),
 			sample_fields, sizeof(**rows), (size_t)limit, rows, n, NULL);
+}
+
+int db_run_samples(struct db *db, int64_t run_id, int limit, struct sample_row **rows,
+		   size_t *n)
+{
+	return db_run_samples_at(db, run_id, 0, limit, rows, n);
+}
+
+int64_t db_run_sample_count(struct db *db, int64_t run_id)
+{
+	sqlite3_stmt *st = dbi_stmt(db, "SELECT count(*) FROM samples WHERE run_id = ?",
+				    DBI_INT(run_id));
+	int64_t v = -1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	if (st)
+		sqlite3_finalize(st);
+	return v;
 }
 
 void sample_rows_free(struct sample_row *rows, size_t n)

@@ -26,6 +26,13 @@ db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 check "ktap: three results stored" equals "$(db "select group_concat(path || ':' || status, ' ') from (select * from results where run_id = $k order by path)")" "alpha:pass beta:fail gamma:skip"
 check "ktap: the failure's reason kept" equals "$(db "select detail from results where run_id = $k and path = 'beta'")" "it broke"
 check "ktap: the run failed although the command exited 0" equals "$(kf_field "$k" "outcome || ' ' || exit_code")" "failed 0"
+# a run's results a page at a time, in the run JSON's order (failures first)
+page=$(curl -sf "$KF_URL/api/runs/$k/results?offset=1&limit=1")
+check "results page: the second row" contains "$page" '"rows":[{"path":"gamma","status":"skip","detail":null}]'
+check "results page: ...the total" contains "$page" "\"total\":3,\"rows\""
+check "results page: ...and the next page" contains "$page" "\"next\":\"/api/runs/$k/results?offset=2\""
+check "results page: the last page has no next" contains "$(curl -sf "$KF_URL/api/runs/$k/results?offset=2")" '"rows":[{"path":"alpha","status":"pass","detail":null}],"next":null'
+check "results page: a bad limit refused" equals "$(curl -s -o /dev/null -w '%{http_code}' "$KF_URL/api/runs/$k/results?limit=0")" 400
 check "ktap: the detail names the first failure" contains "$(kf_field "$k" detail)" "1 of 3 results did not pass, the first: beta"
 check "metrics: four samples" equals "$(db "select count(*) from samples where run_id = $m")" 4
 check "metrics: ops in order with units" equals "$(db "select group_concat(value || unit, ' ') from (select * from samples where run_id = $m and metric = 'ops' order by seq)")" "120.0M/s 130.0M/s 125.0M/s"

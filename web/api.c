@@ -7,11 +7,11 @@
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/results.h"
+#include "web/runparts.h"
 #include "web/server.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,8 +206,9 @@ static json_t *attempts_json(struct db *db, int64_t id)
 }
 
 /* {"counts": {"pass": N, ...}, "rows": [{path, status, detail}...],
- * "truncated": bool}: at most WEB_RESULTS_MAX rows, those that did not pass
- * first. NULL when the database or memory failed. */
+ * "truncated": bool, "next": the next page's path or null}: at most
+ * WEB_RESULTS_MAX rows, those that did not pass first (the rest from
+ * /api/runs/ID/results). NULL when the database or memory failed. */
 static json_t *results_json(struct db *db, int64_t id)
 {
 	struct result_row *rows = NULL;
@@ -220,7 +221,7 @@ static json_t *results_json(struct db *db, int64_t id)
 		return NULL;
 	o = json_object();
 	cj = json_object();
-	arr = json_array();
+	arr = web_result_rows_json(rows, n);
 	if (!o || !cj || !arr) {
 		json_decref(o);
 		json_decref(cj);
@@ -232,22 +233,10 @@ static json_t *results_json(struct db *db, int64_t id)
 		put(cj, job_status_name((enum job_status)i), json_integer(counts[i]), &bad);
 		total += counts[i];
 	}
-	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_object();
-
-		if (!e) {
-			bad = 1;
-			break;
-		}
-		put(e, "path", web_json_str(rows[i].path), &bad);
-		put(e, "status", web_json_str(rows[i].status), &bad);
-		put(e, "detail", web_json_str(rows[i].detail), &bad);
-		if (json_array_append_new(arr, e) < 0)
-			bad = 1;
-	}
 	put(o, "counts", cj, &bad);
 	put(o, "rows", arr, &bad);
 	put(o, "truncated", json_boolean(total > (int64_t)n), &bad);
+	put(o, "next", web_run_page_next(id, "results", 0, n, total), &bad);
 	result_rows_free(rows, n);
 	if (bad) {
 		json_decref(o);
@@ -271,23 +260,9 @@ static json_t *samples_json(struct db *db, int64_t id, int *truncated)
 		return NULL;
 	*truncated = n > WEB_SAMPLES_MAX;
 	shown = *truncated ? WEB_SAMPLES_MAX : n;
-	arr = json_array();
-	for (size_t i = 0; arr && i < shown; i++) {
-		json_t *e = json_object();
-
-		if (!e) {
-			bad = 1;
-			break;
-		}
-		put(e, "metric", web_json_str(rows[i].metric), &bad);
-		put(e, "unit", web_json_str(rows[i].unit), &bad);
-		/* stored values are finite; JSON has no NaN or infinity anyway */
-		put(e, "value", isfinite(rows[i].value) ? json_real(rows[i].value) : json_null(),
-		    &bad);
-		put(e, "seq", json_integer(rows[i].seq), &bad);
-		if (json_array_append_new(arr, e) < 0)
-			bad = 1;
-	}
+	arr = web_sample_rows_json(rows, shown);
+	if (!arr)
+		bad = 1;
 	sample_rows_free(rows, n);
 	if (bad) {
 		json_decref(arr);
@@ -345,6 +320,10 @@ WEB_HANDLER(api_run)
 	put(o, "results", res, &bad);
 	put(o, "samples", smp, &bad);
 	put(o, "samples_truncated", json_boolean(smp_truncated), &bad);
+	put(o, "samples_next", smp_truncated ? web_run_page_next(id, "samples", 0,
+								  WEB_SAMPLES_MAX,
+								  WEB_SAMPLES_MAX + 1) :
+	    json_null(), &bad);
 	put(o, "result_files", web_results_json(r.run_dir, id), &bad);
 	if (r.run_dir) {
 		path = path_join(r.run_dir, RUN_FILE_OUTPUT);

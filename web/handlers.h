@@ -30,7 +30,10 @@ WEB_HANDLER(api_runs_list);         /* GET /api/runs?limit=N&before=ID */
 WEB_HANDLER(api_runs_submit);       /* POST /api/runs: a run of a command or a job */
 WEB_HANDLER(api_requests_submit);   /* POST /api/requests: base and patched runs */
 WEB_HANDLER(api_run);               /* GET /api/runs/ID */
-/* tail.c: what a run's console and output gained past given offsets */
+/* runparts.c: a run's results and samples a page at a time, and what its
+ * console and output gained past given offsets */
+WEB_HANDLER(api_run_results);       /* GET /api/runs/ID/results?offset=N&limit=M */
+WEB_HANDLER(api_run_samples);       /* GET /api/runs/ID/samples?offset=N&limit=M */
 WEB_HANDLER(api_run_tail);          /* GET /api/runs/ID/tail?console=N&output=M */
 WEB_HANDLER(api_jobs);              /* GET /api/jobs */
 WEB_HANDLER(api_job);               /* GET /api/jobs/NAME */

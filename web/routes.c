@@ -40,6 +40,8 @@ static const struct web_route routes[] = {
 	{ WEB_POST, "/api/runs", api_runs_submit, 0 },
 	{ WEB_GET,  "/api/runs/{id}", api_run, 0 },
 	{ WEB_GET,  "/api/runs/{id}/tail", api_run_tail, 0 },
+	{ WEB_GET,  "/api/runs/{id}/results", api_run_results, 0 },
+	{ WEB_GET,  "/api/runs/{id}/samples", api_run_samples, 0 },
 	{ WEB_POST, "/api/requests", api_requests_submit, 0 },
 	{ WEB_GET,  "/api/requests/{id}", api_request, 0 },
 	{ WEB_GET,  "/api/jobs", api_jobs, 0 },

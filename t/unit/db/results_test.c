@@ -59,6 +59,19 @@ static void test_results(void **state)
 	assert_int_equal(db_run_results(f->db, id, 0, &v, &n, NULL), 0);
 	assert_int_equal(n, 0);
 	assert_null(v);
+	/* pages of it: the same order, from an offset */
+	assert_int_equal(db_run_results_at(f->db, id, 3, 2, &v, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].path, "t:xfail");
+	assert_string_equal(v[1].path, "t:pass0");
+	result_rows_free(v, n);
+	assert_int_equal(db_run_results_at(f->db, id, 5, 10, &v, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].path, "t:pass1");
+	result_rows_free(v, n);
+	assert_int_equal(db_run_results_at(f->db, id, 6, 10, &v, &n, NULL), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_run_results_at(f->db, id, -1, 10, &v, &n, NULL), -1);
 
 	/* a later store replaces them */
 	assert_int_equal(db_run_store_results(f->db, id, res + 3, 1, NULL, 0), 0);
@@ -98,6 +111,12 @@ static void test_samples(void **state)
 	assert_true(v[2].value == 1400.0);
 	assert_int_equal(v[3].seq, 1);
 	assert_true(v[3].value == 1500.5);
+	sample_rows_free(v, n);
+	assert_int_equal(db_run_sample_count(f->db, id), 4);
+	assert_int_equal(db_run_samples_at(f->db, id, 2, 1, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].metric, "ops");
+	assert_int_equal(v[0].seq, 0);
 	sample_rows_free(v, n);
 	assert_int_equal(db_run_samples(f->db, id, 1, &v, &n), 0);
 	assert_int_equal(n, 1);

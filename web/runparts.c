@@ -1,0 +1,281 @@
+/* runparts.c: the parts of a run too big for one answer, in pieces.
+ * GET /api/runs/ID/results?offset=N&limit=M and .../samples?offset&limit:
+ * a page of its results (in the order of GET /api/runs/ID, which carries
+ * the first page and the link to the next) or of its metric samples.
+ * GET /api/runs/ID/tail?console=N&output=M: what a run's console
+ * and its command's output gained past byte offsets N and M, with the
+ * run's state and outcome, for `kfleet logs -f` and the run page while the
+ * guest runs. Each part is at most WEB_TAIL_CHUNK bytes, cut before an
+ * unfinished UTF-8 sequence so that the next call starts on a whole one;
+ * {"console": {"offset": where the text starts, "next": where to ask from
+ * next, "size": the file's size, "text", "restarted": the file became
+ * shorter than N (virtlogd rotated it at 2 MiB), so the text starts at 0}}.
+ * A file not there yet is empty. */
+#include "web/handlers.h"
+
+#include <errno.h>
+#include <math.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "db/db.h"
+#include "orchestrator/orchestrator.h"
+#include "web/reply.h"
+#include "web/runparts.h"
+#include "web/server.h"
+
+#define WEB_TAIL_CHUNK (64 * 1024)
+
+/* Bytes at the end of p[0..n) that begin a UTF-8 sequence not finished
+ * within it (0 to 3) */
+static size_t utf8_unfinished(const unsigned char *p, size_t n)
+{
+	for (size_t k = 1; k <= 3 && k <= n; k++) {
+		unsigned char c = p[n - k];
+
+		if ((c & 0xc0) == 0x80)
+			continue;              /* a continuation byte: look further back */
+		if ((c & 0xe0) == 0xc0)
+			return k < 2 ? k : 0;
+		if ((c & 0xf0) == 0xe0)
+			return k < 3 ? k : 0;
+		if ((c & 0xf8) == 0xf0)
+			return k < 4 ? k : 0;
+		return 0;
+	}
+	return 0;
+}
+
+/* {"offset", "next", "size", "text", "restarted"} of dir/name from off;
+ * NULL when out of memory */
+static json_t *part(const char *dir, const char *name, long long off)
+{
+	char *path = dir ? path_join(dir, name) : NULL, *chunk = NULL;
+	long long size = 0, start = off;
+	int restarted = 0, fd = -1;
+	ssize_t got = 0;
+	struct stat st;
+	json_t *o;
+
+	if (path && (fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) >= 0 &&
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		size = (long long)st.st_size;
+		if (start > size) {
+			start = 0;
+			restarted = 1;
+		}
+		chunk = malloc(WEB_TAIL_CHUNK);
+		if (chunk && size > start) {
+			size_t want = (size_t)(size - start < WEB_TAIL_CHUNK ? size - start :
+					       WEB_TAIL_CHUNK);
+
+			got = pread(fd, chunk, want, (off_t)start);
+			if (got < 0)
+				got = 0;
+			/* the rest of a sequence cut here comes with the next call;
+			 * at the end of a finished file it is what it is */
+			if (got > 0 && (size_t)got == want)
+				got -= (ssize_t)utf8_unfinished((unsigned char *)chunk, (size_t)got);
+		}
+	} else if (fd < 0 && errno != ENOENT && path) {
+		log_warn("web: '%s': %s", path, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	o = json_pack("{sI sI sI so sb}", "offset", (json_int_t)start, "next",
+		      (json_int_t)(start + got), "size", (json_int_t)size, "text",
+		      web_json_strn(chunk ? chunk : "", (size_t)got), "restarted", restarted);
+	free(chunk);
+	free(path);
+	return o;
+}
+
+static int offset_arg(struct MHD_Connection *c, const char *key, long long *v)
+{
+	const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+
+	*v = 0;
+	return s ? parse_int(s, 0, INT64_MAX, v) : 0;
+}
+
+WEB_HANDLER(api_run_tail)
+{
+	long long con, outp;
+	enum MHD_Result rc;
+	struct run r;
+	struct db *db;
+	json_t *o;
+	int found;
+
+	if (offset_arg(c, "console", &con) < 0 || offset_arg(c, "output", &outp) < 0)
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST,
+				       "console= and output= are byte offsets (0 or more)");
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	found = db_run_get(db, arg->id, &r);
+	if (found <= 0) {
+		if (found < 0)
+			log_warn("web: run %lld: %s", (long long)arg->id, db_errmsg(db));
+		return found < 0 ? web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+						   "database: %s", db_errmsg(db)) :
+			web_reply_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no such run",
+					(long long)arg->id);
+	}
+	o = json_pack("{sI ss so so so so}", "id", (json_int_t)r.id, "state",
+		      run_state_name(r.state), "outcome",
+		      r.state == RUN_DONE ? json_string(run_outcome_name(r.outcome)) : json_null(),
+		      "detail", web_json_str(r.state == RUN_DONE ? r.detail : NULL),
+		      "console", part(r.run_dir, RUN_FILE_CONSOLE, con),
+		      "output", part(r.run_dir, RUN_FILE_OUTPUT, outp));
+	run_release(&r);
+	return o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+}
+
+/* ---- results and samples, a page at a time ---- */
+
+json_t *web_result_rows_json(const struct result_row *rows, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < n; i++) {
+		json_t *e = json_pack("{so so so}", "path", web_json_str(rows[i].path), "status",
+				      web_json_str(rows[i].status), "detail",
+				      web_json_str(rows[i].detail));
+
+		if (!e || json_array_append_new(arr, e) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+json_t *web_sample_rows_json(const struct sample_row *rows, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < n; i++) {
+		/* stored values are finite; JSON has no NaN or infinity anyway */
+		json_t *e = json_pack("{so so so sI}", "metric", web_json_str(rows[i].metric),
+				      "unit", web_json_str(rows[i].unit), "value",
+				      isfinite(rows[i].value) ? json_real(rows[i].value) :
+				      json_null(), "seq", (json_int_t)rows[i].seq);
+
+		if (!e || json_array_append_new(arr, e) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+json_t *web_run_page_next(int64_t id, const char *what, long long offset, size_t n,
+			  long long total)
+{
+	char next[96];
+
+	if (offset + (long long)n >= total)
+		return json_null();
+	snprintf(next, sizeof(next), "/api/runs/%lld/%s?offset=%lld", (long long)id, what,
+		 offset + (long long)n);
+	return json_string(next);
+}
+
+/* offset= and limit= of a page: 0, or -1 after replying 400 into *rc */
+static int page_args(struct MHD_Connection *c, long long *offset, long long *limit, int max,
+		     enum MHD_Result *rc)
+{
+	const char *ls = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+
+	*limit = max;
+	if (offset_arg(c, "offset", offset) < 0 || (ls && parse_int(ls, 1, max, limit) < 0)) {
+		*rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "offset= is a row number (0 or "
+				      "more), limit= a count from 1 to %d", max);
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when run id exists, else 0 after replying (404, or 500) into *rc */
+static int run_exists(struct db *db, struct MHD_Connection *c, int64_t id, enum MHD_Result *rc)
+{
+	struct run r;
+	int found;
+
+	memset(&r, 0, sizeof(r));
+	found = db_run_get(db, id, &r);
+	run_release(&r);
+	if (found > 0)
+		return 1;
+	if (found < 0)
+		*rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				      db_errmsg(db));
+	else
+		*rc = web_reply_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no such run", (long long)id);
+	return 0;
+}
+
+WEB_HANDLER(api_run_results)
+{
+	long long offset, limit, total = 0;
+	int64_t counts[7];
+	struct result_row *rows = NULL;
+	enum MHD_Result rc;
+	struct db *db;
+	size_t n = 0;
+	json_t *o;
+
+	if (page_args(c, &offset, &limit, WEB_RESULTS_PAGE_MAX, &rc) < 0)
+		return rc;
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db || !run_exists(db, c, arg->id, &rc))
+		return rc;
+	if (db_run_results_at(db, arg->id, offset, (int)limit, &rows, &n, counts) < 0) {
+		log_warn("web: run %lld: %s", (long long)arg->id, db_errmsg(db));
+		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				       db_errmsg(db));
+	}
+	for (int i = 0; i < 7; i++)
+		total += counts[i];
+	o = json_pack("{sI sI sI so so}", "id", (json_int_t)arg->id, "offset", (json_int_t)offset,
+		      "total", (json_int_t)total, "rows", web_result_rows_json(rows, n), "next",
+		      web_run_page_next(arg->id, "results", offset, n, total));
+	result_rows_free(rows, n);
+	return o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+}
+
+WEB_HANDLER(api_run_samples)
+{
+	long long offset, limit, total;
+	struct sample_row *rows = NULL;
+	enum MHD_Result rc;
+	struct db *db;
+	size_t n = 0;
+	json_t *o;
+
+	if (page_args(c, &offset, &limit, WEB_SAMPLES_MAX, &rc) < 0)
+		return rc;
+	db = web_db_or_reply(w, c, 0, &rc);
+	if (!db || !run_exists(db, c, arg->id, &rc))
+		return rc;
+	total = db_run_sample_count(db, arg->id);
+	if (total < 0 || db_run_samples_at(db, arg->id, offset, (int)limit, &rows, &n) < 0) {
+		log_warn("web: run %lld: %s", (long long)arg->id, db_errmsg(db));
+		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
+				       db_errmsg(db));
+	}
+	o = json_pack("{sI sI sI so so}", "id", (json_int_t)arg->id, "offset", (json_int_t)offset,
+		      "total", (json_int_t)total, "rows", web_sample_rows_json(rows, n), "next",
+		      web_run_page_next(arg->id, "samples", offset, n, total));
+	sample_rows_free(rows, n);
+	return o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+}
