@@ -4,6 +4,7 @@
  * database connection and the daemon's read-only job set; POST /api/runs
  * checks the bearer token and hands the request to orch_submit(). Every
  * string put into JSON is valid UTF-8. */
+#include "web/cache.h"
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/results.h"
@@ -279,7 +280,7 @@ WEB_HANDLER(api_run)
 	json_t *o = NULL, *att, *res, *smp;
 	enum MHD_Result rc;
 	struct db *db;
-	char *path = NULL;
+	char *path = NULL, *js = NULL, key[96] = "";
 	int found, bad = 0, have_output = 0, smp_truncated = 0;
 
 	memset(&r, 0, sizeof(r));
@@ -296,6 +297,18 @@ WEB_HANDLER(api_run)
 	if (!found) {
 		rc = web_reply_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no such run", (long long)id);
 		goto out;
+	}
+	/* a done run's answer changes only when it runs again (its attempt)
+	 * or ends again: kept, so that a run shared with many is read once */
+	if (r.state == RUN_DONE) {
+		int json;
+
+		snprintf(key, sizeof(key), "run/%lld/%d/%lld", (long long)id, r.attempt,
+			 (long long)r.ended_at);
+		if (web_cache_get(w, key, &out, &json)) {
+			rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
+			goto out;
+		}
 	}
 	att = attempts_json(db, id);
 	res = att ? results_json(db, id) : NULL;
@@ -335,13 +348,18 @@ WEB_HANDLER(api_run)
 	}
 	put(o, "output", have_output ? web_json_strn(buf_str(&out), out.len) : json_null(), &bad);
 	put(o, "output_truncated", json_boolean(have_output && out.truncated), &bad);
-	if (bad) {
-		json_decref(o);
+	js = bad ? NULL : json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	buf_reset(&out);
+	if (!js || buf_puts(&out, js) < 0 || buf_puts(&out, "\n") < 0) {
 		rc = MHD_NO;
 		goto out;
 	}
-	rc = web_reply_json(c, MHD_HTTP_OK, o);
+	if (*key)
+		web_cache_put(w, key, buf_str(&out), out.len, 1);
+	rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
 out:
+	free(js);
 	free(path);
 	buf_release(&out);
 	run_release(&r);
