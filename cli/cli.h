@@ -90,6 +90,19 @@ void cli_usage(FILE *f);
 int cli_run(struct cli *k, int argc, char **argv);
 int cli_runs(struct cli *k, int argc, char **argv);
 int cli_show(struct cli *k, int argc, char **argv);
+/* progress.c: the builds of a submission (its JSON, sub) while they run,
+ * on stderr: one line rewritten in place on a terminal (tty), else a line
+ * when a build's stage changes or it passes another tenth; st starts
+ * zeroed, and _end clears the line before other output */
+#define CLI_PROGRESS_MAX 8
+struct cli_progress {
+	int n, shown;
+	long long id[CLI_PROGRESS_MAX];
+	char stage[CLI_PROGRESS_MAX][16];
+	int decile[CLI_PROGRESS_MAX];
+};
+void cli_build_progress(json_t *sub, int tty, struct cli_progress *st);
+void cli_build_progress_end(int tty, struct cli_progress *st);
 /* cmd_logs.c */
 int cli_logs(struct cli *k, int argc, char **argv);
 /* A run of GET /api/runs/ID as `kfleet show` prints it, on stdout */

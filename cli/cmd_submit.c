@@ -102,7 +102,8 @@ static int wait_built(struct cli *k, long long id, struct resp *r)
 {
 	char path[64];
 	const char *last = "";
-	int fails = 0;
+	int fails = 0, tty = isatty(2);
+	struct cli_progress prog = { 0 };
 
 	snprintf(path, sizeof(path), "/api/submissions/%lld", id);
 	for (;;) {
@@ -121,11 +122,13 @@ static int wait_built(struct cli *k, long long id, struct resp *r)
 		fails = 0;
 		st = cli_jstr(r->j, "state", "-");
 		if (strcmp(st, last)) {
+			cli_build_progress_end(tty, &prog);
 			fprintf(stderr, "submission %lld: %s\n", id, st);
 			last = strcmp(st, "queued") ? "building" : "queued";
 			if (strcmp(st, "queued") && strcmp(st, "building"))
 				return 0;
 		}
+		cli_build_progress(r->j, tty, &prog);
 		sleep(2);
 	}
 }

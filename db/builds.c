@@ -38,6 +38,15 @@ int db_build_get(struct db *db, int64_t id, struct build_row *b)
 			   db_build_fields, b, sizeof(*b));
 }
 
+int db_build_previous(struct db *db, const struct build_row *b, struct build_row *prev)
+{
+	return dbi_row_one(dbi_stmt(db, BUILD_SELECT " WHERE b.arch = ? AND b.config_hash = ?"
+				    " AND b.state = 'done' AND b.id != ? ORDER BY b.ended_at DESC"
+				    " LIMIT 1", DBI_TEXT(b->arch), DBI_TEXT(b->config_hash),
+				    DBI_INT(b->id)),
+			   db_build_fields, prev, sizeof(*prev));
+}
+
 int db_build_list(struct db *db, int limit, struct build_row **rows, size_t *n)
 {
 	return dbi_rows(dbi_stmt(db, BUILD_SELECT " ORDER BY b.id DESC LIMIT ?", DBI_INT(limit)),

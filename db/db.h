@@ -371,6 +371,9 @@ int db_apply_record(struct db *db, const char *tree, const char *base,
 int db_build_find(struct db *db, const char *key, struct build_row *b);
 int db_build_get(struct db *db, int64_t id, struct build_row *b);
 int db_build_list(struct db *db, int limit, struct build_row **rows, size_t *n);
+/* The newest done build of b's arch and config but b: what b's progress is
+ * measured against. 1 found, 0 none, -1 error */
+int db_build_previous(struct db *db, const struct build_row *b, struct build_row *prev);
 /* Starts (or restarts) the build with this key; *id set. 0 / -1 */
 int db_build_start(struct db *db, const struct build_row *b, int64_t *id);
 /* Ends a build: done registers the kernel (source 'built', with its tree,

@@ -77,3 +77,65 @@ char *kbuild_log_file_errors(const char *log)
 	buf_release(&b);
 	return e;
 }
+
+/* A kbuild progress line: two spaces, a tag of capitals ("CC", "LD",
+ * "HOSTCC", "CC [M]", "AR", "OBJCOPY"), spaces, a target */
+static int kbuild_line(const char *p, const char *end)
+{
+	const char *t;
+
+	if (end - p < 4 || p[0] != ' ' || p[1] != ' ' || p[2] < 'A' || p[2] > 'Z')
+		return 0;
+	for (t = p + 2; t < end && ((*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9') ||
+				    *t == '_'); t++)
+		;
+	if (t - p > 14)
+		return 0;
+	if (end - t >= 4 && !memcmp(t, " [M]", 4))
+		t += 4;
+	return t < end && *t == ' ';
+}
+
+/* The stage a step's name is part of */
+static const char *stage_of(const char *step, size_t n)
+{
+	if ((n == 4 && !memcmp(step, "make", 4)))
+		return "make";
+	if (n == 15 && !memcmp(step, "modules_install", 15))
+		return "modules";
+	if ((n >= 13 && !memcmp(step, "make test_progs", 13)) ||
+	    (n >= 17 && !memcmp(step, "kselftest-install", 17)))
+		return "selftests";
+	return "config";             /* defconfig, merge_config.sh, olddefconfig */
+}
+
+int kbuild_log_progress(const char *log, struct kbuild_progress *p)
+{
+	static const char mark[] = "### kfleet: step ";
+	struct buf b = BUF_INIT(KBUILD_PROGRESS_LOG_MAX);
+	const char *s, *end;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->stage, sizeof(p->stage), "prepare");
+	if (read_file(log, &b, KBUILD_PROGRESS_LOG_MAX) < 0) {
+		buf_release(&b);
+		return -1;
+	}
+	s = buf_str(&b);
+	end = s + b.len;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s)), *e = nl ? nl : end;
+
+		if (kbuild_line(s, e)) {
+			p->objects++;
+		} else if ((size_t)(e - s) > sizeof(mark) - 1 && !memcmp(s, mark, sizeof(mark) - 1)) {
+			const char *step = s + sizeof(mark) - 1;
+
+			snprintf(p->stage, sizeof(p->stage), "%s", stage_of(step, (size_t)(e - step)));
+		}
+		s = nl ? nl + 1 : end;
+	}
+	p->truncated = b.truncated;
+	buf_release(&b);
+	return 0;
+}

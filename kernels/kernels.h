@@ -272,6 +272,19 @@ void kbuild_config_dropped(const char *frag, size_t flen, const char *cfg, size_
 /* The first compiler or make error lines of a build log (at most
  * KBUILD_ERRORS_MAX bytes), or NULL when none is found. Caller frees. */
 char *kbuild_log_errors(const char *log, size_t len);
+/* Where a build is, from its log: the stage of its last step ("prepare"
+ * before the first: the worktree and the config's files; "config",
+ * "make", "modules", "selftests") and the kbuild lines so far ("  CC
+ * kernel/fork.o", one an object or target), which the same count of an
+ * earlier build of the same arch and config turns into a fraction.
+ * 0, or -1 (errno) when the log cannot be read. */
+#define KBUILD_PROGRESS_LOG_MAX (64u << 20)
+struct kbuild_progress {
+	char stage[16];
+	long long objects;
+	int truncated;               /* the log was longer than read */
+};
+int kbuild_log_progress(const char *log, struct kbuild_progress *p);
 /* Which patch and file a failed `git am` output names: "patch 2/3,
  * src/x.c" into out. count is the series' patch count. */
 void kbuild_am_failure(const char *out, size_t len, int count, char *why, size_t n);

@@ -78,6 +78,8 @@ int kbuild_step(struct kbuild_steps *st, struct cmd *c, const char *what, char *
 
 	if (left < 1000)
 		left = 1000;
+	if (st->log)   /* the stage, for kbuild_log_progress */
+		kbuild_log_note(st->log, "step %s", what);
 	cmd_stdout_append(c, st->log);
 	cmd_stderr_to_stdout(c);
 	cmd_cancel_on(c, st->e->cancel);

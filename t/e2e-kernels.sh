@@ -156,6 +156,22 @@ check "the JSON has the series and builds" contains "$(curl -sf "$KF_URL/api/sub
 check "kfleet submissions lists them" contains "$(kf submissions 2>&1)" "failed"
 check "kfleet builds lists the builds" contains "$(kf builds 2>&1)" "not kept by olddefconfig: CONFIG_KFLEET_NO_SUCH_OPTION"
 
+# a build's progress: its log marks each step; while a build is building,
+# its JSON and page say the stage and its objects against the newest done
+# build of its arch and config (here: one that has its log complete)
+bl=$(db "select max(id) from builds where state = 'done'")
+check "progress: a done build has none" contains "$(curl -sf "$KF_URL/api/builds/$bl")" '"progress":null'
+check "progress: the log marks the make step" grep -q '^### kfleet: step make$' "$(db "select dir from builds where id = $bl")/build.log"
+objs=$(grep -c '^  [A-Z][A-Z0-9_]* ' "$(db "select dir from builds where id = $bl")/build.log")
+last=$(sed -n 's/^### kfleet: step //p' "$(db "select dir from builds where id = $bl")/build.log" | tail -n 1)
+case $last in modules_install) stage=modules ;; make) stage=make ;; *) stage="?$last" ;; esac
+sqlite3 "$T/var/kfleet.db" "update builds set state = 'building' where id = $bl"
+prog=$(curl -sf "$KF_URL/api/builds/$bl" | sed 's/.*"progress"/"progress"/')
+check "progress: a building build has its stage (its last step's) and objects" contains "$prog" "\"progress\":{\"stage\":\"$stage\",\"objects\":$objs,"
+check "progress: ...against an earlier build's of its config" sh -c "echo '$prog' | grep -q '\"expected\":[1-9][0-9]*,'"
+check "progress: the build page says it" contains "$(curl -sf "$KF_URL/builds/$bl")" "$stage: $objs"
+check "progress: the log's kbuild lines were seen" test "$objs" -gt 0
+
 # the daemon dies mid-build: the submission carries on after a restart
 sqlite3 "$T/var/kfleet.db" "update builds set state = 'building' where id = (select max(id) from builds)"
 kf_kill9

@@ -5,6 +5,7 @@
  * page is where a developer sees the series as kfleet read it, the base
  * and why, each build with its errors, and the requests it queued. */
 #include "web/handlers.h"
+#include "web/progress.h"
 #include "web/reply.h"
 #include "web/server.h"
 
@@ -40,6 +41,16 @@ static json_t *row_json(const struct db_field *fields, const void *row)
 			v = json_integer(*(const int64_t *)p);
 		json_object_set_new(o, f->name, v ? v : json_null());
 	}
+	return o;
+}
+
+/* A build's row, and its progress while it runs (null otherwise) */
+static json_t *build_json(struct db *db, const struct build_row *b)
+{
+	json_t *o = row_json(db_build_fields, b);
+
+	if (o)
+		json_object_set_new(o, "progress", web_build_progress_json(db, b));
 	return o;
 }
 
@@ -79,7 +90,7 @@ static json_t *submission_json(struct db *db, const struct submission *s, int fu
 
 		if (db_submission_builds(db, s->id, &b, &n) == 0)
 			for (size_t i = 0; i < n; i++)
-				json_array_append_new(a, row_json(db_build_fields, &b[i]));
+				json_array_append_new(a, build_json(db, &b[i]));
 		db_rows_free(db_build_fields, b, sizeof(*b), n);
 		json_object_set_new(o, "builds", a);
 		a = json_array();
@@ -365,7 +376,7 @@ static enum MHD_Result builds_get(struct web *w, struct MHD_Connection *c, int64
 		if (!found)
 			return web_reply_error(c, MHD_HTTP_NOT_FOUND, "build %lld: no such build",
 					       (long long)id);
-		a = row_json(db_build_fields, &b);
+		a = build_json(db, &b);
 		db_row_release(db_build_fields, &b, sizeof(b));
 		return web_reply_json(c, MHD_HTTP_OK, a);
 	}
@@ -374,7 +385,7 @@ static enum MHD_Result builds_get(struct web *w, struct MHD_Connection *c, int64
 				       db_errmsg(db));
 	a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, row_json(db_build_fields, &v[i]));
+		json_array_append_new(a, build_json(db, &v[i]));
 	db_rows_free(db_build_fields, v, sizeof(*v), n);
 	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:o}", "builds", a));
 }
@@ -427,8 +438,10 @@ static const char *state_class(const char *s)
 	return "running";
 }
 
-static void builds_table(struct buf *b, const struct build_row *v, size_t n, int side)
+static void builds_table(struct db *db, struct buf *b, const struct build_row *v, size_t n,
+			 int side)
 {
+	struct web_progress p;
 	char dur[32];
 
 	buf_printf(b, "<table>\n<tr><th>build</th>%s<th>arch</th><th>commit</th><th>state</th>"
@@ -451,6 +464,11 @@ static void builds_table(struct buf *b, const struct build_row *v, size_t n, int
 		web_html_str(b, r->state);
 		if (side && r->reused)
 			buf_puts(b, " (reused)");
+		if (web_build_progress(db, r, &p)) {
+			buf_puts(b, "<div class=\"note\">");
+			web_progress_text(&p, b);
+			buf_puts(b, "</div>");
+		}
 		buf_puts(b, "</td><td>");
 		web_html_str(b, r->release);
 		snprintf(dur, sizeof(dur), "%lld s", (long long)(r->ms / 1000));
@@ -606,7 +624,7 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 		series_html(&b, s.series_json);
 	buf_puts(&b, "<h2>Builds</h2>\n");
 	if (db_submission_builds(db, id, &v, &n) == 0 && n)
-		builds_table(&b, v, n, 1);
+		builds_table(db, &b, v, n, 1);
 	else
 		buf_puts(&b, "<p class=\"note\">none yet</p>\n");
 	db_rows_free(db_build_fields, v, sizeof(*v), n);
@@ -732,6 +750,16 @@ static enum MHD_Result build_page(struct web *w, struct MHD_Connection *c, int64
 	buf_printf(&b, "<h1>%s <span class=\"%s\">", title, state_class(r.state));
 	web_html_str(&b, r.state);
 	buf_puts(&b, "</span></h1>\n<table>\n");
+	{
+		struct web_progress p;
+		struct buf pt = BUF_INIT(0);
+
+		if (web_build_progress(db, &r, &p)) {
+			web_progress_text(&p, &pt);
+			kv(&b, "progress", buf_str(&pt));
+		}
+		buf_release(&pt);
+	}
 	kv(&b, "tree", r.tree);
 	kv(&b, "commit", r.commit_id);
 	kv(&b, "arch", r.arch);

@@ -95,11 +95,66 @@ static void test_log_file(void **state)
 	free(log);
 }
 
+/* A log as kbuild and kfleet write it: the stage is the last step's, the
+ * objects every kbuild line, tags with digits and [M] included, and
+ * nothing else (warnings, make's own lines, notes) */
+static void append(const char *path, const char *text)
+{
+	tu_write(path, text, strlen(text), 1);
+}
+
+static void test_progress(void **state)
+{
+	char dir[128];
+	char *log;
+	struct kbuild_progress p;
+
+	(void)state;
+	tu_tmpdir(dir, sizeof(dir), "progress");
+	log = tu_path(dir, "build.log");
+	assert_int_equal(kbuild_log_progress(log, &p), -1);          /* no log yet */
+	tu_write_str(log, "### kfleet: tree linux commit abc arch x86_64 config defconfig\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_string_equal(p.stage, "prepare");
+	assert_int_equal(p.objects, 0);
+	append(log, "### kfleet: step x86_64_defconfig\n"
+		 "  HOSTCC  scripts/basic/fixdep\n"
+		 "#\n# configuration written to .config\n#\n"
+		 "### kfleet: step olddefconfig\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_string_equal(p.stage, "config");
+	assert_int_equal(p.objects, 1);
+	append(log, "### kfleet: step make\n"
+		 "  SYNC    include/config/auto.conf\n"
+		 "  CC      kernel/fork.o\n"
+		 "kernel/fork.c:12:5: warning: unused variable 'x'\n"
+		 "  CC [M]  net/ipv4/tcp_bbr.o\n"
+		 "  LD      vmlinux.o\n"
+		 "  OBJCOPY arch/x86/boot/vmlinux.bin\n"
+		 "make[2]: Entering directory '/src'\n"
+		 "  Kernel: arch/x86/boot/bzImage is ready  (#1)\n"
+		 "   CC     three spaces: not kbuild's\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_string_equal(p.stage, "make");
+	assert_int_equal(p.objects, 6);
+	append(log, "### kfleet: step modules_install\n  INSTALL /lib/modules/x/tcp_bbr.ko\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_string_equal(p.stage, "modules");
+	assert_int_equal(p.objects, 7);
+	append(log, "### kfleet: step kselftest-install\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_string_equal(p.stage, "selftests");
+	assert_false(p.truncated);
+	tu_rmrf(dir);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_errors),
 		cmocka_unit_test(test_log_file),
+		cmocka_unit_test(test_progress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
