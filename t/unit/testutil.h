@@ -179,4 +179,26 @@ static inline int tu_run_captured(int (*fn)(int, char **), char **argv, int argc
 	return rc;
 }
 
+/* The built agent (kfleet-agent-x86_64 is name) a test runs: $KFLEET_AGENT,
+ * else B/bin/NAME next to this test's build tree (B/t/unit/PART/TEST),
+ * else build/bin/NAME. Caller frees. Needs common/util.h's exe_dir(). */
+static inline char *tu_agent_path(const char *name)
+{
+	const char *env = getenv("KFLEET_AGENT");
+	char *dir, *p = NULL;
+
+	if (env && *env)
+		return strdup(env);
+	dir = exe_dir();
+	if (dir) {
+		if (asprintf(&p, "%s/../../../bin/%s", dir, name) < 0)
+			p = NULL;
+		free(dir);
+		if (p && access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	return asprintf(&p, "build/bin/%s", name) < 0 ? NULL : p;
+}
+
 #endif

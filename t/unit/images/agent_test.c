@@ -23,6 +23,7 @@
 #include "common/frame.h"
 #include "common/util.h"
 #include "images/images.h"
+#include "t/unit/testutil.h"
 
 #define AGENT_NAME "kfleet-agent-x86_64"
 #define MAX_FRAMES 4096
@@ -362,26 +363,6 @@ static void test_usage(void **state)
 	assert_int_equal(access(f->channel, F_OK), -1);
 }
 
-static char *find_agent(void)
-{
-	const char *env = getenv("KFLEET_AGENT");
-	char *dir, *p = NULL;
-
-	if (env && *env)
-		return strdup(env);
-	/* this test is B/t/unit/images/agent_test, the agent B/bin/AGENT_NAME */
-	dir = exe_dir();
-	if (dir) {
-		if (asprintf(&p, "%s/../../../bin/%s", dir, AGENT_NAME) < 0)
-			p = NULL;
-		free(dir);
-		if (p && access(p, X_OK) == 0)
-			return p;
-		free(p);
-	}
-	return strdup("build/bin/" AGENT_NAME);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,7 +380,7 @@ int main(void)
 	};
 	int rc;
 
-	agent_path = find_agent();
+	agent_path = tu_agent_path(AGENT_NAME);
 	if (!agent_path || access(agent_path, X_OK) < 0) {
 		fprintf(stderr, "agent '%s': %s (build it or set KFLEET_AGENT)\n",
 			agent_path ? agent_path : "?", strerror(errno));

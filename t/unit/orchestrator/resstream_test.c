@@ -312,26 +312,6 @@ static void test_measure_matches(void **state)
 	free(res);
 }
 
-static char *find_agent(void)
-{
-	const char *env = getenv("KFLEET_AGENT");
-	char *dir, *p = NULL;
-
-	if (env && *env)
-		return strdup(env);
-	/* this test is B/t/unit/orchestrator/resstream_test, the agent B/bin/ */
-	dir = exe_dir();
-	if (dir) {
-		if (asprintf(&p, "%s/../../../bin/%s", dir, AGENT_NAME) < 0)
-			p = NULL;
-		free(dir);
-		if (p && access(p, X_OK) == 0)
-			return p;
-		free(p);
-	}
-	return strdup("build/bin/" AGENT_NAME);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,7 +324,7 @@ int main(void)
 	int rc;
 
 	log_set_level(LOG_LVL_ERROR);
-	agent_path = find_agent();
+	agent_path = tu_agent_path(AGENT_NAME);
 	if (!agent_path || access(agent_path, X_OK) < 0) {
 		fprintf(stderr, "agent '%s': %s (build it or set KFLEET_AGENT)\n",
 			agent_path ? agent_path : "?", strerror(errno));
