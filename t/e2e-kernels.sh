@@ -159,7 +159,8 @@ check "kfleet builds lists the builds" contains "$(kf builds 2>&1)" "not kept by
 # a build's progress: its log marks each step; while a build is building,
 # its JSON and page say the stage and its objects against the newest done
 # build of its arch and config (here: one that has its log complete)
-bl=$(db "select max(id) from builds where state = 'done'")
+bl=$(db "select max(id) from builds where state = 'done' and arch || config_hash in (select arch || config_hash from builds where state = 'done' group by arch, config_hash having count(*) > 1)")
+check "progress: a done build with an earlier one of its arch and config" test -n "$bl"
 check "progress: a done build has none" contains "$(curl -sf "$KF_URL/api/builds/$bl")" '"progress":null'
 check "progress: the log marks the make step" grep -q '^### kfleet: step make$' "$(db "select dir from builds where id = $bl")/build.log"
 objs=$(grep -c '^  [A-Z][A-Z0-9_]* ' "$(db "select dir from builds where id = $bl")/build.log")
