@@ -221,7 +221,7 @@ int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fi
 				   " AND memory_mb <= ?3"
 				   /* a run to pin waits for cores of its own */
 				   " AND NOT (?6 IS NOT NULL AND (?6 = '*' OR"
-				   "      instr(?6, ',' || job || ',') > 0)"
+				   "      instr(?6, ',' || coalesce(job, '') || ',') > 0)"
 				   "      AND vcpus <= ?7 AND vcpus > ?8)"
 				   " ORDER BY id LIMIT 1",
 				   DBI_INT(fit->max_vcpus_x86_64), DBI_INT(fit->max_vcpus_arm64),
