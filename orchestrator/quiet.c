@@ -301,7 +301,7 @@ void quiet_begin(struct orch *o, struct host *h, struct db *db, const struct run
 	const struct config *c = o->conf;
 	struct quiet_run *qr;
 	const char *why_not = NULL;
-	int hi = host_index(o, h), nfree;
+	int hi = host_index(o, h), nfree, want;
 	double load;
 
 	if (!q || !(qr = calloc(1, sizeof(*qr))))
@@ -314,8 +314,9 @@ void quiet_begin(struct orch *o, struct host *h, struct db *db, const struct run
 	pthread_mutex_lock(&q->lock);
 	nfree = h->cpus > 0 && h->cpus <= QUIET_CPUS_MAX ?
 		quiet_cores_free(q->used[hi], h->cpus, c->quiet_reserve) : 0;
-	qr->pin = quiet_decide(want_pin(q, r, &why_not), why_not, c->quiet_busy_wait, r->vcpus,
-			       h->cpus, c->quiet_reserve, nfree, qr->why, sizeof(qr->why));
+	want = want_pin(q, r, &why_not);   /* before why_not is read */
+	qr->pin = quiet_decide(want, why_not, c->quiet_busy_wait, r->vcpus, h->cpus,
+			       c->quiet_reserve, nfree, qr->why, sizeof(qr->why));
 	if (qr->pin == QUIET_WAIT) {
 		/* claimed while its cores were taken (placement raced): run it
 		 * rather than hold a slot, and say so */
