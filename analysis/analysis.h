@@ -333,4 +333,32 @@ json_t *cmp_report_json(const struct cmp_report *r);
  * wrong. */
 int cmp_report_from_json(json_t *j, struct cmp_report *r, char *err, size_t errlen);
 
+/* ---- neighbours.c: whether the two sides ran under the same neighbours ---- */
+
+#define CMP_QUIET_SHARE 0.25   /* shares of runs this far apart (or more) differ */
+
+/* What one side's runs ran beside (db/neighbours.c's records) */
+struct cmp_quiet_side {
+	size_t runs;             /* the side's runs */
+	size_t known;            /* ... with a record of their neighbours */
+	size_t beside_build;     /* ... of those, beside a build that was not paused */
+	size_t beside_run;       /* ... beside another run on their host */
+	size_t pinned;           /* ... on host cores of their own */
+	size_t overcommitted;    /* ... with more vCPUs than host cores */
+};
+
+/* Counts one run into s: known 0 when it has no record; else its pin
+ * ("pinned", "unpinned", "overcommitted"), and its runs ("12:1 13:2") and
+ * builds ("5 6:paused") as recorded, NULL or "" for none */
+void cmp_quiet_count(struct cmp_quiet_side *s, int known, const char *pin, const char *runs,
+		     const char *builds);
+/* The warning when the sides ran under different neighbours: the share of
+ * their (recorded) runs beside a build, beside another run, or pinned is
+ * CMP_QUIET_SHARE or more apart, or one side has records and the other
+ * none. Appends one line to b ("neighbours differ: base 3 of 5 runs beside
+ * a build, patched 0 of 5") and returns 1; 0 (b untouched) when alike. */
+int cmp_quiet_warning(const struct cmp_quiet_side s[2], const char *const names[2],
+		      struct buf *b);
+
 #endif
+

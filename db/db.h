@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -170,6 +170,9 @@ struct claim_fit {
 	int leave_vcpus;        /* x86_64 runs of at most these vCPUs ... */
 	int leave_memory_mb;    /* ... and this memory are left to a KVM host with a
 				   free slot (0: none is) */
+	const char *pin_jobs;   /* runs of these jobs (",a,b,"; "*": all; NULL: none) ... */
+	int pin_max;            /* ... of at most this many vCPUs wait ... */
+	int pin_free;           /* ... while fewer cores than their vCPUs are free */
 };
 int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fit,
 		     struct run *r);
@@ -458,5 +461,34 @@ extern const struct db_field db_quarantine_fields[];
  * *truncated set when there were more. Free with db_rows_free(). 0 / -1 */
 int db_quarantine_list(struct db *db, int all, size_t max, struct db_quarantine **v,
 		       size_t *n, int *truncated);
+
+/* --- neighbours.c: a run's pinning and what else ran on its host --------- */
+
+struct run_quiet {
+	int64_t run_id;
+	int64_t attempt;
+	char *pin;                 /* "pinned", "unpinned", "overcommitted" */
+	char *cores;               /* the host cores it ran on ("1"), NULL: any */
+	char *why;                 /* why not pinned, or NULL */
+	char *builds_mode;         /* [quiet] builds in force: avoid, pause, share */
+	char *runs;                /* other runs on the host meanwhile: "12:1 13:16" (id:vCPUs) */
+	char *builds;              /* builds meanwhile: "5 6:paused" (submission ids) */
+	int has_load_start;
+	double load_start;         /* the host's 1-minute load average at the start ... */
+	int has_load_end;
+	double load_end;           /* ... and at the end (not known: has_* 0) */
+	int64_t ended;             /* 1 once the end is recorded */
+};
+
+/* The start of run id's attempt: replaces what an earlier attempt left.
+ * load < 0: not known. 0 / -1 */
+int db_quiet_begin(struct db *db, int64_t id, int attempt, const char *pin, const char *cores,
+		   const char *why, const char *builds_mode, double load);
+/* Its end: the neighbours seen and the load. 0 / -1 */
+int db_quiet_end(struct db *db, int64_t id, const char *runs, const char *builds, double load);
+/* 1 with q filled (release it with db_quiet_release()), 0 none recorded,
+ * -1 error */
+int db_quiet_get(struct db *db, int64_t id, struct run_quiet *q);
+void db_quiet_release(struct run_quiet *q);
 
 #endif

@@ -193,6 +193,14 @@ const char *const db_migrations[] = {
 	 * of a concluded run looks for first (db_flaky_window) */
 	"CREATE INDEX results_failed ON results (run_id, path)"
 	"  WHERE status IN ('fail', 'error', 'timeout');",
+	/* 12: quiet measurements: a run's pinning to host cores of its own and
+	 * what else ran on its host from its start to its end (other runs,
+	 * builds, the load), for the run page and the comparisons' warning */
+	"CREATE TABLE run_neighbours ("
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+	"  attempt INTEGER NOT NULL, pin TEXT NOT NULL, cores TEXT, why TEXT,"
+	"  builds_mode TEXT, runs TEXT, builds TEXT, load_start REAL, load_end REAL,"
+	"  ended INTEGER NOT NULL DEFAULT 0);",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -182,7 +182,7 @@ void attempt_list_free(struct attempt *a, size_t n)
 
 int db_run_claim(struct db *db, const char *host, struct run *r)
 {
-	struct claim_fit any = { INT_MAX, INT_MAX, INT_MAX, 0, 0 };
+	struct claim_fit any = { INT_MAX, INT_MAX, INT_MAX, 0, 0, NULL, 0, 0 };
 
 	return db_run_claim_fit(db, host, &any, r);
 }
@@ -218,10 +218,16 @@ int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fi
 				   " AND ((arch = 'x86_64' AND vcpus <= ?1 AND"
 				   "       NOT (vcpus <= ?4 AND memory_mb <= ?5))"
 				   "      OR (arch = 'arm64' AND vcpus <= ?2))"
-				   " AND memory_mb <= ?3 ORDER BY id LIMIT 1",
+				   " AND memory_mb <= ?3"
+				   /* a run to pin waits for cores of its own */
+				   " AND NOT (?6 IS NOT NULL AND (?6 = '*' OR"
+				   "      instr(?6, ',' || coalesce(job, '') || ',') > 0)"
+				   "      AND vcpus <= ?7 AND vcpus > ?8)"
+				   " ORDER BY id LIMIT 1",
 				   DBI_INT(fit->max_vcpus_x86_64), DBI_INT(fit->max_vcpus_arm64),
 				   DBI_INT(fit->max_memory_mb), DBI_INT(fit->leave_vcpus),
-				   DBI_INT(fit->leave_memory_mb)), pick, 2);
+				   DBI_INT(fit->leave_memory_mb), DBI_TEXT(fit->pin_jobs),
+				   DBI_INT(fit->pin_max), DBI_INT(fit->pin_free)), pick, 2);
 	if (rc < 1)
 		goto out;   /* 0: the queue is empty */
 	rc = -1;

@@ -5,6 +5,7 @@
  * then queues one request of interleaved base/patched runs per arch, job
  * and vCPU count. Trees that want a clone or fetch are handled first. */
 #include "orchestrator/orchint.h"
+#include "orchestrator/quiet.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -751,7 +752,10 @@ static void *builder_main(void *arg)
 			did = 1;
 		}
 		if (db_submission_next(b->db, &s) == 1) {
+			/* kept off pinned cores or paused beside them (quiet.c) */
+			quiet_build_begin(o, s.id);
 			process(b, &s);
+			quiet_build_end(o);
 			db_row_release(db_submission_fields, &s, sizeof(s));
 			did = 1;
 		}

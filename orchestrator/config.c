@@ -104,6 +104,10 @@ int config_defaults(struct config *c)
 	c->build_sandbox = 1;
 	c->build_ccache = 1;
 	c->build_speculate = -1;
+	c->quiet_pin = QUIET_PIN_AUTO;
+	c->quiet_busy_wait = 1;
+	c->quiet_builds = QUIET_BUILDS_AVOID;
+	c->quiet_reserve = 1;
 	c->build_config = strdup("tinyconfig");
 	c->build_arches = strdup("x86_64");
 	if (asprintf(&c->configs_dir, "%s/../../kernels/configs", c->agent_dir) < 0)
@@ -175,7 +179,7 @@ static int check_section(struct parse *p, const char *l)
 	memcpy(name, l + 1, n);
 	name[n] = '\0';
 	if (!strcmp(name, "daemon") || !strcmp(name, "run") || !strcmp(name, "image") ||
-	    !strcmp(name, "build")) {
+	    !strcmp(name, "build") || !strcmp(name, "quiet")) {
 		p->skip_section = 0;
 	} else if (!strncmp(name, "host", 4) && (name[4] == ' ' || name[4] == '\t')) {
 		char *h = name + 5;
@@ -194,7 +198,7 @@ static int check_section(struct parse *p, const char *l)
 			perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
 			     name, h);
 	} else {
-		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build)", name);
+		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build, quiet)", name);
 	}
 	return 0;
 }
@@ -365,6 +369,39 @@ static struct config_host *section_host(struct parse *p, const char *section)
 	return host_add(p->c, name);
 }
 
+/* One of the words in names[] (NULL-terminated) into *out, its index */
+static void set_word(struct parse *p, const char *key, const char *v,
+		     const char *const *names, int *out)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(v, names[i])) {
+			*out = i;
+			return;
+		}
+	perr(p, "%s: '%s' is not %s", key, v, !strcmp(key, "pin") ? "auto, yes or no" :
+	     !strcmp(key, "busy") ? "wait or share" : "avoid, pause or share");
+}
+
+/* [quiet]: pinning runs to host cores of their own, and builds beside them */
+static void quiet_key(struct parse *p, const char *key, const char *v)
+{
+	static const char *const pins[] = { "auto", "yes", "no", NULL };
+	static const char *const busy[] = { "share", "wait", NULL };
+	static const char *const builds[] = { "avoid", "pause", "share", NULL };
+	struct config *c = p->c;
+
+	if (!strcmp(key, "pin"))
+		set_word(p, key, v, pins, &c->quiet_pin);
+	else if (!strcmp(key, "busy"))
+		set_word(p, key, v, busy, &c->quiet_busy_wait);
+	else if (!strcmp(key, "builds"))
+		set_word(p, key, v, builds, &c->quiet_builds);
+	else if (!strcmp(key, "reserve"))
+		set_int(p, key, v, 0, 1024, &c->quiet_reserve);
+	else
+		perr(p, "[quiet]: unknown key '%s'", key);
+}
+
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse *p = user;
@@ -492,6 +529,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 				set_str(&c->build_arches, v);
 		} else
 			perr(p, "[build]: unknown key '%s'", key);
+	} else if (!strcmp(section, "quiet")) {
+		quiet_key(p, key, v);
 	} else if (!*section) {
 		perr(p, "'%s' is outside any section", key);
 	}
@@ -576,4 +615,8 @@ void config_print(const struct config *c, FILE *out)
 		c->build_sandbox ? "yes" : "no", c->build_ccache ? "yes" : "no", c->build_config,
 		c->configs_dir, c->build_arches, c->build_speculate < 0 ? "auto" :
 		c->build_speculate ? "yes" : "no");
+	fprintf(out, "\n[quiet]\npin = %s\nbusy = %s\nbuilds = %s\nreserve = %d\n",
+		c->quiet_pin == QUIET_PIN_AUTO ? "auto" : c->quiet_pin == QUIET_PIN_YES ? "yes" : "no",
+		c->quiet_busy_wait ? "wait" : "share", c->quiet_builds == QUIET_BUILDS_AVOID ? "avoid" :
+		c->quiet_builds == QUIET_BUILDS_PAUSE ? "pause" : "share", c->quiet_reserve);
 }

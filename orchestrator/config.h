@@ -60,7 +60,15 @@ struct config {
 	int build_speculate;     /* a bisection builds its next step's two possible
 				    commits ahead: 1 yes, 0 no, -1 auto (when the host has
 				    CPUs to spare: 8 or more) */
+	/* [quiet] benchmarks on cores of their own (quiet.c) */
+	int quiet_pin;           /* QUIET_PIN_*: which runs get host cores of their own */
+	int quiet_busy_wait;     /* no cores free: 1 a run to pin waits, 0 it runs unpinned */
+	int quiet_builds;        /* QUIET_BUILDS_*: builds beside a pinned run */
+	int quiet_reserve;       /* host cores never pinned (kept for the host) */
 };
+
+enum { QUIET_PIN_AUTO, QUIET_PIN_YES, QUIET_PIN_NO };   /* auto: jobs with metrics */
+enum { QUIET_BUILDS_AVOID, QUIET_BUILDS_PAUSE, QUIET_BUILDS_SHARE };
 
 /* Fills c with the embedded defaults. 0 / -1 */
 int config_defaults(struct config *c);

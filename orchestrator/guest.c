@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "images/images.h"
+#include "orchestrator/quietint.h"
 #include "orchestrator/volumes.h"
 
 static void xml_text(struct buf *b, const char *s)
@@ -90,6 +91,45 @@ static void xml_cpu(struct buf *b, const struct guest_spec *s, int arm)
 	buf_puts(b, "  </cpu>\n");
 }
 
+/* A pinned guest's <cputune>: each vCPU on a core of its own, the
+ * emulator threads (QEMU's main loop, I/O) on the same cores, so nothing
+ * of it runs where another guest or a build does; an unpinned guest's
+ * vCPUs and emulator are kept to the cores no pinned guest has (the
+ * <vcpu cpuset> attribute, written by the caller) */
+static void xml_cputune(struct buf *b, const struct guest_spec *s)
+{
+	if (s->npin <= 0 || !s->pin)
+		return;
+	buf_puts(b, "  <cputune>\n");
+	for (int i = 0; i < s->vcpus; i++)
+		buf_printf(b, "    <vcpupin vcpu='%d' cpuset='%d'/>\n", i, s->pin[i % s->npin]);
+	buf_puts(b, "    <emulatorpin cpuset='");
+	for (int i = 0; i < s->npin; i++) {
+		int j = i;
+
+		while (j + 1 < s->npin && s->pin[j + 1] == s->pin[j] + 1)
+			j++;
+		if (j == i)
+			buf_printf(b, "%s%d", i ? "," : "", s->pin[i]);
+		else
+			buf_printf(b, "%s%d-%d", i ? "," : "", s->pin[i], s->pin[j]);
+		i = j;
+	}
+	buf_puts(b, "'/>\n  </cputune>\n");
+}
+
+static void xml_vcpu(struct buf *b, const struct guest_spec *s)
+{
+	if (s->npin <= 0 && s->cpuset && *s->cpuset) {
+		buf_puts(b, "  <vcpu placement='static' cpuset='");
+		xml_text(b, s->cpuset);
+		buf_printf(b, "'>%d</vcpu>\n", s->vcpus);
+	} else {
+		buf_printf(b, "  <vcpu>%d</vcpu>\n", s->vcpus);
+	}
+	xml_cputune(b, s);
+}
+
 /* x86_64: q35 with ACPI (poweroff -f needs it); arm64: virt with GICv3
  * (GICv2 stops at 8 vCPUs) and, under TCG, cortex-a57 (emulating "max"
  * with pointer authentication is about 3x slower). Both boot the kernel
@@ -107,12 +147,12 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 		   "    <kfleet:run xmlns:kfleet='https://kfleet.invalid/xmlns/run/1'"
 		   " id='%lld' attempt='%d'/>\n"
 		   "  </metadata>\n"
-		   "  <memory unit='MiB'>%d</memory>\n"
-		   "  <vcpu>%d</vcpu>\n"
-		   "  <os>\n"
+		   "  <memory unit='MiB'>%d</memory>\n", (long long)s->run_id, s->attempt,
+		   s->memory_mb);
+	xml_vcpu(b, s);
+	buf_printf(b, "  <os>\n"
 		   "    <type arch='%s' machine='%s'>hvm</type>\n"
-		   "    <kernel>", (long long)s->run_id, s->attempt, s->memory_mb, s->vcpus,
-		   arm ? "aarch64" : "x86_64", arm ? "virt" : "q35");
+		   "    <kernel>", arm ? "aarch64" : "x86_64", arm ? "virt" : "q35");
 	xml_text(b, s->kernel);
 	buf_puts(b, "</kernel>\n    <initrd>");
 	xml_text(b, s->initrd);
@@ -535,6 +575,78 @@ int guest_sweep(struct host *h, const char *prefix)
 	}
 	free(doms);
 	return killed;
+}
+
+/* --- moving a running guest's cores (quiet.c) ---------------------------- */
+
+/* cpuset ("0,2-3") as libvirt's cpumap of h's cpus; "" is every core */
+static unsigned char *cpumap_of(const char *cpuset, int cpus, int *maplen)
+{
+	unsigned char *map;
+	const char *p = cpuset;
+
+	*maplen = VIR_CPU_MAPLEN(cpus);
+	if (!(map = calloc(1, (size_t)*maplen)))
+		return NULL;
+	if (!*p) {
+		for (int c = 0; c < cpus; c++)
+			VIR_USE_CPU(map, c);
+		return map;
+	}
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), z = a;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			z = strtol(end + 1, &end, 10);
+		for (long c = a; c <= z && c < cpus; c++)
+			VIR_USE_CPU(map, (int)c);
+		p = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	return map;
+}
+
+int guest_repin_live(struct host *h, const char *domain, int vcpus, const char *cpuset)
+{
+	unsigned char *map;
+	virDomainPtr d;
+	int maplen, rc = -1;
+
+	if (h->cpus <= 0)
+		return -1;
+	/* a host being reconnected is tried again at the next tick */
+	if (pthread_mutex_trylock(&h->lock))
+		return -1;
+	d = h->conn ? virDomainLookupByName(h->conn, domain) : NULL;
+	pthread_mutex_unlock(&h->lock);
+	if (!d) {
+		virResetLastError();
+		return -1;
+	}
+	map = cpumap_of(cpuset, h->cpus, &maplen);
+	if (map && virDomainIsActive(d) == 1) {
+		rc = 0;
+		for (int i = 0; i < vcpus && rc == 0; i++)
+			rc = virDomainPinVcpuFlags(d, (unsigned)i, map, maplen,
+						   VIR_DOMAIN_AFFECT_LIVE);
+		if (rc == 0)
+			rc = virDomainPinEmulator(d, map, maplen, VIR_DOMAIN_AFFECT_LIVE);
+		if (rc < 0) {
+			char *e = guest_last_error();
+
+			log_warn("host '%s': guest '%s' not moved to cores '%s': %s", h->conf->name,
+				 domain, *cpuset ? cpuset : "all", e ? e : "?");
+			free(e);
+			virResetLastError();
+		}
+	}
+	free(map);
+	virDomainFree(d);
+	return rc;
 }
 
 /* --- single-threaded TCG ------------------------------------------------- */

@@ -44,6 +44,9 @@ struct guest_spec {
 	int streams;             /* console and channel reach kfleetd as libvirt streams (a
 				    remote host): serial ports are ptys, and the virtio
 				    channel's socket is libvirt's own, not socket */
+	const int *pin;          /* host cores of its own (quiet.c): vCPU i on pin[i], the */
+	int npin;                /* emulator threads on all npin of them (<cputune>) */
+	const char *cpuset;      /* else the cores it may use ("0", "0-3,6"), NULL any */
 };
 
 struct host;
@@ -259,6 +262,7 @@ struct orch {
 	struct builder *builder; /* builder.c */
 	pthread_t builder_thread;
 	pthread_cond_t build_work;   /* signalled when a submission or tree fetch is queued */
+	struct quiet *quiet;     /* quiet.c: cores of their own, neighbours */
 };
 
 /* --- hosts.c: host health ------------------------------------------------ */

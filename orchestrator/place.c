@@ -3,13 +3,16 @@
  * fits), under o->lock, so it sees every host's slots and memory as they
  * are. */
 #include "orchestrator/orchint.h"
+#include "orchestrator/quiet.h"
 
 #include <limits.h>
 #include <string.h>
 
 #define HOST_MEM_RESERVE_MB 512 /* a host's memory kept for itself, not for guests */
 
-/* Memory: the host's, less what its running guests were given and
+/* Cores: a run to pin (a benchmark) that fits the host's cores but not
+ * those free of other pinned runs now waits, when [quiet] busy = wait.
+ * Memory: the host's, less what its running guests were given and
  * HOST_MEM_RESERVE_MB for itself; guests are packed until it is used up.
  * KVM first: a host that runs x86_64 under TCG leaves the runs that an
  * idle KVM host could take to that host, so they run several times
@@ -24,6 +27,8 @@ void place_fit(const struct orch *o, const struct host *h, struct claim_fit *fit
 	fit->max_vcpus_arm64 = h->max_vcpus_arm64;
 	fit->max_memory_mb = h->memory_kb <= 0 ? INT_MAX : mem < 0 ? 0 :
 			     mem > INT_MAX ? INT_MAX : (int)mem;
+	/* a run to pin waits for cores of its own (quiet.c) */
+	quiet_fit((struct orch *)o, h, fit);
 	if (!strcmp(h->accel, "kvm"))
 		return;
 	for (size_t i = 0; i < o->nhosts; i++) {

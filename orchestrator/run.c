@@ -5,6 +5,7 @@
  * outcome from outcome.c, the job's results from results.c). Whatever
  * stage a run reached, run_release_ctx() destroys its guest and frees it. */
 #include "orchestrator/orchint.h"
+#include "orchestrator/quiet.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -235,6 +236,7 @@ static void fill_spec(struct run_ctx *x)
 	gs->emulator = x->emulator;
 	gs->socket = x->sock;
 	gs->disk = x->up ? x->rf.disk : x->disk.overlay;
+	quiet_spec(x->o, r->id, gs);
 }
 
 /* The domain XML, into the run's directory, and the run's start recorded */

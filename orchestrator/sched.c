@@ -4,6 +4,7 @@
  * stores the outcome; a run that ended as an infrastructure failure goes
  * back to the queue for any worker. */
 #include "orchestrator/orchint.h"
+#include "orchestrator/quiet.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -58,6 +59,9 @@ static void *worker_main(void *arg)
 				wk->h->busy++;
 				wk->h->mem_used_mb += r.memory_mb;
 				pthread_mutex_unlock(&o->lock);
+				/* its cores, as placement saw them free: no
+				 * other claim comes between */
+				quiet_begin(o, wk->h, db, &r);
 			}
 			pthread_mutex_unlock(&o->claim_lock);
 		} else {
@@ -81,6 +85,7 @@ static void *worker_main(void *arg)
 			 wk->h->conf->name, wk->slot, r.attempt);
 		memset(&out, 0, sizeof(out));
 		run_guest(o, wk->h, db, &r, &out);
+		quiet_end(o, db, &r);
 		pthread_mutex_lock(&o->lock);
 		wk->h->busy--;
 		wk->h->mem_used_mb -= r.memory_mb;
@@ -110,6 +115,8 @@ int sched_start(struct orch *o)
 {
 	size_t total = 0;
 
+	if (quiet_start(o) < 0)
+		return -1;
 	for (size_t i = 0; i < o->nhosts; i++)
 		total += (size_t)o->hosts[i].conf->slots;
 	o->workers = calloc(total ? total : 1, sizeof(*o->workers));
@@ -146,4 +153,5 @@ void sched_stop(struct orch *o)
 	free(o->workers);
 	o->workers = NULL;
 	o->nworkers = 0;
+	quiet_stop(o);
 }

@@ -331,6 +331,7 @@ WEB_HANDLER(api_run)
 	}
 	put(o, "attempts", att, &bad);
 	put(o, "results", res, &bad);
+	put(o, "neighbours", web_run_neighbours_json(db, id), &bad);
 	put(o, "samples", smp, &bad);
 	put(o, "samples_truncated", json_boolean(smp_truncated), &bad);
 	put(o, "samples_next", smp_truncated ? web_run_page_next(id, "samples", 0,

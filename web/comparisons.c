@@ -105,9 +105,10 @@ static int read_side(struct db *db, struct creq *q, int64_t id, int side)
 	return 0;
 }
 
-/* The report of one cell; 0 / -1 (memory) */
-static int cell_report(const struct creq *q, const struct job_def *def, const struct cell *c,
-		       struct cmp_report *r)
+/* The report of one cell; 0 / -1 (memory). nb gets what each side's
+ * runs ran beside, and the warning when they differ goes under the table. */
+static int cell_report(struct db *db, const struct creq *q, const struct job_def *def,
+		       const struct cell *c, struct cmp_report *r, struct cmp_quiet_side *nb)
 {
 	static const char *const side_name[2] = { "base", "patched" };
 	char err[256];
@@ -123,7 +124,18 @@ static int cell_report(const struct creq *q, const struct job_def *def, const st
 			cmp_report_note(r, "kernel %lld: %lld done run%s that did not pass left out",
 					(long long)(s ? q->b : q->a), (long long)q->left_out[s],
 					q->left_out[s] == 1 ? "" : "s");
+	if (web_report_neighbours(db, r, c, side_name, nb) < 0)
+		cmp_report_note(r, "neighbours of the runs not read: %s", db_errmsg(db));
 	return 0;
+}
+
+/* The neighbours' warning as noted (the note that starts so), or NULL */
+static const char *neighbours_note(const struct cmp_report *r)
+{
+	for (size_t i = 0; i < r->nnotes; i++)
+		if (r->notes[i] && !strncmp(r->notes[i], "neighbours differ", 17))
+			return r->notes[i];
+	return NULL;
 }
 
 static int parse_columns(const char *s, unsigned *cols)
@@ -264,14 +276,16 @@ static int load(struct db *db, struct MHD_Connection *c, struct creq *q, enum MH
 /* Each cell's report into comps (and text, unless q is JSON), each cell
  * with one side only into unmatched (and text). 0, -1 out of memory, -2
  * when a part could not be made */
-static int reports(struct web *w, const struct creq *q, json_t *comps, json_t *unmatched,
-		   struct buf *text)
+static int reports(struct web *w, struct db *db, const struct creq *q, json_t *comps,
+		   json_t *unmatched, struct buf *text)
 {
 	int as_text = strcmp(q->fmt, "json") != 0, jbad = 0;
 
 	for (size_t i = 0; i < q->cells.n; i++) {
 		const struct cell *cell = &q->cells.v[i];
 		struct cmp_report rep;
+		struct cmp_quiet_side nb[2];
+		json_t *rj;
 
 		if (!cell->runs[0] || !cell->runs[1]) {
 			struct buf d = BUF_INIT(0);
@@ -286,11 +300,15 @@ static int reports(struct web *w, const struct creq *q, json_t *comps, json_t *u
 			buf_release(&d);
 			continue;
 		}
-		if (cell_report(q, job_set_find(web_jobs(w), q->job), cell, &rep) < 0) {
+		if (cell_report(db, q, job_set_find(web_jobs(w), q->job), cell, &rep, nb) < 0) {
 			cmp_report_release(&rep);
 			return -1;
 		}
-		if (json_array_append_new(comps, cmp_report_json(&rep)) < 0)
+		rj = cmp_report_json(&rep);
+		if (rj)
+			json_object_set_new(rj, "neighbours",
+					    web_neighbours_json(nb, neighbours_note(&rep)));
+		if (json_array_append_new(comps, rj) < 0)
 			jbad = 1;
 		if (as_text) {
 			if (text->len)
@@ -360,7 +378,7 @@ WEB_HANDLER(api_compare)
 		goto out;
 	comps = json_array();
 	unmatched = json_array();
-	r = comps && unmatched ? reports(w, &q, comps, unmatched, &text) : -1;
+	r = comps && unmatched ? reports(w, db, &q, comps, unmatched, &text) : -1;
 	if (r == -1 || (r == -2 && !strcmp(q.fmt, "json"))) {
 		rc = MHD_NO;
 		goto out;

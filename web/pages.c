@@ -461,6 +461,8 @@ WEB_HANDLER(pages_run)
 	}
 
 	run_table(&b, db, &r);
+	/* quiet measurements: its cores and what ran beside it */
+	web_run_neighbours_html(&b, db, id);
 
 	if (r.splat) {
 		buf_puts(&b, "<h2>crash</h2>\n<pre>");

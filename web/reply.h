@@ -48,6 +48,20 @@ struct cell;
  * in those notes. */
 void web_report_cell(struct cmp_report *r, const struct job_def *d, const struct cell *c,
 		     double asked, const char *const side_name[2]);
+struct cmp_quiet_side;
+/* neighbours.c: counts the neighbours of each side's runs of c into s and
+ * notes under r that the sides ran under different ones, when they did.
+ * 0 / -1 (database, memory) */
+int web_report_neighbours(struct db *db, struct cmp_report *r, const struct cell *c,
+			  const char *const names[2], struct cmp_quiet_side *s);
+/* {"base": {"runs", "recorded", "beside_build", "beside_run", "pinned",
+ * "overcommitted"}, "patched": {...}, "warning": "..."|null}; new reference */
+json_t *web_neighbours_json(const struct cmp_quiet_side *s, const char *warning);
+/* A run's pinning and neighbours: {"attempt", "pin", "cores", "why",
+ * "builds_mode", "runs", "builds", "load_start", "load_end", "ended"}, or
+ * JSON null when not recorded; and the same as a section of the run page */
+json_t *web_run_neighbours_json(struct db *db, int64_t id);
+void web_run_neighbours_html(struct buf *b, struct db *db, int64_t id);
 
 /* ---- replies ----
  * Each queues a response and returns what MHD_queue_response() did (MHD_NO

@@ -382,9 +382,17 @@ static int req_compare(struct db *db, const struct req *r, const struct job_def 
 		if (rc < 0)
 			return rc;
 	}
-	for (size_t i = 0; i < x->cells.n; i++)
-		if (x->cells.v[i].runs[0] && x->cells.v[i].runs[1] && req_report(r, def, x, i) < 0)
+	for (size_t i = 0; i < x->cells.n; i++) {
+		struct cmp_quiet_side nb[2];
+
+		if (!x->cells.v[i].runs[0] || !x->cells.v[i].runs[1])
+			continue;
+		if (req_report(r, def, x, i) < 0)
 			return -2;
+		/* the sides' neighbours (web/neighbours.c): a warning when they differ */
+		if (web_report_neighbours(db, &x->rep[i], &x->cells.v[i], side_names, nb) < 0)
+			return -1;
+	}
 	return 0;
 }
 
