@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/util.h"
+
 #define TU_DATA "t/data/"
 
 /* Makes a fresh directory /tmp/kfleet-TAG-XXXXXX into dir (>= 64 bytes). */

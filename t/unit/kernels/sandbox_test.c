@@ -70,7 +70,8 @@ static void test_step(void **state)
 	log = path_join(dir, "build.log");
 	st.log = log;
 	st.deadline = mono_ms() + 60 * 1000;
-	/* done: stdout and stderr appended to the log */
+	/* done: stdout and stderr appended to the log, after a line naming
+	 * the step (the build's stage, kbuild_log_progress) */
 	c = cmd_new("sh");
 	cmd_args(c, "-c", "echo out; echo err >&2", NULL);
 	assert_int_equal(kbuild_step(&st, c, "echo", &err), 0);
@@ -85,7 +86,7 @@ static void test_step(void **state)
 	free(err);
 	err = NULL;
 	text = tu_slurp(log, NULL);
-	assert_string_equal(text, "out\nerr\nagain\n");
+	assert_string_equal(text, "### kfleet: step echo\nout\nerr\n### kfleet: step make\nagain\n");
 	free(text);
 	/* not started */
 	st.failed = 0;
