@@ -115,10 +115,17 @@ FUZZ_CFLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undef
 build/fuzz/frame_fuzz: fuzz/frame_fuzz.c common/frame.c common/frame.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/frame_fuzz.c common/frame.c
-build/fuzz/console_fuzz: fuzz/console_fuzz.c orchestrator/console.c analysis/crash.c common/buf.c
+CONSOLE_FUZZ_SRCS := orchestrator/console.c analysis/crash.c common/buf.c common/printk.c
+build/fuzz/console_fuzz: fuzz/console_fuzz.c $(CONSOLE_FUZZ_SRCS) common/printk.h
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ fuzz/console_fuzz.c orchestrator/console.c analysis/crash.c common/buf.c
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/console_fuzz.c $(CONSOLE_FUZZ_SRCS)
 JOBS_FUZZ_LIBS := $(shell pkg-config --libs jansson) -lm
+# KTAP's parser is two files and reads printk's fields with common/printk.c
+KTAP_FUZZ_SRCS := jobs/ktap.c jobs/ktap_line.c jobs/result.c common/printk.c
+build/fuzz/ktap_fuzz: fuzz/ktap_fuzz.c fuzz/jobs_fuzz.h $(KTAP_FUZZ_SRCS) jobs/jobs.h jobs/jobsint.h \
+		jobs/ktapint.h common/printk.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/ktap_fuzz.c $(KTAP_FUZZ_SRCS) $(JOBS_FUZZ_LIBS)
 build/fuzz/%_fuzz: fuzz/%_fuzz.c fuzz/jobs_fuzz.h jobs/%.c jobs/result.c jobs/jobs.h jobs/jobsint.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/$*_fuzz.c jobs/$*.c jobs/result.c $(JOBS_FUZZ_LIBS)

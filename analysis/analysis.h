@@ -210,6 +210,14 @@ int cmp_decide(const double *base, size_t nb, const double *patched, size_t np,
 /* Sets d's verdict and runs_needed again with p_adj in place of d->p (a
  * report's Benjamini-Hochberg q-value); cmp_decide() calls it with d->p. */
 void cmp_decision_settle(struct cmp_decision *d, double p_adj, int higher_better);
+/* The runs per side cmp_decide() would need to call a change of the
+ * given size (a fraction, > 0) better or worse with 80% chance at alpha,
+ * for runs whose per-run SD on the compared scale is sd (on logs when
+ * log_scale, else of values over the base median): its runs_needed rule
+ * for a change that far from none, without the runs already had, in
+ * [CMP_MIN_N, CMP_RUNS_CAP]. -1 when sd is negative or not finite, change
+ * is not > 0, or alpha not in (0, 0.5). */
+int cmp_runs_to_detect(double sd, double change, double alpha, int log_scale);
 
 /* The comparison of one metric. Strings owned by the report. */
 struct cmp_metric {

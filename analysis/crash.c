@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/printk.h"
+
 struct line {
 	const char *p, *e;
 };
@@ -14,12 +16,7 @@ const char *crash_line_text(const char *l, const char *end)
 {
 	static const char wd[] = "watchdog: ";
 
-	if (l < end && *l == '[') {
-		const char *p = memchr(l, ']', (size_t)(end - l));
-
-		if (p && p - l < 20)
-			l = p + 1 < end && p[1] == ' ' ? p + 2 : p + 1;
-	}
+	l += printk_prefix_len(l, (size_t)(end - l));
 	if ((size_t)(end - l) >= sizeof(wd) - 1 && !memcmp(l, wd, sizeof(wd) - 1))
 		l += sizeof(wd) - 1;
 	return l;

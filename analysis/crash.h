@@ -18,9 +18,10 @@
  * most n bytes). 0, or -1 when splat has no report line (out "") */
 int crash_title(const char *splat, char *out, size_t n);
 
-/* Where the text of the console line [l, end) starts: after the kernel's
- * "[    1.234567] " time and a "watchdog: " pr_fmt prefix (console.c's
- * scan and the titles read lines alike) */
+/* Where the text of the console line [l, end) starts: after printk's
+ * fields (common/printk.h: "[    1.234567]", "[    T1]", "<4>") and a
+ * "watchdog: " pr_fmt prefix (console.c's scan and the titles read lines
+ * alike) */
 const char *crash_line_text(const char *l, const char *end);
 
 /* 1 when a crash titled title is the one asked for: want is a title, or

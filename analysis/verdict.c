@@ -223,32 +223,61 @@ static void t_test(struct work *w, struct cmp_decision *d, int neg_base)
 		d->mdc = expm1(d->mdc);
 }
 
+/* runs per side for a test at normal quantile z to see a gap of delta
+ * (on the compared scale) with 80% power, at per-run variance s2 */
+static double runs_for(double s2, double z, double delta)
+{
+	return 2 * s2 * (z + Z_POWER) * (z + Z_POWER) / (delta * delta);
+}
+
+/* the runs per side from runs_for(): rounded up, +2 for the t test's few
+ * df at small n */
+static double runs_up(double n)
+{
+	return ceil(n) + 2;
+}
+
+/* n within [CMP_MIN_N, CMP_RUNS_CAP] */
+static int runs_clamp(double n)
+{
+	if (n < CMP_MIN_N)
+		n = CMP_MIN_N;
+	return n > CMP_RUNS_CAP ? CMP_RUNS_CAP : (int)n;
+}
+
 /* runs per side to settle it, from the noise seen (d->sd) and the
  * observed change: detect it, or show it is inside the margin */
 static int runs_needed(const struct cmp_decision *d, double diff)
 {
 	size_t have = d->kept[0] > d->kept[1] ? d->kept[0] : d->kept[1];
 	double m = d->log_scale ? log1p(d->margin) : d->margin;
-	double za = d->z_alpha, ze = d->z_equiv;
 	double n = INFINITY, s2 = d->sd * d->sd;
 
 	if (!d->tested || !(d->sd > 0))
 		return CMP_MIN_N > (int)have ? CMP_MIN_N : (int)have + CMP_MIN_N;
 	diff = fabs(diff);
 	if (diff > 0)
-		n = 2 * s2 * (za + Z_POWER) * (za + Z_POWER) / (diff * diff);
+		n = runs_for(s2, d->z_alpha, diff);
 	if (diff < m) {
-		double ne = 2 * s2 * (ze + Z_POWER) * (ze + Z_POWER) / ((m - diff) * (m - diff));
+		double ne = runs_for(s2, d->z_equiv, m - diff);
 
 		if (ne < n)
 			n = ne;
 	}
-	n = ceil(n) + 2;   /* the t test's few df at small n */
+	n = runs_up(n);
 	if (n <= (double)have)   /* borderline: the estimate says it should have settled */
 		n = (double)have + CMP_MIN_N;
-	if (n < CMP_MIN_N)
-		n = CMP_MIN_N;
-	return n > CMP_RUNS_CAP ? CMP_RUNS_CAP : (int)n;
+	return runs_clamp(n);
+}
+
+int cmp_runs_to_detect(double sd, double change, double alpha, int log_scale)
+{
+	double delta;
+
+	if (!(sd >= 0) || !isfinite(sd) || !(change > 0) || !(alpha > 0 && alpha < 0.5))
+		return -1;
+	delta = log_scale ? log1p(change) : change;
+	return runs_clamp(runs_up(runs_for(sd * sd, -stats_t_quantile(alpha / 2, 1e6), delta)));
 }
 
 void cmp_decision_settle(struct cmp_decision *d, double p_adj, int higher_better)

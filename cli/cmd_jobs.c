@@ -1,6 +1,7 @@
 /* cmd_jobs.c: `kfleet jobs` (the jobs the daemon found in its job_dirs, one
  * line each) and `kfleet jobs show NAME` (one job's definition: its
- * command, programs, config, root disk, defaults and metrics), over the
+ * command, programs, config, root disk, defaults and metrics, and its
+ * noise per metric and cell with the runs a side changes need), over the
  * API's /api/jobs. */
 #include <getopt.h>
 #include <jansson.h>
@@ -59,6 +60,54 @@ static void print_default(const char *label, json_t *j, const char *key, const c
 		printf("  %-12sthe daemon's default\n", label);
 }
 
+/* The job's noise per metric and cell (its "calibration", web/calib.c) */
+static void print_noise(json_t *j)
+{
+	json_t *cal = json_object_get(j, "calibration"), *m, *r;
+	size_t i, k;
+
+	if (!json_is_array(cal)) {
+		if (cli_jstr(j, "calibration_error", NULL))
+			printf("noise: not known: %s\n", cli_jstr(j, "calibration_error", NULL));
+		return;
+	}
+	if (!json_array_size(cal)) {
+		printf("noise: no passed runs with metrics yet\n");
+		return;
+	}
+	printf("noise (the runs on one kernel, pooled over kernels%s; runs a side to see a "
+	       "change at p < 1%% with 80%% chance):\n",
+	       json_is_true(json_object_get(j, "calibration_truncated")) ? ", newest runs only"
+	       : "");
+	printf("  %-24s %-8s %5s %8s %5s %7s", "METRIC", "ARCH", "VCPUS", "CV", "RUNS",
+	       "KERNELS");
+	json_array_foreach(json_object_get(json_array_get(cal, 0), "runs_needed"), k, r)
+		printf("  %4g%%", json_real_value(json_object_get(r, "change")) * 100);
+	printf("\n");
+	json_array_foreach(cal, i, m) {
+		json_t *cv = json_object_get(m, "cv");
+		char cvs[32];
+
+		if (json_is_number(cv))
+			snprintf(cvs, sizeof(cvs), "%.2f%%", json_number_value(cv) * 100);
+		else
+			snprintf(cvs, sizeof(cvs), "-");
+		printf("  %-24s %-8s %5lld %8s %5lld %7lld", cli_jdash(m, "metric"),
+		       cli_jdash(m, "arch"), (long long)json_integer_value(json_object_get(m, "vcpus")),
+		       cvs, (long long)json_integer_value(json_object_get(m, "runs")),
+		       (long long)json_integer_value(json_object_get(m, "kernels")));
+		json_array_foreach(json_object_get(m, "runs_needed"), k, r) {
+			json_t *n = json_object_get(r, "runs");
+
+			if (json_is_integer(n))
+				printf("  %5lld", (long long)json_integer_value(n));
+			else
+				printf("  %5s", "-");
+		}
+		printf("\n");
+	}
+}
+
 static void print_job(json_t *j)
 {
 	struct buf b = BUF_INIT(0);
@@ -98,6 +147,7 @@ static void print_job(json_t *j)
 			printf("  %-32s %-10s %s is better\n", cli_jdash(m, "name"),
 			       cli_jdash(m, "unit"), cli_jdash(m, "better"));
 	}
+	print_noise(j);
 }
 
 int cli_jobs(struct cli *k, int argc, char **argv)

@@ -490,5 +490,26 @@ int db_quiet_end(struct db *db, int64_t id, const char *runs, const char *builds
  * -1 error */
 int db_quiet_get(struct db *db, int64_t id, struct run_quiet *q);
 void db_quiet_release(struct run_quiet *q);
+/* ---- calib.c: a job's runs for its noise (analysis/calib.h) ---- */
+
+#define DB_CALIB_RUNS  2000      /* the newest passed runs of the job it reads */
+#define DB_CALIB_ROWS  500000    /* sample rows it reads at most */
+
+/* One metric in one cell (arch, vCPUs): one value per passed run (the
+ * median of the run's samples of it) and the run's kernel, parallel.
+ * Owned. */
+struct db_calib_series {
+	char *arch, *metric, *unit;   /* unit may be NULL */
+	int vcpus;
+	double *v;
+	int64_t *kernel;
+	size_t n;
+};
+/* The series of the job's newest DB_CALIB_RUNS done and passed runs, by
+ * arch, vCPUs and metric; *truncated set when it had more runs or rows
+ * than it read. Free with db_calib_free(). 0 / -1 */
+int db_calib_series(struct db *db, const char *job, struct db_calib_series **v, size_t *n,
+		    int *truncated);
+void db_calib_free(struct db_calib_series *v, size_t n);
 
 #endif

@@ -2,7 +2,8 @@
  * TAP 13 that kselftest and KUnit print in a guest: any bytes must parse
  * without a fault into bounded, counted, clean result rows.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. $(pkg-config --cflags --libs
- *       jansson) -o ktap_fuzz fuzz/ktap_fuzz.c jobs/ktap.c jobs/result.c -lm */
+ *       jansson) -o ktap_fuzz fuzz/ktap_fuzz.c jobs/ktap.c jobs/ktap_line.c jobs/result.c
+ *       common/printk.c -lm */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,11 +6,13 @@
  * unreported, and the test cases counted as kunit_tool counts them
  * (tools/testing/kunit/kunit_parser.py, the reference for real logs). */
 #include "jobs/jobsint.h"
+#include "jobs/ktapint.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "common/printk.h"
 
 /* Nesting is told by each line's prefix, its leading blanks and "# "
  * markers: a version or plan line whose prefix extends the deepest open
@@ -21,7 +23,6 @@
  * get the parent's name prefixed when it arrives. */
 
 #define PREFIX_MAX 128          /* bytes of blanks and "# " before a line's text */
-#define NUMBER_DIGITS 9         /* test numbers and plans up to 999999999 */
 #define CONSOLE_MAX 64          /* bytes of a console prefix learned from a version line */
 #define OV_ROWS 1               /* ovf[]: results at this prefix length past the cap */
 #define OV_BAD 2                /* ... and one of their test cases did not pass */
@@ -63,60 +64,6 @@ struct ktap {
 
 /* ---- small helpers ---- */
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static int is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int starts_with(const char *s, size_t n, const char *lit)
-{
-	size_t m = strlen(lit);
-
-	return n >= m && !memcmp(s, lit, m);
-}
-
-/* Leading blanks and '#' markers (a '#' followed by a blank or the end) */
-static size_t line_prefix(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		if (is_blank(s[i]))
-			i++;
-		else if (s[i] == '#' && (i + 1 == n || is_blank(s[i + 1])))
-			i++;
-		else
-			break;
-	}
-	return i;
-}
-
-/* Parses 1..NUMBER_DIGITS digits at s[*i]; -1 when none or too many */
-static long parse_number(const char *s, size_t n, size_t *i)
-{
-	long v = 0;
-	size_t d = 0;
-
-	while (*i < n && is_digit(s[*i])) {
-		if (++d > NUMBER_DIGITS)
-			return -1;
-		v = v * 10 + (s[*i] - '0');
-		(*i)++;
-	}
-	return d ? v : -1;
-}
-
-static void skip_blanks(const char *s, size_t n, size_t *i)
-{
-	while (*i < n && is_blank(s[*i]))
-		(*i)++;
-}
-
 static char *dup_clean(struct ktap *k, const char *s, size_t n, size_t max)
 {
 	char *c = job_clean(s, n, max);
@@ -126,67 +73,16 @@ static char *dup_clean(struct ktap *k, const char *s, size_t n, size_t max)
 	return c;
 }
 
-static int is_alnum(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* ---- console prefixes ----
  * A log read from a console carries the kernel's printk fields before each
  * line: "[    0.060000] ", "[    0.060000][    T1] " (CONFIG_PRINTK_CALLER,
  * also "[    C0]"), "<6>" (a raw /dev/kmsg read). They are taken off every
- * line, whatever their width. Another prefix (a serial console server's
+ * line, whatever their width (common/printk.c). Another prefix (a serial console server's
  * "host | ", a wider timestamp) is learned as kunit_tool's
  * extract_tap_lines() learns it, from the text before the first version
  * line, and taken off the lines that start with it; its digits and blanks
  * may differ from line to line (a clock). Unlike kunit_tool, a line without
  * the prefix keeps its text: it is read as it is. */
-
-/* Digits at s[*i], at most max of them; how many */
-static size_t skip_digits(const char *s, size_t n, size_t *i, size_t max)
-{
-	size_t d = 0;
-
-	while (*i < n && d < max && is_digit(s[*i])) {
-		(*i)++;
-		d++;
-	}
-	return d;
-}
-
-/* Length of the printk fields at the start of s and the blank after them */
-static size_t printk_fields(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	for (int groups = 0; groups < 4 && i < n; groups++) {
-		size_t j = i + 1;
-
-		if (s[i] == '<') {
-			if (!skip_digits(s, n, &j, 3) || j >= n || s[j] != '>')
-				break;
-		} else if (s[i] == '[') {
-			while (j < n && j - i < 16 && s[j] == ' ')
-				j++;
-			if (j < n && (s[j] == 'T' || s[j] == 'C')) {
-				j++;
-				if (!skip_digits(s, n, &j, 10))
-					break;
-			} else if (!skip_digits(s, n, &j, 12) || j >= n || s[j++] != '.' ||
-				   !skip_digits(s, n, &j, 9)) {
-				break;
-			}
-			if (j >= n || s[j] != ']')
-				break;
-		} else {
-			break;
-		}
-		i = j + 1;
-	}
-	if (i && i < n && s[i] == ' ')
-		i++;
-	return i;
-}
 
 /* s starts with the learned prefix: the same bytes, but for digits and
  * blanks, which may stand for each other */
@@ -197,13 +93,11 @@ static int console_at(const struct ktap *k, const char *s, size_t n)
 	for (size_t i = 0; i < k->clen; i++) {
 		char a = k->console[i], b = s[i];
 
-		if (a != b && !((is_digit(a) || a == ' ') && (is_digit(b) || b == ' ')))
+		if (a != b && !((ktap_digit(a) || a == ' ') && (ktap_digit(b) || b == ' ')))
 			return 0;
 	}
 	return 1;
 }
-
-static int is_version(const char *s, size_t n);
 
 /* s ends in a version line after a prefix that is not indentation:
  * remember the prefix (without the indentation before the version text,
@@ -215,10 +109,10 @@ static void learn_console(struct ktap *k, const char *s, size_t n)
 	if (n > CONSOLE_MAX + 32)
 		return;
 	for (size_t i = 1; i < n && i <= CONSOLE_MAX; i++) {
-		if ((s[i] != 'K' && s[i] != 'T') || is_alnum(s[i - 1]) || !is_version(s + i, n - i))
+		if ((s[i] != 'K' && s[i] != 'T') || ktap_alnum(s[i - 1]) || !ktap_is_version(s + i, n - i))
 			continue;
 		q = i;
-		while (q > 0 && (is_blank(s[q - 1]) || (s[q - 1] == '#' && is_blank(s[q]))))
+		while (q > 0 && (ktap_blank(s[q - 1]) || (s[q - 1] == '#' && ktap_blank(s[q]))))
 			q--;
 		if (q) {
 			memcpy(k->console, s, q);
@@ -562,44 +456,6 @@ static void restart_level(struct ktap *k, int d)
 
 /* ---- lines ---- */
 
-static int is_version(const char *s, size_t n)
-{
-	size_t i;
-
-	if (starts_with(s, n, "KTAP version "))
-		i = 13;
-	else if (starts_with(s, n, "TAP version "))
-		i = 12;
-	else
-		return 0;
-	if (parse_number(s, n, &i) < 0)
-		return 0;
-	skip_blanks(s, n, &i);
-	return i == n;
-}
-
-/* "1..N [# directive]": N, or -1 when not a plan; *dir gets the text after '#' */
-static long parse_plan(const char *s, size_t n, const char **dir, size_t *dlen)
-{
-	size_t i = 3;
-	long v;
-
-	*dir = NULL;
-	*dlen = 0;
-	if (!starts_with(s, n, "1.."))
-		return -1;
-	v = parse_number(s, n, &i);
-	if (v < 0)
-		return -2 - (i < n && is_digit(s[i]));   /* -3: too many digits */
-	skip_blanks(s, n, &i);
-	if (i < n && s[i] == '#') {
-		*dir = s + i + 1;
-		*dlen = n - i - 1;
-		return v;
-	}
-	return i == n ? v : -1;
-}
-
 static void on_version(struct ktap *k, const char *p, size_t pl)
 {
 	int d;
@@ -617,16 +473,6 @@ static void on_version(struct ktap *k, const char *p, size_t pl)
 		pop_to(k, -1);
 		open_level(k, p, pl);
 	}
-}
-
-static int word_is(const char *s, size_t n, const char *w)
-{
-	size_t m = strlen(w);
-
-	if (n < m || strncasecmp(s, w, m))
-		return 0;
-	return n == m || !((s[m] >= 'a' && s[m] <= 'z') || (s[m] >= 'A' && s[m] <= 'Z') ||
-			   is_digit(s[m]) || s[m] == '_');
 }
 
 static void on_plan(struct ktap *k, const char *p, size_t pl, long plan, const char *dir,
@@ -657,8 +503,8 @@ static void on_plan(struct ktap *k, const char *p, size_t pl, long plan, const c
 	if (dir) {
 		size_t i = 0;
 
-		skip_blanks(dir, dlen, &i);
-		if (word_is(dir + i, dlen - i, "SKIP")) {
+		ktap_skip_blanks(dir, dlen, &i);
+		if (ktap_word_is(dir + i, dlen - i, "SKIP")) {
 			i += 4;
 			l->skipped = 1;
 			free(l->skip_reason);
@@ -673,7 +519,7 @@ static char *runner_name(struct ktap *k, const char *s, size_t n)
 	static const char pre[] = "selftests: ";
 	char *c, *sep;
 
-	if (!starts_with(s, n, pre))
+	if (!ktap_starts(s, n, pre))
 		return NULL;
 	c = dup_clean(k, s + sizeof(pre) - 1, n - (sizeof(pre) - 1), JOB_NAME_MAX);
 	if (!c)
@@ -696,10 +542,10 @@ static void on_hint(struct ktap *k, const char *p, size_t pl, const char *s, siz
 	int d, to = -1, runner, open = 0;
 	char *name;
 
-	if (!k->depth || pl < 2 || p[pl - 2] != '#' || !is_blank(p[pl - 1]))
+	if (!k->depth || pl < 2 || p[pl - 2] != '#' || !ktap_blank(p[pl - 1]))
 		return;
-	runner = starts_with(s, n, "selftests: ");
-	if (!runner && !starts_with(s, n, "Subtest: "))
+	runner = ktap_starts(s, n, "selftests: ");
+	if (!runner && !ktap_starts(s, n, "Subtest: "))
 		return;
 	base = pl - 2;
 	d = level_at(k, p, base);
@@ -751,48 +597,6 @@ static void on_bail(struct ktap *k, const char *p, size_t pl, const char *s, siz
 	k->lv[d].bail = dup_clean(k, s, n, JOB_REASON_MAX);
 }
 
-struct tap_result {
-	int ok;
-	long num;
-	const char *desc, *dir;
-	size_t dlen, dirlen;
-};
-
-/* "ok N ..." / "not ok N ...": 1 and *t filled, 0 when not a result line */
-static int parse_result(const char *s, size_t n, struct tap_result *t)
-{
-	size_t i;
-	size_t h;
-
-	memset(t, 0, sizeof(*t));
-	if (starts_with(s, n, "ok") && (n == 2 || is_blank(s[2]))) {
-		t->ok = 1;
-		i = 2;
-	} else if (starts_with(s, n, "not ok") && (n == 6 || is_blank(s[6]))) {
-		i = 6;
-	} else {
-		return 0;
-	}
-	skip_blanks(s, n, &i);
-	t->num = parse_number(s, n, &i);
-	if (t->num < 0 || (i < n && !is_blank(s[i])))
-		return 0;
-	skip_blanks(s, n, &i);
-	if (i + 1 < n && s[i] == '-' && is_blank(s[i + 1]))
-		i += 2;   /* TAP's "ok 1 - name" */
-	/* the directive starts at the first '#' that begins a word */
-	for (h = i; h < n; h++)
-		if (s[h] == '#' && (h == i || is_blank(s[h - 1])))
-			break;
-	t->desc = s + i;
-	t->dlen = h - i;
-	if (h < n) {
-		t->dir = s + h + 1;
-		t->dirlen = n - h - 1;
-	}
-	return 1;
-}
-
 static const struct {
 	const char *word;
 	enum job_status ok, not_ok;
@@ -816,14 +620,14 @@ static int deeper_result(const struct ktap *k, const char *p, size_t pl, long nu
 	if (!extends_deepest(k, p, pl) || l->plan <= 0 || num <= l->last || num > l->plan)
 		return 0;
 	for (size_t i = l->plen; i < pl; i++)
-		if (!is_blank(p[i]))
+		if (!ktap_blank(p[i]))
 			return 0;
 	return 1;
 }
 
 /* The status, name and reason a result line gives; 0, or -1 when memory
  * ran out (k->oom set) */
-static int read_result(struct ktap *k, const struct tap_result *t, enum job_status *st,
+static int read_result(struct ktap *k, const struct ktap_result *t, enum job_status *st,
 		       char **name, char **reason)
 {
 	const char *why = t->dir;
@@ -834,12 +638,12 @@ static int read_result(struct ktap *k, const struct tap_result *t, enum job_stat
 	*reason = NULL;
 	/* status and reason from the directive */
 	if (why) {
-		skip_blanks(why, whylen, &i);
+		ktap_skip_blanks(why, whylen, &i);
 		for (size_t j = 0; j < sizeof(directives) / sizeof(directives[0]); j++) {
-			if (word_is(why + i, whylen - i, directives[j].word)) {
+			if (ktap_word_is(why + i, whylen - i, directives[j].word)) {
 				*st = t->ok ? directives[j].ok : directives[j].not_ok;
 				i += strlen(directives[j].word);
-				while (i < whylen && (is_blank(why[i]) || why[i] == ':'))
+				while (i < whylen && (ktap_blank(why[i]) || why[i] == ':'))
 					i++;
 				break;
 			}
@@ -873,7 +677,7 @@ static int read_result(struct ktap *k, const struct tap_result *t, enum job_stat
  * level, its parents past the cap left out of its name and its plan not
  * checked, but counted with what its subtests did (ovf, by prefix length:
  * subtests are deeper), so a failing test case is never lost */
-static void overflow_result(struct ktap *k, size_t pl, const struct tap_result *t)
+static void overflow_result(struct ktap *k, size_t pl, const struct ktap_result *t)
 {
 	unsigned char sub = 0;
 	enum job_status st;
@@ -893,7 +697,7 @@ static void overflow_result(struct ktap *k, size_t pl, const struct tap_result *
 	free(reason);
 }
 
-static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap_result *t)
+static void on_result(struct ktap *k, const char *p, size_t pl, const struct ktap_result *t)
 {
 	enum job_status st;
 	char *name, *reason;
@@ -949,16 +753,17 @@ static void on_result(struct ktap *k, const char *p, size_t pl, const struct tap
 	free(reason);
 }
 
-/* *s, *n: the line behind its console prefix (see printk_fields) */
+/* *s, *n: the line behind its console prefix (printk's fields, then a
+ * learned one) */
 static void strip_console(struct ktap *k, const char **s, size_t *n)
 {
-	size_t pl = printk_fields(*s, *n);
+	size_t pl = printk_prefix_len(*s, *n);
 
 	*s += pl;
 	*n -= pl;
 	if (!k->depth && !console_at(k, *s, *n)) {
-		pl = line_prefix(*s, *n);
-		if (!is_version(*s + pl, *n - pl))
+		pl = ktap_line_prefix(*s, *n);
+		if (!ktap_is_version(*s + pl, *n - pl))
 			learn_console(k, *s, *n);
 	}
 	if (console_at(k, *s, *n)) {
@@ -969,30 +774,30 @@ static void strip_console(struct ktap *k, const char **s, size_t *n)
 
 static void on_line(struct ktap *k, const char *s, size_t n)
 {
-	struct tap_result t;
+	struct ktap_result t;
 	const char *x, *dir;
 	size_t pl, xn, dlen;
 	long plan;
 
 	strip_console(k, &s, &n);
-	pl = line_prefix(s, n);
+	pl = ktap_line_prefix(s, n);
 	x = s + pl;
 	xn = n - pl;
 	if (pl > PREFIX_MAX || !xn)
 		return;
-	if (is_version(x, xn)) {
+	if (ktap_is_version(x, xn)) {
 		on_version(k, s, pl);
-	} else if ((plan = parse_plan(x, xn, &dir, &dlen)) >= 0) {
+	} else if ((plan = ktap_plan(x, xn, &dir, &dlen)) >= 0) {
 		on_plan(k, s, pl, plan, dir, dlen);
 	} else if (plan == -3) {
 		if (job_note(&k->r->notes, k->lineno, "plan '%.*s' is too large, ignored",
 			     (int)(xn > 40 ? 40 : xn), x) < 0)
 			k->oom = 1;
-	} else if (parse_result(x, xn, &t)) {
+	} else if (ktap_result_line(x, xn, &t)) {
 		on_result(k, s, pl, &t);
-	} else if (starts_with(x, xn, "Bail out!")) {
+	} else if (ktap_starts(x, xn, "Bail out!")) {
 		on_bail(k, s, pl, x, xn);
-	} else if (starts_with(x, xn, "Kernel panic - not syncing")) {
+	} else if (ktap_starts(x, xn, "Kernel panic - not syncing")) {
 		on_panic(k, x, xn);
 	} else {
 		on_hint(k, s, pl, x, xn);   /* or a diagnostic or unknown line */

@@ -5,8 +5,8 @@
 # the rendered DOM must hold the runs grid, the pass/fail per subtest (with
 # classes made by editing stored results: a new failure, a flaky one with
 # its "k of n failed"), the
-# metric comparison and its strip plots. SCREENSHOT=FILE keeps a picture of
-# the request page.
+# metric comparison and its strip plots; the job's page and API show its
+# noise from those runs. SCREENSHOT=FILE keeps a picture of the request page.
 . "$(dirname "$0")/lib.sh"
 
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
@@ -111,10 +111,13 @@ check "/runs: links to its request" contains "$page" "<a href=\"/requests/$rq\">
 page=$(dom "/requests/999")
 check "/requests: an unknown request is a 404 page" contains "$page" "request 999: no such request"
 
-# pyjson PATH PYTHON: asserts on the JSON of GET PATH, as j
+# pyjson PATH PYTHON [ARG...]: asserts on the JSON of GET PATH, as j (the
+# ARGs from sys.argv[2])
 pyjson() {
-	curl -sf "$KF_URL$1" > "$T/api.json" || { echo "  GET $1 failed" >&2; return 1; }
-	python3 -c "import json, sys; j = json.load(open(sys.argv[1])); $2" "$T/api.json"
+	path=$1 code=$2
+	shift 2
+	curl -sf "$KF_URL$path" > "$T/api.json" || { echo "  GET $path failed" >&2; return 1; }
+	python3 -c "import json, sys; j = json.load(open(sys.argv[1])); $code" "$T/api.json" "$@"
 }
 check "API: the request's pass/fail classes" pyjson "/api/requests/$rq" '
 c = j["passfail"]["classes"]
@@ -129,6 +132,43 @@ check "API: the queue, empty" pyjson /api/queue 'assert j["runs"] == [] and j["q
 check "API: the hosts" pyjson /api/hosts '
 h = j["hosts"][0]
 assert h["name"] == "local" and h["healthy"] is True and h["runs_done"] >= 4, h'
+
+# The job's noise: its four runs, two a kernel, pooled within each kernel
+# (the SD of the logs of each run's median), recomputed here from the
+# database, and the runs a side from the same rule as the verdicts
+check "API: the job's noise per metric, from the database" pyjson /api/jobs/pages-demo '
+import math, sqlite3, statistics
+db = sqlite3.connect(sys.argv[2])
+runs = {}
+for k, r, m, v in db.execute("select r.kernel_id, r.id, s.metric, s.value from runs r join samples s"
+			     " on s.run_id = r.id where r.job = ? and r.outcome = ?", ("pages-demo", "passed")):
+	runs.setdefault((m, k, r), []).append(v)
+cal = {c["metric"]: c for c in j["calibration"]}
+assert sorted(cal) == ["lat_p99", "ops"], cal
+z = statistics.NormalDist().inv_cdf(1 - 0.01 / 2)
+for m, c in cal.items():
+	by_k = {}
+	for (mm, k, r), v in runs.items():
+		if mm == m:
+			by_k.setdefault(k, []).append(math.log(statistics.median(v)))
+	ss = sum((x - statistics.mean(xs)) ** 2 for xs in by_k.values() for x in xs)
+	n = sum(len(xs) for xs in by_k.values())
+	assert (c["runs"], c["kernels"], c["arch"]) == (4, 2, "x86_64"), c
+	sd = math.sqrt(ss / (n - len(by_k)))
+	assert abs(c["cv"] - sd) < 1e-9, (c, sd)
+	for r in c["runs_needed"]:
+		want = math.ceil(2 * sd * sd * (z + 0.841621) ** 2 / math.log1p(r["change"]) ** 2) + 2
+		want = min(max(want, 5), 1000)
+		assert r["runs"] == want, (m, r, want)
+	assert [r["change"] for r in c["runs_needed"]] == [0.02, 0.05, 0.1], c' "$T/var/kfleet.db"
+page=$(dom /jobs/pages-demo)
+check "/jobs/NAME: the noise table, a row per metric and cell" has "$page" "<h2>noise</h2>" \
+	"<th>runs a side for 5%</th>" "<tr><td>ops</td><td>M/s</td><td>x86_64</td>" \
+	"<tr><td>lat_p99</td><td>ms</td><td>x86_64</td>"
+check "/jobs/NAME: from four runs on two kernels" line "$page" "<td>ops</td>" "<td>4</td><td>2</td>"
+out=$(kf jobs show pages-demo 2>&1)
+check "kfleet jobs show: the noise" has "$out" "noise (the runs on one kernel" "KERNELS"
+check "kfleet jobs show: a line per metric" line "$out" "ops" "x86_64" "  4       2"
 
 shot=$T/request-page.png
 timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \

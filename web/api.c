@@ -1,10 +1,12 @@
 /* api.c: the JSON API under /api/ (health, the run list, one run with its
  * attempts, output, results and metric samples, submitting a run of a
- * command or a job, the job definitions). Reads come from this thread's
- * database connection and the daemon's read-only job set; POST /api/runs
+ * command or a job, the job definitions with their noise). Reads come from
+ * this thread's database connection and the daemon's read-only job set;
+ * POST /api/runs
  * checks the bearer token and hands the request to orch_submit(). Every
  * string put into JSON is valid UTF-8. */
 #include "web/cache.h"
+#include "web/calib.h"
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/results.h"
@@ -570,7 +572,21 @@ WEB_HANDLER(api_job)
 	const char *name = arg->name;
 	const struct job_def *d = job_set_find(web_jobs(w), name);
 
+	char *err = NULL;
+	struct db *db;
+	json_t *o;
+
 	if (!d)
 		return web_reply_error(c, MHD_HTTP_NOT_FOUND, "job '%.100s': no such job", name);
-	return web_reply_json(c, MHD_HTTP_OK, job_json(d));
+	/* the job's noise too (web/calib.c); the definition alone when the
+	 * database cannot be read */
+	db = web_db(w, &err);
+	o = job_json(d);
+	if (!o || web_calib_json(o, db, d->name, err) < 0) {
+		json_decref(o);
+		free(err);
+		return MHD_NO;
+	}
+	free(err);
+	return web_reply_json(c, MHD_HTTP_OK, o);
 }

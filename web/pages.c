@@ -1,9 +1,11 @@
 /* pages.c: the HTML a person looks at: the status page (/) with the newest
  * runs, one run's page (/runs/ID) with its results, metrics, attempts,
  * output and console tail, the raw run files (/runs/ID/console, output,
- * domain.xml, results/PATH), and the job definitions (/jobs, /jobs/NAME). Plain
+ * domain.xml, results/PATH), and the job definitions (/jobs, /jobs/NAME, with
+ * the job's noise from web/calib.c). Plain
  * server-rendered HTML; everything from the database, a run's files or a
  * job file goes through web_html(). */
+#include "web/calib.h"
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/results.h"
@@ -620,6 +622,22 @@ static void kv_default(struct buf *b, const char *k, int v, const char *unit)
 	kv_str(b, k, v > 0 ? s : "the daemon's default");
 }
 
+/* The job's noise (web/calib.c), or why the database could not say */
+static void job_noise(struct web *w, struct buf *b, const char *job)
+{
+	char *err = NULL;
+	struct db *db = web_db(w, &err);
+
+	if (!db) {
+		buf_puts(b, "<h2>noise</h2>\n<p>the database could not be opened: ");
+		web_html_str(b, err);
+		buf_puts(b, "</p>\n");
+		free(err);
+		return;
+	}
+	web_calib_html(b, db, job);
+}
+
 WEB_HANDLER(pages_job)
 {
 	const char *name = arg->name;
@@ -684,6 +702,7 @@ WEB_HANDLER(pages_job)
 		}
 		buf_puts(&b, "</tbody></table>\n");
 	}
+	job_noise(w, &b, d->name);
 	web_page_tail(&b);
 	return web_reply_page(c, &b);
 }

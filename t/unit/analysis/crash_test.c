@@ -35,6 +35,19 @@ static void test_warning(void **state)
 			    "WARNING in kernel/fork.c");
 }
 
+/* printk's caller and loglevel fields do not change the title */
+static void test_printk_fields(void **state)
+{
+	(void)state;
+	assert_string_equal(title("[    3.101234][    T1] WARNING: CPU: 0 PID: 1 at "
+				  "lib/fake_crash.c:12 fake_fn+0x1c/0x40\n"), "WARNING in fake_fn");
+	assert_string_equal(title("<4>[    1.2][  C0] BUG: KASAN: slab-use-after-free in "
+				  "sk_destruct+0x3a/0x90\n"),
+			    "KASAN: slab-use-after-free in sk_destruct");
+	assert_string_equal(title("<0>Kernel panic - not syncing: Fatal exception\n"),
+			    title("Kernel panic - not syncing: Fatal exception\n"));
+}
+
 static void test_null_deref_takes_the_rip(void **state)
 {
 	const char *x86 =
@@ -111,6 +124,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_warning),
+		cmocka_unit_test(test_printk_fields),
 		cmocka_unit_test(test_null_deref_takes_the_rip),
 		cmocka_unit_test(test_kasan_ubsan_panic_lockups),
 		cmocka_unit_test(test_bad_input),

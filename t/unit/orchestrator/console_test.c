@@ -234,6 +234,43 @@ static void test_markers(void **state)
 	}
 }
 
+/* printk's fields in every shape (common/printk.c): the time, the caller
+ * (CONFIG_PRINTK_CALLER: a task or a CPU), the loglevel (syslog format or
+ * a /dev/kmsg read), alone and together; a WARNING, a BUG and a panic are
+ * seen behind each, the splat keeping the line as the console had it */
+static void test_printk_prefixes(void **state)
+{
+	static const char *const prefixes[] = {
+		"[    1.234567] ", "[    1.234567][    T1] ", "[    1.234567][  C0] ",
+		"<4>[    1.2] ", "<4>", "[    T1] ", "<0>[ 4012.5][ T1234] ", "<4>[  1.0][    C3] ",
+	};
+	static const struct {
+		const char *line, *what;
+	} reports[] = {
+		{ "WARNING: CPU: 0 PID: 1 at kernel/fork.c:2245 copy_process+0x1/0x9", "WARNING" },
+		{ "BUG: KASAN: slab-use-after-free in sk_destruct+0x3a/0x90", "KASAN report" },
+		{ "BUG: kernel NULL pointer dereference, address: 0000000000000008", "BUG" },
+		{ "Kernel panic - not syncing: Fatal exception", "kernel panic" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		for (size_t j = 0; j < sizeof(reports) / sizeof(reports[0]); j++) {
+			struct console_verdict v;
+			char *line = NULL, *text = NULL;
+
+			assert_true(asprintf(&line, "%s%s", prefixes[i], reports[j].line) > 0);
+			assert_true(asprintf(&text, "%sbooting\n%s\n", prefixes[i], line) > 0);
+			scan_str(text, &v);
+			if (!v.crashed || strcmp(v.what, reports[j].what))
+				fail_msg("'%s': %s", line, v.crashed ? v.what : "not flagged");
+			assert_true(!strncmp(v.splat, line, strlen(line)));
+			free(v.splat);
+			free(line);
+			free(text);
+		}
+}
+
 /* Text that mentions a marker but is no report */
 static void test_not_reports(void **state)
 {
@@ -392,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_hung_task),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_printk_prefixes),
 		cmocka_unit_test(test_not_reports),
 		cmocka_unit_test(test_first_report_wins),
 		cmocka_unit_test(test_empty_and_unterminated),
