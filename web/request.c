@@ -2,9 +2,11 @@
  * page /requests/ID and the JSON /api/requests/ID: its runs as a grid
  * (side x repeat), the pass/fail per subtest of its finished runs
  * (analysis/passfail.c), and the comparison of the metrics of its passed
- * runs per cell with analysis/'s cmp_report (the numbers /api/compare
- * gives, here over this request's runs only), drawn as strip plots
- * (web/svg.c). Everything from the database goes through web_html(). */
+ * runs per cell (orchestrator/reqcmp.c, which the until-decided loop
+ * decides on too: the numbers /api/compare gives, here over this
+ * request's runs only), drawn as strip plots (web/svg.c), and for a
+ * request run until decided its rounds and why it stopped (web/decided.c).
+ * Everything from the database goes through web_html(). */
 #include "web/decided.h"
 #include "web/handlers.h"
 #include "web/reply.h"
