@@ -6,8 +6,15 @@
 # a steady metric (identical kernels, the same output) stops after the
 # first round as decided; the page, the API and `kfleet test --wait` say
 # why it stopped. Bad options are refused with what is wrong.
+# The noisy case is A/A, so each of its two looks calls it better or worse
+# with 1% chance (the rule's level): about 2% of runs of this test fail
+# there, the honest cost of a real statistical test.
 . "$(dirname "$0")/lib.sh"
 
+# one guest at a time: under TCG on a loaded machine two at once can miss
+# the kernel's early timer check (an IO-APIC panic), and this test wants
+# its rounds to give samples
+SLOTS=${SLOTS:-1}
 kf_config ""
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/t/data/jobs-decided|" "$T/kfleetd.ini"
 check "kfleetd starts" kf_start
