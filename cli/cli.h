@@ -119,6 +119,15 @@ int cli_test(struct cli *k, int argc, char **argv);
 int cli_compare_columns(const char *s, unsigned *cols);
 /* --margin PCT: 0, or -1 after saying why not (cmd is the command) */
 int cli_margin_check(const char *cmd, const char *s);
+/* --until-decided and --max-runs N with --repeat R: 0, or -1 after saying
+ * why not (--max-runs alone, or below R) */
+int cli_decided_check(const char *cmd, int until, long long max_runs, long long repeat);
+/* Sets "until_decided", "max_runs" and "margin" (a checked --margin or
+ * NULL) in a request's or submission's body when until; 0 / -1 (memory) */
+int cli_decided_body(json_t *body, int until, long long max_runs, const char *margin);
+/* A request's "decided" object (GET /api/requests/ID), when until
+ * decided: its rounds, each with why, and why it stopped */
+void cli_print_decided(json_t *d);
 /* Waits for request id's runs, prints each run's outcome, the subtests
  * that changed and the before/after table of job, with margin (a checked
  * --margin, or NULL: the job's and the default). CLI_OK, CLI_NOT_PASSED

@@ -32,6 +32,31 @@ int cli_compare_columns(const char *s, unsigned *cols)
 	return rc;
 }
 
+int cli_decided_check(const char *cmd, int until, long long max_runs, long long repeat)
+{
+	if (max_runs && !until) {
+		fprintf(stderr, "kfleet: %s: --max-runs needs --until-decided\n", cmd);
+		return -1;
+	}
+	if (max_runs && max_runs < (repeat ? repeat : 1)) {
+		fprintf(stderr, "kfleet: %s: --max-runs %lld: less than --repeat %lld (the first "
+			"round)\n", cmd, max_runs, repeat);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_decided_body(json_t *body, int until, long long max_runs, const char *margin)
+{
+	if (!until)
+		return 0;
+	if (json_object_set_new(body, "until_decided", json_true()) < 0 ||
+	    (max_runs && json_object_set_new(body, "max_runs", json_integer(max_runs)) < 0) ||
+	    (margin && json_object_set_new(body, "margin", json_string(margin)) < 0))
+		return -1;
+	return 0;
+}
+
 int cli_margin_check(const char *cmd, const char *s)
 {
 	double m;
@@ -229,6 +254,22 @@ out:
 	return rc;
 }
 
+void cli_print_decided(json_t *d)
+{
+	json_t *v;
+	size_t i;
+
+	if (!d || strcmp(cli_jstr(d, "mode", "fixed"), "until-decided"))
+		return;
+	printf("  until decided: %lld round%s, %lld runs a side (at most %lld)\n",
+	       cli_jint(d, "rounds", 0), cli_jint(d, "rounds", 0) == 1 ? "" : "s",
+	       cli_jint(d, "runs_per_side", 0), cli_jint(d, "max_runs", 0));
+	json_array_foreach(json_object_get(d, "round_list"), i, v)
+		printf("    round %lld, %lld a side: %s\n", cli_jint(v, "n", 0),
+		       cli_jint(v, "pairs", 0), cli_jstr(v, "why", "-"));
+	printf("  stopped: %s\n", cli_jstr(d, "stop_reason", "still deciding"));
+}
+
 int cli_request_report(struct cli *k, long long id, const char *job, int markdown,
 		       const char *margin)
 {
@@ -249,6 +290,7 @@ int cli_request_report(struct cli *k, long long id, const char *job, int markdow
 			break;
 		sleep(2);
 	}
+	cli_print_decided(json_object_get(r.j, "decided"));
 	{
 		json_t *runs = json_object_get(r.j, "runs"), *run;
 		size_t i;
@@ -335,12 +377,14 @@ int cli_test(struct cli *k, int argc, char **argv)
 		{ "wait", no_argument, NULL, 'w' },
 		{ "markdown", no_argument, NULL, 'M' },
 		{ "margin", required_argument, NULL, 'g' },
+		{ "until-decided", no_argument, NULL, 'U' },
+		{ "max-runs", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL, *margin = NULL;
-	long long repeat = 1, vcpus = 0, memory = 0, id;
-	int wait = 0, markdown = 0, c, rc = CLI_USAGE;
+	long long repeat = 1, vcpus = 0, memory = 0, id, max_runs = 0;
+	int wait = 0, markdown = 0, c, rc = CLI_USAGE, until = 0;
 	char *babs = NULL, *pabs = NULL, *token = NULL;
 	json_t *body = NULL;
 	struct resp r = { 0 };
@@ -371,6 +415,11 @@ int cli_test(struct cli *k, int argc, char **argv)
 				goto out;
 			margin = optarg;
 			break;
+		case 'U': until = 1; break;
+		case 'X':
+			if (cli_parse_num(k->cmd, "--max-runs", optarg, 1, 100, &max_runs) < 0)
+				goto out;
+			break;
 		case 'h':
 			cli_usage(stdout);
 			rc = CLI_OK;
@@ -385,6 +434,8 @@ int cli_test(struct cli *k, int argc, char **argv)
 			"required\n");
 		goto out;
 	}
+	if (cli_decided_check(k->cmd, until, max_runs, repeat) < 0)
+		goto out;
 	babs = path_abs(base);
 	pabs = path_abs(patched);
 	token = cli_read_token(k);
@@ -394,7 +445,8 @@ int cli_test(struct cli *k, int argc, char **argv)
 			 "repeat", (json_int_t)repeat);
 	if (!body || (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
 	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)) < 0) ||
-	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0)) {
+	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0) ||
+	    cli_decided_body(body, until, max_runs, margin) < 0) {
 		fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
 		goto out;
 	}
@@ -403,8 +455,8 @@ int cli_test(struct cli *k, int argc, char **argv)
 		goto out;
 	}
 	id = cli_jint(r.j, "id", 0);
-	printf("request %lld queued: %lld runs of base and patched, interleaved\n", id,
-	       2 * repeat);
+	printf("request %lld queued: %lld runs of base and patched, interleaved%s\n", id,
+	       2 * repeat, until ? ", then more until decided" : "");
 	rc = CLI_OK;
 	if (!wait)
 		goto out;

@@ -34,7 +34,8 @@ static void usage_submit(FILE *f, int test)
 		"one built by hand) is tested instead: the tree at --base gives only the\n"
 		"selftests the jobs need (test_progs, built against the kernel's BTF).\n",
 		test ? "test" : "submit", test ? "--job J1,J2 " : "[--job J1,J2] ",
-		test ? " [--markdown] [--margin PCT]" : " [--wait]");
+		test ? " [--markdown] [--margin PCT]\n           [--until-decided [--max-runs N]]" :
+		" [--wait]\n           [--until-decided [--max-runs N] [--margin PCT]]");
 }
 
 static void print_builds(json_t *builds)
@@ -140,8 +141,8 @@ struct submit_args {
 	struct fetch_opts fo;
 	struct buf frags;       /* the --fragment values, local files made absolute */
 	const char *margin;     /* test: --margin, checked */
-	long long repeat, memory;
-	int sources, wait, markdown, json;
+	long long repeat, memory, max_runs;
+	int sources, wait, markdown, json, until;
 };
 
 /* --fragment F onto a->frags: a local file by its absolute path */
@@ -179,6 +180,8 @@ static int submit_args_parse(struct cli *k, int argc, char **argv, int test,
 		{ "markdown", no_argument, NULL, 'M' },
 		{ "margin", required_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "until-decided", no_argument, NULL, 'U' },
+		{ "max-runs", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -187,6 +190,11 @@ static int submit_args_parse(struct cli *k, int argc, char **argv, int test,
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'U': a->until = 1; break;
+		case 'X':
+			if (cli_parse_num(k->cmd, "--max-runs", optarg, 1, 100, &a->max_runs) < 0)
+				return -1;
+			break;
 		case 't': a->tree = optarg; break;
 		case 'f': a->mbox = optarg; a->sources++; break;
 		case 'u': a->url = optarg; a->sources++; break;
@@ -233,6 +241,13 @@ static int submit_args_parse(struct cli *k, int argc, char **argv, int test,
 		usage_submit(stderr, test);
 		return -1;
 	}
+	if (cli_decided_check(k->cmd, a->until, a->max_runs, a->repeat) < 0)
+		return -1;
+	if (a->until && !a->sources) {
+		fprintf(stderr, "kfleet: %s: --until-decided needs a series (a base and a patched "
+			"kernel to compare)\n", k->cmd);
+		return -1;
+	}
 	return 0;
 }
 
@@ -266,7 +281,8 @@ static json_t *submit_body(struct cli *k, const struct submit_args *a, const str
 	    (a->vcpus && json_object_set_new(body, "vcpus", json_string(a->vcpus))) ||
 	    (a->repeat && json_object_set_new(body, "repeat", json_integer(a->repeat))) ||
 	    (a->memory && json_object_set_new(body, "memory_mb", json_integer(a->memory))) ||
-	    (kabs && json_object_set_new(body, "kernel", json_string(kabs)))) {
+	    (kabs && json_object_set_new(body, "kernel", json_string(kabs))) ||
+	    cli_decided_body(body, a->until, a->max_runs, a->margin) < 0) {
 		fprintf(stderr, "kfleet: %s: the options must be UTF-8\n", k->cmd);
 		json_decref(body);
 		body = NULL;

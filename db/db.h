@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 12
+#define DB_SCHEMA_VERSION 13
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -137,14 +137,64 @@ int db_run_set_outcome(struct db *db, int64_t id, const char *outcome, const cha
 int db_request_insert(struct db *db, const struct run_request *base,
 		      const struct run_request *patched, int repeats, int64_t *id);
 
+/* A request run until decided (orchestrator/decided.c): after each round
+ * more interleaved pairs while a metric is uncertain, at most max_runs a
+ * side in all */
+struct request_mode {
+	int until_decided;
+	int max_runs;          /* per side, the first round's included */
+	double margin;         /* a fraction; 0: each metric's own (the job's) */
+};
+/* db_request_insert() with a mode (NULL: a plain request); an until-decided
+ * one starts deciding, its first round recorded */
+int db_request_insert_mode(struct db *db, const struct run_request *base,
+			   const struct run_request *patched, int repeats,
+			   const struct request_mode *m, int64_t *id);
+/* db_submission_insert() with the mode its requests get; 0 / -1 */
+struct submission;
+int db_submission_insert_mode(struct db *db, struct submission *s,
+			      const struct request_mode *m);
+/* Requests deciding whose every run is done, oldest first, at most max
+ * (*ids: caller frees). Requests a submission made take its mode first.
+ * 0 / -1 */
+int db_requests_deciding(struct db *db, size_t max, int64_t **ids, size_t *n);
+/* Queues round rounds + 1 of a deciding request: pairs more runs a side,
+ * base and patched alternating, copied from its first base and patched
+ * runs, and the round's row, in one transaction; only when the request is
+ * still deciding at rounds rounds (so a round is never queued twice).
+ * 1 queued, 0 not (no longer deciding or rounds moved on), -1 error */
+int db_request_round_add(struct db *db, int64_t id, int rounds, int pairs, const char *why);
+/* Ends a deciding request: state "decided", "cap", "failing" or
+ * "canceled", and why. 1 ended, 0 it was not deciding, -1 error */
+int db_request_decided_end(struct db *db, int64_t id, const char *state, const char *reason);
+
+struct request_round {
+	int n;                 /* 1, 2, ... */
+	int pairs;             /* runs a side it queued */
+	int64_t queued_at;
+	char *why;
+};
+/* The request's rounds in order (*v: free with db_request_rounds_free()).
+ * 0 / -1 */
+int db_request_rounds(struct db *db, int64_t id, struct request_round **v, size_t *n);
+void db_request_rounds_free(struct request_round *v, size_t n);
+
 struct request {
 	int64_t id;
 	int64_t created_at;
 	int64_t base_kernel_id, patched_kernel_id;
 	char *job;             /* or NULL */
-	int repeats;
+	int repeats;           /* the first round's runs a side */
 	int64_t *run_ids;      /* its runs in order */
 	size_t nruns;
+	int until_decided;     /* struct request_mode */
+	int max_runs;
+	double margin;         /* 0: the job's */
+	int rounds;            /* queued so far (1 for a plain request) */
+	char *decided;         /* NULL (plain), "deciding", "decided", "cap",
+				* "failing", "canceled" */
+	char *stop_reason;     /* once stopped, or NULL */
+	int64_t decided_at;
 };
 /* 1 found (r filled, release with request_release), 0 not found, -1 error */
 int db_request_get(struct db *db, int64_t id, struct request *r);

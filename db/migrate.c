@@ -201,6 +201,26 @@ const char *const db_migrations[] = {
 	"  attempt INTEGER NOT NULL, pin TEXT NOT NULL, cores TEXT, why TEXT,"
 	"  builds_mode TEXT, runs TEXT, builds TEXT, load_start REAL, load_end REAL,"
 	"  ended INTEGER NOT NULL DEFAULT 0);",
+	/* 13: requests run until decided (orchestrator/decided.c): the cap of
+	 * runs per side, the margin asked for (NULL: the job's), the rounds
+	 * queued so far and, once it stopped, why; each round's runs and why
+	 * it was queued; a submission passes the mode to its requests */
+	"ALTER TABLE requests ADD COLUMN until_decided INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE requests ADD COLUMN max_runs INTEGER;"
+	"ALTER TABLE requests ADD COLUMN margin REAL;"
+	"ALTER TABLE requests ADD COLUMN rounds INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE requests ADD COLUMN decided TEXT CHECK (decided IN"
+	"  ('deciding','decided','cap','failing','canceled'));"
+	"ALTER TABLE requests ADD COLUMN stop_reason TEXT;"
+	"ALTER TABLE requests ADD COLUMN decided_at INTEGER;"
+	"CREATE INDEX requests_deciding ON requests (id) WHERE decided = 'deciding';"
+	"CREATE TABLE request_rounds ("
+	"  request_id INTEGER NOT NULL REFERENCES requests(id), n INTEGER NOT NULL,"
+	"  pairs INTEGER NOT NULL, queued_at INTEGER NOT NULL, why TEXT NOT NULL,"
+	"  PRIMARY KEY (request_id, n));"
+	"ALTER TABLE submissions ADD COLUMN until_decided INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE submissions ADD COLUMN max_runs INTEGER;"
+	"ALTER TABLE submissions ADD COLUMN margin REAL;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

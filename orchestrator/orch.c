@@ -260,9 +260,9 @@ fail:
 
 int orch_start(struct orch *o)
 {
-	if (sched_start(o) < 0)
+	if (sched_start(o) < 0 || builder_start(o) < 0)
 		return -1;
-	return builder_start(o);
+	return decided_start(o);
 }
 
 const struct job_set *orch_jobs(const struct orch *o)
@@ -280,6 +280,7 @@ void orch_free(struct orch *o)
 	if (!o)
 		return;
 	builder_stop(o);
+	decided_stop(o);
 	if (o->workers)
 		sched_stop(o);
 	pthread_mutex_lock(&o->lock);

@@ -58,6 +58,9 @@ struct submit_spec {
 	int speculative;         /* build only, after every other queued submission: a
 				    bisection's guess at its next step (jobs still say
 				    what the build needs) */
+	int until_decided;       /* each request runs until decided (orch_submit_request_mode) */
+	int max_runs;            /* ... at most this many runs a side; 0: the default */
+	double margin;           /* ... each metric's margin, a fraction; 0: the job's */
 };
 
 /* Results of a run made elsewhere (another CI, by hand): the log is
@@ -91,6 +94,13 @@ int orch_submit_series(struct orch *o, const struct submit_spec *s, int64_t *id,
  * orch_submit(), *id being the request's. */
 int orch_submit_request(struct orch *o, const struct run_spec *s, const char *patched,
 			int repeat, int64_t *id, char **err);
+/* The same, until decided when until_decided: after each round, while a
+ * metric is uncertain, more pairs up to max_runs a side (0: the larger of
+ * 20 and repeat; else from repeat to 100), each metric with margin (a
+ * fraction, 0: the job's). Returns like orch_submit(). */
+int orch_submit_request_mode(struct orch *o, const struct run_spec *s, const char *patched,
+			     int repeat, int until_decided, int max_runs, double margin,
+			     int64_t *id, char **err);
 
 /* The jobs the daemon knows, borrowed, valid until orch_free() */
 const struct job_set *orch_jobs(const struct orch *o);

@@ -263,6 +263,9 @@ struct orch {
 	pthread_t builder_thread;
 	pthread_cond_t build_work;   /* signalled when a submission or tree fetch is queued */
 	struct quiet *quiet;     /* quiet.c: cores of their own, neighbours */
+
+	struct db *decided_db;   /* decided.c's connection; NULL when it did not start */
+	pthread_t decided_thread;
 };
 
 /* --- hosts.c: host health ------------------------------------------------ */
@@ -505,6 +508,13 @@ void sched_stop(struct orch *o);
  * after a restart). */
 int builder_start(struct orch *o);
 void builder_stop(struct orch *o);
+
+/* --- decided.c: requests run until decided -------------------------------- */
+
+/* Starts the thread that queues their rounds and stops them. 0 / -1 */
+int decided_start(struct orch *o);
+/* Stops it (sets o->stopping). Accepts one that did not start. */
+void decided_stop(struct orch *o);
 /* A submission's vCPU count: 1 to 4096, else 0 (the job's default) */
 int builder_vcpus(const char *s);
 

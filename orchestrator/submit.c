@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/decided.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "kernels/kernels.h"
@@ -338,32 +339,73 @@ out:
 	return rc;
 }
 
+/* The mode of a request of repeat runs a side into m: max_runs 0 is the
+ * default cap. 0, or -1 with *err */
+static int request_mode(int repeat, int until_decided, int max_runs, double margin,
+			struct request_mode *m, char **err)
+{
+	memset(m, 0, sizeof(*m));
+	if (!until_decided) {
+		if (max_runs)
+			return set_errf(err, "max_runs: only with until_decided");
+		if (margin)
+			return set_errf(err, "margin: only with until_decided (else give it to "
+					"the comparison: kfleet compare --margin)");
+		return 0;
+	}
+	if (max_runs && (max_runs < repeat || max_runs > DECIDED_MAX_RUNS_MAX))
+		return set_errf(err, "max_runs %d: must be from %d (the first round's runs, "
+				"repeat) to %d", max_runs, repeat, DECIDED_MAX_RUNS_MAX);
+	if (margin < 0 || margin > CMP_MARGIN_MAX || margin != margin)
+		return set_errf(err, "margin %g%%: must be above 0 and at most %g%%",
+				margin * 100, CMP_MARGIN_MAX * 100);
+	m->until_decided = 1;
+	m->max_runs = max_runs ? max_runs :
+		      repeat > DECIDED_MAX_RUNS ? repeat : DECIDED_MAX_RUNS;
+	m->margin = margin;
+	return 0;
+}
+
 int orch_submit_request(struct orch *o, const struct run_spec *s, const char *patched,
 			int repeat, int64_t *id, char **err)
 {
+	return orch_submit_request_mode(o, s, patched, repeat, 0, 0, 0, id, err);
+}
+
+int orch_submit_request_mode(struct orch *o, const struct run_spec *s, const char *patched,
+			     int repeat, int until_decided, int max_runs, double margin,
+			     int64_t *id, char **err)
+{
 	struct run_spec ps = *s;
 	struct run_request base, pat;
+	struct request_mode m;
 	char sha_b[65], sha_p[65];
 	int rc;
 
 	*err = NULL;
 	if (repeat < 1 || repeat > 100)
 		return set_errf(err, "repeat %d: must be from 1 to 100", repeat);
+	if (request_mode(repeat, until_decided, max_runs, margin, &m, err) < 0)
+		return -1;
 	if (!patched || !*patched)
 		return set_errf(err, "patched: missing");
 	ps.kernel = patched;
 	if (prepare(o, s, &base, sha_b, err) < 0 || prepare(o, &ps, &pat, sha_p, err) < 0)
 		return -1;
 	pthread_mutex_lock(&o->db_lock);
-	rc = db_request_insert(o->db, &base, &pat, repeat, id);
+	rc = db_request_insert_mode(o->db, &base, &pat, repeat, &m, id);
 	if (rc < 0)
 		set_errf(err, "database: %s", db_errmsg(o->db));
 	pthread_mutex_unlock(&o->db_lock);
 	if (rc < 0)
 		return -2;
 	wake(o, &o->work, 1);
-	log_info("request %" PRId64 ": %d x (base '%s', patched '%s'), interleaved", *id, repeat,
-		 s->kernel, patched);
+	if (m.until_decided)
+		log_info("request %" PRId64 ": %d x (base '%s', patched '%s'), interleaved, until "
+			 "decided (at most %d a side)", *id, repeat, s->kernel, patched, m.max_runs);
+	else
+		log_info("request %" PRId64 ": %d x (base '%s', patched '%s'), interleaved", *id,
+			 repeat, s->kernel, patched);
 	return 0;
 }
 
@@ -548,6 +590,7 @@ static int check_kernel(struct orch *o, const struct submit_spec *sp, const stru
 int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id, char **err)
 {
 	struct submission s;
+	struct request_mode mode;
 	struct series *ser = NULL;
 	struct tree_row t;
 	char hash[65], *dir = NULL, *path = NULL, *json = NULL;
@@ -606,6 +649,13 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 		set_errf(err, "repeat %d: must be from 1 to 100", sp->repeat);
 		goto out;
 	}
+	if (request_mode(sp->repeat ? sp->repeat : 1, sp->until_decided, sp->max_runs,
+			 sp->margin, &mode, err) < 0)
+		goto out;
+	if (mode.until_decided && !ser) {
+		set_errf(err, "until_decided: only with a series (base and patched to compare)");
+		goto out;
+	}
 	if (ser) {
 		/* the mbox as sent, by content, for the builder and for the record */
 		sha256_mem(sp->mbox, sp->mbox_len, hash);
@@ -636,7 +686,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	s.kernel = (char *)sp->kernel;
 	s.speculative = sp->speculative;
 	pthread_mutex_lock(&o->db_lock);
-	rc = db_submission_insert(o->db, &s);
+	rc = db_submission_insert_mode(o->db, &s, &mode);
 	if (rc < 0)
 		set_errf(err, "database: %s", db_errmsg(o->db));
 	pthread_mutex_unlock(&o->db_lock);

@@ -372,17 +372,19 @@ out:
 /* ---- POST /api/runs ---- */
 
 /* POST /api/runs, and POST /api/requests (request set): the same fields,
- * plus the patched kernel and the repeats of a request */
+ * plus the patched kernel, the repeats and the until-decided mode of a
+ * request */
 static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 				   struct web_req *req, int request)
 {
 	static const char *const known[] = {
 		"kernel", "arch", "vcpus", "memory_mb", "timeout_s", "command", "job",
-		"topology", "numa_nodes", "patched", "repeat",
+		"topology", "numa_nodes", "patched", "repeat", "until_decided", "max_runs", "margin",
 	};
-	const size_t nknown = sizeof(known) / sizeof(known[0]) - (request ? 0 : 2);
+	const size_t nknown = sizeof(known) / sizeof(known[0]) - (request ? 0 : 5);
 	const char *patched = NULL;
-	int repeat = 0;
+	int repeat = 0, until_decided = 0, max_runs = 0;
+	double margin = 0;
 	struct run_spec spec;
 	json_error_t jerr;
 	json_t *body = NULL;
@@ -431,7 +433,9 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	    web_field_str(body, "topology", 0, &spec.topology, msg, sizeof(msg)) < 0 ||
 	    web_field_int(body, "numa_nodes", &spec.numa_nodes, msg, sizeof(msg)) < 0 ||
 	    (request && (web_field_str(body, "patched", 1, &patched, msg, sizeof(msg)) < 0 ||
-			 web_field_int(body, "repeat", &repeat, msg, sizeof(msg)) < 0))) {
+			 web_field_int(body, "repeat", &repeat, msg, sizeof(msg)) < 0 ||
+			 web_field_decided(body, &until_decided, &max_runs, &margin, msg,
+					   sizeof(msg)) < 0))) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
 		goto out;
 	}
@@ -449,7 +453,8 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 	}
 	pthread_mutex_lock(&w->submit_lock);
 	if (request)
-		r = orch_submit_request(w->orch, &spec, patched, repeat ? repeat : 1, &id, &err);
+		r = orch_submit_request_mode(w->orch, &spec, patched, repeat ? repeat : 1,
+					     until_decided, max_runs, margin, &id, &err);
 	else
 		r = orch_submit(w->orch, &spec, &id, &err);
 	pthread_mutex_unlock(&w->submit_lock);

@@ -196,7 +196,8 @@ WEB_HANDLER(api_submissions_add)
 	struct web_req *req = arg->req;
 	static const char *const known[] = {
 		"tree", "mbox_base64", "mbox_name", "base", "arch", "config", "fragments", "jobs",
-		"vcpus", "repeat", "memory_mb", "kernel", NULL,
+		"vcpus", "repeat", "memory_mb", "kernel", "until_decided", "max_runs", "margin",
+		NULL,
 	};
 	struct submit_spec sp;
 	struct buf mbox = BUF_INIT(0);
@@ -227,7 +228,9 @@ WEB_HANDLER(api_submissions_add)
 	    web_field_str(body, "vcpus", 0, &sp.vcpus, msg, sizeof(msg)) < 0 ||
 	    web_field_int(body, "repeat", &sp.repeat, msg, sizeof(msg)) < 0 ||
 	    web_field_int(body, "memory_mb", &sp.memory_mb, msg, sizeof(msg)) < 0 ||
-	    web_field_str(body, "kernel", 0, &sp.kernel, msg, sizeof(msg)) < 0) {
+	    web_field_str(body, "kernel", 0, &sp.kernel, msg, sizeof(msg)) < 0 ||
+	    web_field_decided(body, &sp.until_decided, &sp.max_runs, &sp.margin, msg,
+			      sizeof(msg)) < 0) {
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
 		goto out;
 	}

@@ -25,6 +25,7 @@
 #include "db/db.h"
 #include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"
+#include "orchestrator/reqcmp.h"
 
 /* ---- per-thread database ---- */
 
@@ -64,47 +65,22 @@ const struct job_set *web_jobs(const struct web *w)
 	return w->orch ? orch_jobs(w->orch) : &none;
 }
 
+/* the request page and the until-decided loop read a job the same way:
+ * one copy, in orchestrator/reqcmp.c */
 int web_metric_better(const struct job_def *d, const char *metric, const char **unit)
 {
-	for (size_t i = 0; d && metric && i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i].name, metric)) {
-			if (unit && !*unit)
-				*unit = d->metrics[i].unit;
-			return d->metrics[i].higher_better ? 1 : 0;
-		}
-	return -1;
+	return reqcmp_metric_better(d, metric, unit);
 }
 
 double web_metric_margin(const struct job_def *d, const char *metric, double asked)
 {
-	if (asked > 0)
-		return asked;
-	for (size_t i = 0; d && metric && i < d->nmetrics; i++)
-		if (!strcmp(d->metrics[i].name, metric))
-			return d->metrics[i].margin;
-	return 0;
+	return reqcmp_metric_margin(d, metric, asked);
 }
 
 void web_report_cell(struct cmp_report *r, const struct job_def *d, const struct cell *c,
 		     double asked, const char *const side_name[2])
 {
-	for (size_t j = 0; j < c->nm; j++) {
-		const struct cell_metric *m = &c->m[j];
-		struct cmp_metric_in in = {
-			.name = m->name, .unit = m->unit,
-			.higher_better = web_metric_better(d, m->name, NULL),
-			.margin = web_metric_margin(d, m->name, asked),
-			.v = { m->v[0], m->v[1] }, .run = { m->run[0], m->run[1] },
-			.n = { m->n[0], m->n[1] },
-		};
-
-		if (!m->n[0] || !m->n[1])
-			cmp_report_note(r, "metric '%s': no %s samples", m->name,
-					side_name[m->n[0] ? 1 : 0]);
-		else if (cmp_report_add_metric(r, &in) < 0)
-			cmp_report_note(r, "metric '%s': left out (more than %d metrics?)", m->name,
-					CMP_METRICS_MAX);
-	}
+	reqcmp_report_cell(r, d, c, asked, side_name);
 }
 
 /* ---- replies ---- */
@@ -340,6 +316,34 @@ int web_field_int(json_t *body, const char *key, int *out, char *msg, size_t msg
 	}
 	*out = (int)n;
 	return 0;
+}
+
+int web_field_decided(json_t *body, int *until_decided, int *max_runs, double *margin,
+		      char *msg, size_t msglen)
+{
+	json_t *u = json_object_get(body, "until_decided"), *m = json_object_get(body, "margin");
+
+	*until_decided = 0;
+	*margin = 0;
+	if (u && !json_is_null(u) && !json_is_boolean(u)) {
+		snprintf(msg, msglen, "field 'until_decided': expected true or false");
+		return -1;
+	}
+	*until_decided = json_is_true(u);
+	if (web_field_int(body, "max_runs", max_runs, msg, msglen) < 0)
+		return -1;
+	if (!m || json_is_null(m))
+		return 0;
+	if (json_is_number(m) && json_number_value(m) > 0 &&
+	    json_number_value(m) <= CMP_MARGIN_MAX * 100) {
+		*margin = json_number_value(m) / 100;
+		return 0;
+	}
+	if (json_is_string(m) && parse_percent(json_string_value(m), CMP_MARGIN_MAX, margin) == 0)
+		return 0;
+	snprintf(msg, msglen, "field 'margin': a percentage above 0 and at most %g (3 or \"3%%\")",
+		 CMP_MARGIN_MAX * 100);
+	return -1;
 }
 
 int web_field_str(json_t *body, const char *key, int required, const char **out,

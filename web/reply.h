@@ -102,6 +102,11 @@ int web_unauthorized(struct web *w, struct MHD_Connection *c, enum MHD_Result *r
 int web_field_int(json_t *body, const char *key, int *out, char *msg, size_t msglen);
 int web_field_str(json_t *body, const char *key, int required, const char **out,
 		  char *msg, size_t msglen);
+/* A body's run-until-decided fields: "until_decided" (true/false),
+ * "max_runs" (a positive int) and "margin" (a percentage: 3, "3" or "3%").
+ * Absent: 0. 0, or -1 with msg */
+int web_field_decided(json_t *body, int *until_decided, int *max_runs, double *margin,
+		      char *msg, size_t msglen);
 /* Parses an id path segment "123" ending at the end or at '/': no sign,
  * no leading zero, not 0, no overflow. 0 / -1; *rest points after it. */
 int web_parse_id(const char *s, int64_t *id, const char **rest);

@@ -2,9 +2,12 @@
  * page /requests/ID and the JSON /api/requests/ID: its runs as a grid
  * (side x repeat), the pass/fail per subtest of its finished runs
  * (analysis/passfail.c), and the comparison of the metrics of its passed
- * runs per cell with analysis/'s cmp_report (the numbers /api/compare
- * gives, here over this request's runs only), drawn as strip plots
- * (web/svg.c). Everything from the database goes through web_html(). */
+ * runs per cell (orchestrator/reqcmp.c, which the until-decided loop
+ * decides on too: the numbers /api/compare gives, here over this
+ * request's runs only), drawn as strip plots (web/svg.c), and for a
+ * request run until decided its rounds and why it stopped (web/decided.c).
+ * Everything from the database goes through web_html(). */
+#include "web/decided.h"
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
@@ -23,8 +26,8 @@
 #include "db/db.h"
 #include "db/query.h"
 #include "jobs/jobs.h"
+#include "orchestrator/reqcmp.h"
 
-#define REQ_CELLS_MAX   16    /* cells of one request's comparison */
 #define REQ_HISTORY_MAX 200   /* new failures checked against their kernels' runs */
 
 static const char *const side_names[2] = { "base", "patched" };
@@ -83,17 +86,14 @@ static int req_load(struct db *db, int64_t id, struct req *r)
 	r->qonly = calloc(r->q.nruns ? r->q.nruns : 1, sizeof(*r->qonly));
 	if (!r->runs || !r->side || !r->repeat || !r->qonly)
 		return -2;
-	r->done = 1;
+	/* a request still deciding may get another round */
+	r->done = !web_decided_pending(&r->q);
 	for (size_t i = 0; i < r->q.nruns; i++) {
 		int f = db_run_get(db, r->q.run_ids[i], &r->runs[i]);
 
 		if (f < 0)
 			return -1;
-		/* base and patched alternate (db_request_insert); the kernel
-		 * says it too unless both sides are the same kernel */
-		r->side[i] = (int)(i % 2);
-		if (f && r->q.base_kernel_id != r->q.patched_kernel_id)
-			r->side[i] = r->runs[i].kernel_id != r->q.base_kernel_id;
+		r->side[i] = reqcmp_side(&r->q, i, f ? &r->runs[i] : NULL);
 		r->repeat[i] = ++nside[r->side[i]];
 		if (f && r->runs[i].state == RUN_DONE)
 			r->ndone++;
@@ -263,133 +263,21 @@ static json_t *request_passfail_json(struct db *db, struct req *r, char **err)
 	return o;
 }
 
-/* ---- the metric comparison ---- */
+/* ---- the metric comparison (orchestrator/reqcmp.c) ---- */
 
-/* The metric comparison of a request's passed runs, per cell */
-struct rcmp {
-	struct cells cells;
-	struct cmp_report rep[REQ_CELLS_MAX];   /* of the cells with both sides */
-	int have_rep[REQ_CELLS_MAX];
-	size_t cells_dropped;    /* runs in cells past REQ_CELLS_MAX */
-	int64_t left_out[2];     /* done runs that did not pass, per side */
-	char *label[2];
-};
-
-static void rcmp_release(struct rcmp *x)
-{
-	for (size_t i = 0; i < x->cells.n; i++)
-		if (x->have_rep[i])
-			cmp_report_release(&x->rep[i]);
-	cells_release(&x->cells);
-	free(x->label[0]);
-	free(x->label[1]);
-}
-
-/* "kernel 3 (6.1.192-g..., linux c0a315baf863)" of a side */
-static char *side_label(struct db *db, const struct req *r, int side)
-{
-	char *s = NULL;
-
-	if (db_kernel_label(db, side ? r->q.patched_kernel_id : r->q.base_kernel_id, "", &s) <= 0)
-		return NULL;
-	return s;
-}
-
-/* Feeds one passed run's samples to x's cells (as /api/compare takes
- * them: one value per run and metric, the median of its samples). 0, -1
- * database error, -2 out of memory. */
-static int req_run_samples(struct db *db, const struct run *run, int side, struct rcmp *x)
-{
-	struct cmp_cell cell = {
-		run->arch, run->vcpus, run->memory_mb, run->accel, run->host, run->topology,
-		run->numa_nodes,
-	};
-	struct sample_row *rows = NULL;
-	size_t n = 0;
-	int rc = -2, s;
-
-	if (db_run_samples(db, run->id, WEB_SAMPLES_MAX, &rows, &n) < 0)
-		return -1;
-	if (!n) {
-		rc = 0;
-		goto out;
-	}
-	s = cells_run_id(&x->cells, &cell, side, run->id);
-	if (s == -2) {
-		x->cells_dropped++;
-		rc = 0;
-		goto out;
-	}
-	if (s < 0)
-		goto out;
-	/* rows come by metric and seq */
-	for (size_t j = 0; j < n; j++)
-		if (cells_sample(&x->cells, rows[j].metric, rows[j].unit, rows[j].value) < 0)
-			goto out;
-	if (cells_end(&x->cells) < 0)
-		goto out;
-	rc = 0;
-out:
-	sample_rows_free(rows, n);
-	return rc;
-}
-
-/* The report of cell i, which has runs of both sides; 0 / -1 (memory) */
-static int req_report(const struct req *r, const struct job_def *def, struct rcmp *x, size_t i)
-{
-	const struct cell *c = &x->cells.v[i];
-	struct cmp_report *rep = &x->rep[i];
-	char err[256];
-
-	x->have_rep[i] = 1;
-	if (cmp_report_init(rep, r->q.job, x->label[0], x->label[1], &c->cell, &c->cell, err,
-			    sizeof(err)) < 0)
-		return -1;
-	web_report_cell(rep, def, c, 0, side_names);
-	if (!def && r->q.job)
-		cmp_report_note(rep, "job '%s' is not loaded: metric directions not known", r->q.job);
-	for (int s = 0; s < 2; s++)
-		if (x->left_out[s])
-			cmp_report_note(rep, "%s: %lld done run%s that did not pass left out",
-					side_names[s], (long long)x->left_out[s],
-					x->left_out[s] == 1 ? "" : "s");
-	return 0;
-}
-
-/* Reads the samples of the request's passed runs and makes a report per
- * cell that has runs of both sides. 0, -1 database error, -2 out of
- * memory. */
 static int req_compare(struct db *db, const struct req *r, const struct job_def *def,
-		       struct rcmp *x)
+		       struct reqcmp *x)
 {
-	memset(x, 0, sizeof(*x));
-	cells_init(&x->cells, REQ_CELLS_MAX, CMP_METRICS_MAX);
-	x->label[0] = side_label(db, r, 0);
-	x->label[1] = side_label(db, r, 1);
-	if (!x->label[0] || !x->label[1])
-		return -2;
-	for (size_t i = 0; i < r->q.nruns; i++) {
-		const struct run *run = &r->runs[i];
-		int rc;
+	int rc = reqcmp_build(db, &r->q, r->runs, r->side, def, x);
 
-		if (!run->id || run->state != RUN_DONE)
-			continue;
-		if (run->outcome != RUN_OUT_PASSED) {
-			x->left_out[r->side[i]]++;
-			continue;
-		}
-		rc = req_run_samples(db, run, r->side[i], x);
-		if (rc < 0)
-			return rc;
-	}
-	for (size_t i = 0; i < x->cells.n; i++) {
+	if (rc < 0)
+		return rc;
+	/* the sides' neighbours (web/neighbours.c): a warning when they differ */
+	for (size_t i = 0; i < x->cells.n && i < REQCMP_CELLS_MAX; i++) {
 		struct cmp_quiet_side nb[2];
 
-		if (!x->cells.v[i].runs[0] || !x->cells.v[i].runs[1])
+		if (!x->have_rep[i])
 			continue;
-		if (req_report(r, def, x, i) < 0)
-			return -2;
-		/* the sides' neighbours (web/neighbours.c): a warning when they differ */
 		if (web_report_neighbours(db, &x->rep[i], &x->cells.v[i], side_names, nb) < 0)
 			return -1;
 	}
@@ -713,7 +601,7 @@ static void report_html(struct buf *b, const struct cell *c, const struct cmp_re
 static void compare_section(struct buf *b, struct web *w, struct db *db, const struct req *r)
 {
 	const struct job_def *def = r->q.job ? job_set_find(web_jobs(w), r->q.job) : NULL;
-	struct rcmp x;
+	struct reqcmp x;
 	int rc, shown = 0;
 
 	buf_puts(b, "<h2 id=\"compare\">metrics: base vs patched</h2>\n");
@@ -747,7 +635,7 @@ static void compare_section(struct buf *b, struct web *w, struct db *db, const s
 	}
 	if (x.cells_dropped)
 		buf_printf(b, "<p class=\"note\">%zu runs left out: more than %d cells</p>\n",
-			   x.cells_dropped, REQ_CELLS_MAX);
+			   x.cells_dropped, REQCMP_CELLS_MAX);
 	if (!shown)
 		buf_puts(b, "<p class=\"note\">no passed runs with metric samples on both sides"
 			 " yet</p>\n");
@@ -762,7 +650,7 @@ static void compare_section(struct buf *b, struct web *w, struct db *db, const s
 	}
 	buf_puts(b, "</p>\n");
 out:
-	rcmp_release(&x);
+	reqcmp_release(&x);
 }
 
 WEB_HANDLER(pages_request)
@@ -795,7 +683,9 @@ WEB_HANDLER(pages_request)
 	snprintf(title, sizeof(title), "kfleet: request %lld", (long long)id);
 	web_page_head(&b, title, !r.done);
 	buf_printf(&b, "<h1>request %lld: %s</h1>\n", (long long)id,
-		   r.done ? "done" : "<span class=\"running\">in progress</span>");
+		   r.done ? "done" : web_decided_pending(&r.q) && r.ndone == (int)r.q.nruns ?
+		   "<span class=\"running\">deciding</span>" :
+		   "<span class=\"running\">in progress</span>");
 	buf_puts(&b, "<table class=\"kv\">\n<tr><th>job</th><td>");
 	web_job_link(&b, r.q.job);
 	buf_puts(&b, "</td></tr>\n");
@@ -805,7 +695,7 @@ WEB_HANDLER(pages_request)
 		for (size_t i = 0; i < r.q.nruns && !path; i++)
 			if (r.runs[i].id && r.side[i] == side)
 				path = r.runs[i].kernel_path;
-		char *label = side_label(db, &r, side);
+		char *label = reqcmp_label(db, &r.q, side);
 
 		buf_printf(&b, "<tr><th>%s kernel</th><td>", side_names[side]);
 		web_html_str(&b, label);
@@ -822,8 +712,10 @@ WEB_HANDLER(pages_request)
 				   "submission %lld</a>: the series, base and builds</td></tr>\n",
 				   (long long)sid, (long long)sid);
 	}
-	snprintf(s, sizeof(s), "%d per side, interleaved", r.q.repeats);
+	snprintf(s, sizeof(s), "%d per side, interleaved%s", r.q.repeats,
+		 r.q.until_decided ? " (the first round)" : "");
 	kv(&b, "repeats", s);
+	web_decided_html(&b, db, &r.q);
 	snprintf(s, sizeof(s), "%d of %zu", r.ndone, r.q.nruns);
 	kv(&b, "runs done", s);
 	fmt_time_ms(r.q.created_at, 0, s, sizeof(s));
@@ -849,7 +741,7 @@ WEB_HANDLER(api_request)
 	int64_t id = arg->id;
 	const struct job_def *def;
 	struct req r;
-	struct rcmp x;
+	struct reqcmp x;
 	enum MHD_Result rc;
 	struct db *db;
 	json_t *o = NULL, *runs, *pf, *comps, *unmatched;
@@ -918,15 +810,16 @@ WEB_HANDLER(api_request)
 		rc = MHD_NO;
 		goto out;
 	}
-	o = json_pack("{s:I, s:I, s:o, s:i, s:I, s:I, s:o, s:b, s:o, s:o, s:o}",
+	o = json_pack("{s:I, s:I, s:o, s:i, s:I, s:I, s:o, s:b, s:o, s:o, s:o, s:o*}",
 		      "id", (json_int_t)r.q.id, "created_at", (json_int_t)r.q.created_at,
 		      "job", web_json_str(r.q.job), "repeat", r.q.repeats,
 		      "base_kernel_id", (json_int_t)r.q.base_kernel_id,
 		      "patched_kernel_id", (json_int_t)r.q.patched_kernel_id, "runs", runs,
-		      "done", r.done, "passfail", pf, "comparisons", comps, "unmatched", unmatched);
+		      "done", r.done, "passfail", pf, "comparisons", comps, "unmatched", unmatched,
+		      "decided", web_decided_json(db, &r.q));
 	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
 out:
-	rcmp_release(&x);
+	reqcmp_release(&x);
 	req_release(&r);
 	return rc;
 }

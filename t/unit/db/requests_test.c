@@ -1,7 +1,10 @@
 /* requests_test.c: unit tests for db/requests.c: a request inserted with
  * its runs (base and patched alternating), read back, its progress as
  * runs end, its done runs' results in order and bounded (truncated), and
- * the submission it was made for. */
+ * the submission it was made for; a request run until decided: listed
+ * only once its runs are done, a round queued once (not twice from the
+ * same state, as after a restart), its stop, and a submission's mode
+ * passed to its requests. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,6 +123,79 @@ static void test_submission(void **state)
 	assert_int_equal(db_request_submission(f->db, rid + 1, &sid), 0);
 }
 
+static void test_until_decided(void **state)
+{
+	struct dbt *f = *state;
+	struct run_request a = dbt_req("/k/base", DBT_SHA_A, "bench", 2);
+	struct run_request b = dbt_req("/k/patched", DBT_SHA_B, "bench", 2);
+	struct request_mode m = { 1, 4, 0.05 };
+	struct submission s = { .tree = "linux", .arches = "x86_64", .config = "tinyconfig" };
+	struct request_round *rv;
+	struct request q;
+	int64_t rid, pid, *ids;
+	size_t n, nr;
+
+	dbt_host(f->db, "h1");
+	assert_int_equal(db_request_insert_mode(f->db, &a, &b, 1, &m, &rid), 0);
+	assert_int_equal(db_request_insert(f->db, &a, &b, 1, &pid), 0);   /* plain */
+	assert_int_equal(db_requests_deciding(f->db, 10, &ids, &n), 0);
+	assert_int_equal(n, 0);   /* its runs are queued */
+	free(ids);
+	dbt_claim_finish(f->db, "h1", 0, RUN_OUT_PASSED);
+	dbt_claim_finish(f->db, "h1", 0, RUN_OUT_PASSED);
+	assert_int_equal(db_requests_deciding(f->db, 10, &ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], rid);
+	free(ids);
+	assert_int_equal(db_request_round_add(f->db, rid, 1, 2, "more"), 1);
+	/* the same state again (a restart before the answer was seen): no */
+	assert_int_equal(db_request_round_add(f->db, rid, 1, 2, "more"), 0);
+	assert_int_equal(db_request_get(f->db, rid, &q), 1);
+	assert_int_equal(q.nruns, 6);
+	assert_int_equal(q.rounds, 2);
+	assert_int_equal(q.max_runs, 4);
+	assert_true(q.margin > 0.049 && q.margin < 0.051);
+	assert_string_equal(q.decided, "deciding");
+	for (size_t i = 2; i < q.nruns; i++) {
+		struct run r;
+
+		assert_int_equal(db_run_get(f->db, q.run_ids[i], &r), 1);
+		assert_int_equal(r.kernel_id, i % 2 ? q.patched_kernel_id : q.base_kernel_id);
+		assert_int_equal(r.state, RUN_QUEUED);
+		run_release(&r);
+	}
+	request_release(&q);
+	assert_int_equal(db_request_rounds(f->db, rid, &rv, &nr), 0);
+	assert_int_equal(nr, 2);
+	assert_string_equal(rv[0].why, "the first round: 1 run a side");
+	assert_int_equal(rv[1].pairs, 2);
+	db_request_rounds_free(rv, nr);
+	assert_int_equal(db_request_decided_end(f->db, rid, "cap", "cap reached"), 1);
+	assert_int_equal(db_request_decided_end(f->db, rid, "cap", "again"), 0);
+	assert_int_equal(db_request_round_add(f->db, rid, 2, 1, "more"), 0);
+	assert_int_equal(db_request_get(f->db, rid, &q), 1);
+	assert_string_equal(q.stop_reason, "cap reached");
+	assert_true(q.decided_at > 0);
+	request_release(&q);
+	/* a submission's mode reaches the requests it made */
+	assert_int_equal(db_submission_insert_mode(f->db, &s, &m), 0);
+	assert_int_equal(db_request_insert(f->db, &a, &b, 1, &rid), 0);
+	assert_int_equal(db_submission_link_request(f->db, s.id, rid), 0);
+	assert_int_equal(db_requests_deciding(f->db, 10, &ids, &n), 0);
+	free(ids);
+	assert_int_equal(db_request_get(f->db, rid, &q), 1);
+	assert_int_equal(q.until_decided, 1);
+	assert_int_equal(q.max_runs, 4);
+	assert_string_equal(q.decided, "deciding");
+	request_release(&q);
+	assert_int_equal(db_request_rounds(f->db, rid, &rv, &nr), 0);
+	assert_int_equal(nr, 1);
+	db_request_rounds_free(rv, nr);
+	assert_int_equal(db_request_get(f->db, pid, &q), 1);
+	assert_null(q.decided);
+	request_release(&q);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, dbt_setup, dbt_teardown)
@@ -127,6 +203,7 @@ int main(void)
 		T(test_insert_get),
 		T(test_progress_results),
 		T(test_submission),
+		T(test_until_decided),
 	};
 #undef T
 
