@@ -102,6 +102,8 @@ int config_defaults(struct config *c)
 	c->build_sandbox = 1;
 	c->build_ccache = 1;
 	c->build_speculate = -1;
+	c->storage_large = 1ULL << 20;
+	c->storage_interval_s = 600;
 	c->build_config = strdup("tinyconfig");
 	c->build_arches = strdup("x86_64");
 	if (asprintf(&c->configs_dir, "%s/../../kernels/configs", c->agent_dir) < 0)
@@ -173,7 +175,7 @@ static int check_section(struct parse *p, const char *l)
 	memcpy(name, l + 1, n);
 	name[n] = '\0';
 	if (!strcmp(name, "daemon") || !strcmp(name, "run") || !strcmp(name, "image") ||
-	    !strcmp(name, "build")) {
+	    !strcmp(name, "build") || !strcmp(name, "storage")) {
 		p->skip_section = 0;
 	} else if (!strncmp(name, "host", 4) && (name[4] == ' ' || name[4] == '\t')) {
 		char *h = name + 5;
@@ -192,7 +194,8 @@ static int check_section(struct parse *p, const char *l)
 			perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
 			     name, h);
 	} else {
-		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build)", name);
+		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build, "
+		     "storage)", name);
 	}
 	return 0;
 }
@@ -363,6 +366,25 @@ static struct config_host *section_host(struct parse *p, const char *section)
 	return host_add(p->c, name);
 }
 
+/* [storage]: the state directory's budget and retention */
+static void storage_key(struct parse *p, const char *key, const char *v)
+{
+	struct config *c = p->c;
+
+	if (!strcmp(key, "budget"))
+		set_size(p, key, v, 0, &c->storage_budget);
+	else if (!strcmp(key, "keep_days"))
+		set_int(p, key, v, 0, 100000, &c->storage_keep_days);
+	else if (!strcmp(key, "large"))
+		set_size(p, key, v, 1, &c->storage_large);
+	else if (!strcmp(key, "interval"))
+		set_int(p, key, v, 1, 86400, &c->storage_interval_s);
+	else if (!strcmp(key, "keep_initrd"))
+		set_bool(p, key, v, &c->storage_keep_initrd);
+	else
+		perr(p, "[storage]: unknown key '%s'", key);
+}
+
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse *p = user;
@@ -483,6 +505,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 				set_str(&c->build_arches, v);
 		} else
 			perr(p, "[build]: unknown key '%s'", key);
+	} else if (!strcmp(section, "storage")) {
+		storage_key(p, key, v);
 	} else if (!*section) {
 		perr(p, "'%s' is outside any section", key);
 	}
@@ -566,4 +590,10 @@ void config_print(const struct config *c, FILE *out)
 		c->build_sandbox ? "yes" : "no", c->build_ccache ? "yes" : "no", c->build_config,
 		c->configs_dir, c->build_arches, c->build_speculate < 0 ? "auto" :
 		c->build_speculate ? "yes" : "no");
+	fprintf(out, "\n[storage]\n");
+	print_size(out, "budget", c->storage_budget);
+	fprintf(out, "keep_days = %d\n", c->storage_keep_days);
+	print_size(out, "large", c->storage_large);
+	fprintf(out, "interval = %d\nkeep_initrd = %s\n", c->storage_interval_s,
+		c->storage_keep_initrd ? "yes" : "no");
 }

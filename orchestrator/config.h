@@ -58,6 +58,13 @@ struct config {
 	int build_speculate;     /* a bisection builds its next step's two possible
 				    commits ahead: 1 yes, 0 no, -1 auto (when the host has
 				    CPUs to spare: 8 or more) */
+	/* [storage] what the state directory keeps (orchestrator/storage.c) */
+	unsigned long long storage_budget; /* bytes the state directory may hold; 0: no budget */
+	int storage_keep_days;   /* a concluded run's large files kept this long; 0: always */
+	unsigned long long storage_large;  /* a run's files this big or more may be pruned */
+	int storage_interval_s;  /* a pass this often (and after runs conclude) */
+	int storage_keep_initrd; /* keep each run's whole initrd (kfleet before the
+				    manifest): for comparison, bench/storage.sh */
 };
 
 /* Fills c with the embedded defaults. 0 / -1 */
