@@ -239,6 +239,8 @@ struct orch {
 	struct builder *builder; /* builder.c */
 	pthread_t builder_thread;
 	pthread_cond_t build_work;   /* signalled when a submission or tree fetch is queued */
+
+	struct storage *storage; /* storage.c: the pass's thread, the cache files held */
 };
 
 /* --- hosts.c: host health ------------------------------------------------ */
@@ -439,12 +441,17 @@ void upload_release(struct upload_files *rf);
 struct run_initrd {
 	char *base, *moddir, *mods, *progs, *kselftests;
 	struct img_run ir;       /* ir.virtio: the agent uses the virtio port */
+	int manifest;            /* its manifest is written: the whole initrd may go */
+	int held;                /* its parts are held (storage_hold()) */
 };
 
 /* Writes r's initrd to path (rd: the root disk, or NULL). 0 / -1 with
  * *err (for the outcome); release ri either way. */
 int initrd_prepare(struct orch *o, const struct run *r, const struct job_def *job,
 		   const struct run_disk *rd, const char *path, struct run_initrd *ri, char **err);
+/* After the run: the initrd's copy of the shared parts goes, unless
+ * [storage] keep_initrd (dir: the run's directory); the parts are let go */
+void initrd_conclude(struct orch *o, const char *path, struct run_initrd *ri);
 void initrd_release(struct run_initrd *ri);
 
 /* --- run.c: one run ------------------------------------------------------ */
