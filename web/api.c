@@ -8,6 +8,7 @@
 #include "web/reply.h"
 #include "web/results.h"
 #include "web/server.h"
+#include "web/storage.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -302,6 +303,8 @@ WEB_HANDLER(api_run)
 	struct run r;
 	struct buf out = BUF_INIT(0);
 	json_t *o = NULL, *att, *res, *smp;
+	struct db_pruned *pr = NULL;
+	size_t npr = 0;
 	enum MHD_Result rc;
 	struct db *db;
 	char *path = NULL;
@@ -346,6 +349,10 @@ WEB_HANDLER(api_run)
 	put(o, "samples", smp, &bad);
 	put(o, "samples_truncated", json_boolean(smp_truncated), &bad);
 	put(o, "result_files", web_results_json(r.run_dir, id), &bad);
+	if (db_pruned_list(db, id, WEB_PRUNED_MAX, &pr, &npr) < 0)
+		log_warn("web: run %lld: pruned files: %s", (long long)id, db_errmsg(db));
+	put(o, "pruned", web_pruned_json(pr, npr), &bad);
+	db_rows_free(db_pruned_fields, pr, sizeof(*pr), npr);
 	if (r.run_dir) {
 		path = path_join(r.run_dir, RUN_FILE_OUTPUT);
 		if (path && read_file(path, &out, WEB_OUTPUT_MAX) == 0)
