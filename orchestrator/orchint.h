@@ -434,6 +434,11 @@ int upload_fetch_overlay(struct host *h, const struct run *r, const char *image,
 			 const char *fmt, const char *disk, char **err);
 /* Deletes the run's own volumes on h (logs a failure) */
 void upload_drop(struct host *h, const struct run *r);
+/* Deletes the volumes of this instance's runs on h for which over(id)
+ * says the run is over (left by a lost connection or a crash). How many,
+ * or -1 when h's pool could not be listed */
+int upload_sweep(struct host *h, const char *instance, int (*over)(int64_t id, void *arg),
+		 void *arg);
 void upload_release(struct upload_files *rf);
 
 /* --- initrd.c: a run's initrd -------------------------------------------- */

@@ -474,6 +474,27 @@ out:
 	return rc;
 }
 
+static int run_over(int64_t id, void *arg)
+{
+	struct run r;
+	int over;
+
+	memset(&r, 0, sizeof(r));
+	over = db_run_get(arg, id, &r) == 1 && r.state == RUN_DONE;
+	run_release(&r);
+	return over;
+}
+
+/* The run's own volumes a host reached by upload still has of runs that
+ * are over: upload_drop() missed them (the connection was down, kfleetd
+ * died). Before the budget: they are not under the state directory. */
+static void sweep_hosts(struct orch *o, struct db *db)
+{
+	for (size_t i = 0; i < o->nhosts; i++)
+		if (o->hosts[i].upload && o->hosts[i].conf)
+			upload_sweep(&o->hosts[i], o->instance, run_over, db);
+}
+
 static void report(const struct config *c, const struct storage_report *rep)
 {
 	if (!rep->files) {
@@ -504,6 +525,7 @@ static void *storage_main(void *arg)
 		struct timespec ts;
 		int kicked;
 
+		sweep_hosts(o, db);
 		if (storage_pass(o, db, &rep) < 0)
 			log_warn("storage: the pass did not finish: %s", db_errmsg(db));
 		else

@@ -94,6 +94,8 @@ static int setup(void **state)
 	otu_fake_bzimage(f->kernel);
 	otu_config(&f->c, f->dir);
 	f->c.storage_large = 1 << 20;
+	free(f->c.hosts[0].pool);
+	f->c.hosts[0].pool = strdup("default-pool");   /* the test driver's */
 	virSetErrorFunc(NULL, quiet);
 	log_set_level(LOG_LVL_WARN);
 	f->o = orch_new(&f->c, &e);
@@ -228,6 +230,67 @@ static void test_no_policy(void **state)
 	assert_true(exists(f->dir, "cache/initramfs-ab.cpio.gz"));
 }
 
+static int run_over(int64_t id, void *arg)
+{
+	struct fx *f = arg;
+
+	return id == f->id[0] || id == f->id[1];
+}
+
+static void make_vol(virStoragePoolPtr p, const char *name)
+{
+	char xml[1024];
+	virStorageVolPtr v;
+
+	snprintf(xml, sizeof(xml), "<volume><name>%s</name><capacity>1024</capacity></volume>",
+		 name);
+	v = virStorageVolCreateXML(p, xml, 0);
+	if (!v)
+		fail_msg("volume '%s' not made", name);
+	virStorageVolFree(v);
+}
+
+static int has_vol(virStoragePoolPtr p, const char *name)
+{
+	virStorageVolPtr v = virStorageVolLookupByName(p, name);
+
+	if (v)
+		virStorageVolFree(v);
+	return v != NULL;
+}
+
+/* What upload_drop() missed on a host reached by upload: the volumes of
+ * runs that are over go, a running run's and any other name stay */
+static void test_sweep_volumes(void **state)
+{
+	struct fx *f = *state;
+	struct host *h = &f->o->hosts[0];
+	virStoragePoolPtr p = virStoragePoolLookupByName(h->conn, "default-pool");
+	char n[6][96];
+
+	assert_non_null(p);
+	snprintf(n[0], sizeof(n[0]), "kf-%s-%lld-initrd", f->o->instance, (long long)f->id[0]);
+	snprintf(n[1], sizeof(n[1]), "kf-%s-%lld-root.qcow2", f->o->instance, (long long)f->id[1]);
+	snprintf(n[2], sizeof(n[2]), "kf-%s-%lld-initrd", f->o->instance, (long long)f->id[2]);
+	snprintf(n[3], sizeof(n[3]), "kf-other-%lld-initrd", (long long)f->id[0]);
+	snprintf(n[4], sizeof(n[4]), "kernel-%s", "ab12");
+	snprintf(n[5], sizeof(n[5]), "kf-%s-%lld-initrd.bak", f->o->instance, (long long)f->id[0]);
+	for (int i = 0; i < 6; i++)
+		make_vol(p, n[i]);
+	assert_int_equal(upload_sweep(h, f->o->instance, run_over, f), 2);
+	assert_false(has_vol(p, n[0]));
+	assert_false(has_vol(p, n[1]));
+	for (int i = 2; i < 6; i++)
+		assert_true(has_vol(p, n[i]));
+	for (int i = 2; i < 6; i++) {
+		virStorageVolPtr v = virStorageVolLookupByName(p, n[i]);
+
+		virStorageVolDelete(v, 0);
+		virStorageVolFree(v);
+	}
+	virStoragePoolFree(p);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -235,6 +298,7 @@ int main(void)
 		T(test_retention),
 		T(test_budget),
 		T(test_no_policy),
+		T(test_sweep_volumes),
 	};
 #undef T
 
