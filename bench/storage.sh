@@ -71,4 +71,5 @@ printf '  state directory before / after:        %10d / %d\n' "$total0" "$total1
 printf '  freed (pruned_files, %3d files):       %10d\n' "$files" "$freed"
 printf '  bytes per run after, either side:      %10d / %d\n' "$(per_run "$before")" "$(per_run "$after")"
 db "select name, count(*), sum(bytes) from pruned_files group by name order by 3 desc" |
-	awk -F'|' '{ printf "    %-28s %4d files %12d bytes\n", $1, $2, $3 }'
+	awk -F'|' '{ sub(/-[0-9a-f]+[.]cpio[.]gz$/, "-HASH.cpio.gz", $1)
+		printf "    %-28s %4d files %12d bytes\n", $1, $2, $3 }'
