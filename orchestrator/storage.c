@@ -258,9 +258,10 @@ static int add_cache(struct orch *o, struct found *f)
 
 /* A run's attempt directories: runs/ID/aN, never the ".stale-" ones kept
  * aside for another run's files */
-static int add_run(struct orch *o, struct found *f, size_t ncache, const struct db_storage_run *r)
+static int add_run(struct orch *o, struct found *f, size_t ncache, const char *runs,
+		   const struct db_storage_run *r)
 {
-	char parent[PATH_MAX], real[PATH_MAX], runs[PATH_MAX];
+	char parent[PATH_MAX], real[PATH_MAX];
 	struct prune_item it = { .run_id = r->id };
 	int done = r->state && !strcmp(r->state, "done");
 	DIR *d;
@@ -270,7 +271,7 @@ static int add_run(struct orch *o, struct found *f, size_t ncache, const struct 
 	snprintf(parent, sizeof(parent), "%s", r->run_dir);
 	if (strrchr(parent, '/'))
 		*strrchr(parent, '/') = '\0';
-	if (!realpath(parent, real) || !realpath(o->runs_dir, runs) || !path_inside(real, runs))
+	if (!realpath(parent, real) || !path_inside(real, runs))
 		return 0;   /* not kfleetd's to prune (an imported run's, a moved directory) */
 	it.ended_at = done ? (r->ended_at ? r->ended_at : 1) : 0;
 	d = opendir(real);
@@ -296,8 +297,11 @@ static int add_run(struct orch *o, struct found *f, size_t ncache, const struct 
 
 static int collect(struct orch *o, struct db *db, struct found *f, size_t *ncache)
 {
+	char runs[PATH_MAX];
 	int64_t after = 0;
 
+	if (!realpath(o->runs_dir, runs))
+		return 0;
 	if (add_cache(o, f) < 0)
 		return -1;
 	*ncache = f->n;
@@ -311,7 +315,7 @@ static int collect(struct orch *o, struct db *db, struct found *f, size_t *ncach
 			return -1;
 		}
 		for (size_t i = 0; i < n && rc == 0; i++)
-			rc = add_run(o, f, *ncache, &v[i]);
+			rc = add_run(o, f, *ncache, runs, &v[i]);
 		if (n)
 			after = v[n - 1].id;
 		db_rows_free(db_storage_run_fields, v, sizeof(*v), n);
