@@ -9,8 +9,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/util.h"
+#include "orchestrator/orchestrator.h"
 #include "orchestrator/storage.h"
 
 const struct db_pruned *web_pruned_find(const struct db_pruned *v, size_t n,
@@ -51,14 +53,21 @@ static void manifest_html(struct buf *b, const char *run_dir)
 	char *path = run_dir ? path_join(run_dir, RUN_FILE_MANIFEST) : NULL;
 	struct buf text = BUF_INIT(MANIFEST_MAX);
 
+	char *whole = run_dir ? path_join(run_dir, RUN_FILE_INITRD) : NULL;
+
 	if (path && read_file(path, &text, MANIFEST_MAX) == 0) {
-		buf_puts(b, "<p>initrd: kept as the manifest of its parts (the shared ones are "
-			 "kept once, by content, not per run) and the run's own part ("
-			 RUN_FILE_INITRD_OWN ")</p>\n<pre>");
+		if (whole && access(whole, F_OK) == 0)
+			buf_puts(b, "<p>initrd: " RUN_FILE_INITRD " (kept whole while the guest "
+				 "runs, or by [storage] keep_initrd), made of these parts</p>\n<pre>");
+		else
+			buf_puts(b, "<p>initrd: kept as the manifest of its parts (the shared ones "
+				 "are kept once, by content, not per run) and the run's own part ("
+				 RUN_FILE_INITRD_OWN ")</p>\n<pre>");
 		web_html(b, buf_str(&text), text.len);
 		buf_puts(b, "</pre>\n");
 	}
 	buf_release(&text);
+	free(whole);
 	free(path);
 }
 
