@@ -14,8 +14,11 @@ X86_KERNEL=${X86_KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -n 1)}
 ARM_KERNEL=${ARM_KERNEL:-/opt/kfleet/arm64/vmlinuz}
 CMD='uname -r; nproc'
 . "$(dirname "$0")/lib.sh"
+# the bare side boots the run's whole initrd, which a run keeps only so
 bench_daemon "[run]
-boot_timeout = 900"
+boot_timeout = 900
+[storage]
+keep_initrd = yes"
 
 printf '%-7s %5s | %12s %12s %6s | %12s %12s %6s\n' arch vcpus "kfleet hello" "bare hello" ratio "kfleet run" "bare run" ratio
 for arch in $ARCHES; do

@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -561,5 +561,37 @@ struct db_calib_series {
 int db_calib_series(struct db *db, const char *job, struct db_calib_series **v, size_t *n,
 		    int *truncated);
 void db_calib_free(struct db_calib_series *v, size_t n);
+/* ---- what the storage pass pruned (storage.c) ---- */
+
+/* A file pruned from the state directory: a run's (dir is the attempt's
+ * directory, name the file under it, "results/x.log") or a shared cache
+ * file's (run_id 0) */
+struct db_pruned {
+	int64_t id, run_id;
+	char *dir, *name;
+	int64_t bytes, pruned_at;
+	char *why;             /* "budget", "retention" */
+};
+extern const struct db_field db_pruned_fields[];
+/* Records one pruned file. 0 / -1 */
+int db_pruned_add(struct db *db, int64_t run_id, const char *dir, const char *name,
+		  int64_t bytes, const char *why);
+/* What was pruned of run_id's files, oldest first, at most max. Free with
+ * db_rows_free(db_pruned_fields, ...). 0 / -1 */
+int db_pruned_list(struct db *db, int64_t run_id, size_t max, struct db_pruned **v,
+		   size_t *n);
+
+/* A run whose directory the storage pass looks at */
+struct db_storage_run {
+	int64_t id;
+	char *state;           /* queued, running, done */
+	int64_t ended_at;      /* 0 while not done */
+	char *run_dir;
+};
+extern const struct db_field db_storage_run_fields[];
+/* The runs with a directory, id above after, by id, at most max (a page;
+ * the next starts after the last id). Free with db_rows_free(). 0 / -1 */
+int db_storage_runs(struct db *db, int64_t after, size_t max, struct db_storage_run **v,
+		    size_t *n);
 
 #endif

@@ -221,6 +221,17 @@ const char *const db_migrations[] = {
 	"ALTER TABLE submissions ADD COLUMN until_decided INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE submissions ADD COLUMN max_runs INTEGER;"
 	"ALTER TABLE submissions ADD COLUMN margin REAL;",
+	/* 12: files the storage pass pruned from the state directory
+	 * (orchestrator/storage.c): a run's file (dir its attempt's directory,
+	 * name under it) or a shared cache file (run_id NULL), its size, when
+	 * and why (the budget, or the retention of keep_days). The run's rows
+	 * stay; this says what is gone from its directory. */
+	"CREATE TABLE pruned_files ("
+	"  id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs(id),"
+	"  dir TEXT NOT NULL, name TEXT NOT NULL, bytes INTEGER NOT NULL,"
+	"  pruned_at INTEGER NOT NULL,"
+	"  why TEXT NOT NULL CHECK (why IN ('budget', 'retention')));"
+	"CREATE INDEX pruned_files_run ON pruned_files (run_id) WHERE run_id IS NOT NULL;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -108,6 +108,8 @@ int config_defaults(struct config *c)
 	c->quiet_busy_wait = 1;
 	c->quiet_builds = QUIET_BUILDS_AVOID;
 	c->quiet_reserve = 1;
+	c->storage_large = 1ULL << 20;
+	c->storage_interval_s = 600;
 	c->build_config = strdup("tinyconfig");
 	c->build_arches = strdup("x86_64");
 	if (asprintf(&c->configs_dir, "%s/../../kernels/configs", c->agent_dir) < 0)
@@ -179,7 +181,7 @@ static int check_section(struct parse *p, const char *l)
 	memcpy(name, l + 1, n);
 	name[n] = '\0';
 	if (!strcmp(name, "daemon") || !strcmp(name, "run") || !strcmp(name, "image") ||
-	    !strcmp(name, "build") || !strcmp(name, "quiet")) {
+	    !strcmp(name, "build") || !strcmp(name, "quiet") || !strcmp(name, "storage")) {
 		p->skip_section = 0;
 	} else if (!strncmp(name, "host", 4) && (name[4] == ' ' || name[4] == '\t')) {
 		char *h = name + 5;
@@ -198,7 +200,8 @@ static int check_section(struct parse *p, const char *l)
 			perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
 			     name, h);
 	} else {
-		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build, quiet)", name);
+		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build, "
+		     "quiet, storage)", name);
 	}
 	return 0;
 }
@@ -402,6 +405,25 @@ static void quiet_key(struct parse *p, const char *key, const char *v)
 		perr(p, "[quiet]: unknown key '%s'", key);
 }
 
+/* [storage]: the state directory's budget and retention */
+static void storage_key(struct parse *p, const char *key, const char *v)
+{
+	struct config *c = p->c;
+
+	if (!strcmp(key, "budget"))
+		set_size(p, key, v, 0, &c->storage_budget);
+	else if (!strcmp(key, "keep_days"))
+		set_int(p, key, v, 0, 100000, &c->storage_keep_days);
+	else if (!strcmp(key, "large"))
+		set_size(p, key, v, 1, &c->storage_large);
+	else if (!strcmp(key, "interval"))
+		set_int(p, key, v, 1, 86400, &c->storage_interval_s);
+	else if (!strcmp(key, "keep_initrd"))
+		set_bool(p, key, v, &c->storage_keep_initrd);
+	else
+		perr(p, "[storage]: unknown key '%s'", key);
+}
+
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse *p = user;
@@ -531,6 +553,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			perr(p, "[build]: unknown key '%s'", key);
 	} else if (!strcmp(section, "quiet")) {
 		quiet_key(p, key, v);
+	} else if (!strcmp(section, "storage")) {
+		storage_key(p, key, v);
 	} else if (!*section) {
 		perr(p, "'%s' is outside any section", key);
 	}
@@ -619,4 +643,10 @@ void config_print(const struct config *c, FILE *out)
 		c->quiet_pin == QUIET_PIN_AUTO ? "auto" : c->quiet_pin == QUIET_PIN_YES ? "yes" : "no",
 		c->quiet_busy_wait ? "wait" : "share", c->quiet_builds == QUIET_BUILDS_AVOID ? "avoid" :
 		c->quiet_builds == QUIET_BUILDS_PAUSE ? "pause" : "share", c->quiet_reserve);
+	fprintf(out, "\n[storage]\n");
+	print_size(out, "budget", c->storage_budget);
+	fprintf(out, "keep_days = %d\n", c->storage_keep_days);
+	print_size(out, "large", c->storage_large);
+	fprintf(out, "interval = %d\nkeep_initrd = %s\n", c->storage_interval_s,
+		c->storage_keep_initrd ? "yes" : "no");
 }

@@ -65,6 +65,13 @@ struct config {
 	int quiet_busy_wait;     /* no cores free: 1 a run to pin waits, 0 it runs unpinned */
 	int quiet_builds;        /* QUIET_BUILDS_*: builds beside a pinned run */
 	int quiet_reserve;       /* host cores never pinned (kept for the host) */
+	/* [storage] what the state directory keeps (orchestrator/storage.c) */
+	unsigned long long storage_budget; /* bytes the state directory may hold; 0: no budget */
+	int storage_keep_days;   /* a concluded run's large files kept this long; 0: always */
+	unsigned long long storage_large;  /* a run's files this big or more may be pruned */
+	int storage_interval_s;  /* a pass this often (and after runs conclude) */
+	int storage_keep_initrd; /* keep each run's whole initrd (kfleet before the
+				    manifest): for comparison, bench/storage.sh */
 };
 
 enum { QUIET_PIN_AUTO, QUIET_PIN_YES, QUIET_PIN_NO };   /* auto: jobs with metrics */

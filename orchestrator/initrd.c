@@ -1,14 +1,26 @@
 /* initrd.c: a run's initrd, made of cached archives: the base (busybox and
  * the agent), the kernel's modules the guest needs, the job's programs and
  * its kselftests, then the run's own part (its command, limits, root disk)
- * written by images/initramfs.c into the run's directory. */
+ * written by images/initramfs.c into the run's directory. QEMU boots one
+ * file, so the run has the whole initrd while its guest runs; beside it a
+ * manifest (manifest.c) names the parts by path and content hash and the
+ * run's own part is kept apart, and once the run is over the whole copy
+ * goes: the shared parts are kept once, in the cache (and builds/ for the
+ * kselftests), instead of once per run. Content-addressed hard links were
+ * the other way: they would save the same bytes but not the run's own
+ * concatenation, which QEMU needs as one file and which differs per run. */
 #include "orchestrator/orchint.h"
+#include "orchestrator/storage.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "common/util.h"
 #include "images/images.h"
 #include "kernels/kernels.h"
@@ -136,15 +148,90 @@ static int job_archives(struct orch *o, const struct run *r, const struct job_de
 	return 0;
 }
 
+/* The parts, in the order img_run_initrd() writes them after the run's own */
+static size_t initrd_parts(const struct run_initrd *ri, const char **v)
+{
+	size_t n = 0;
+
+	v[n++] = ri->base;
+	for (size_t i = 0; i < ri->ir.nextra; i++)
+		v[n++] = ri->ir.extra[i];
+	return n;
+}
+
+/* The first n bytes of path into own, atomically */
+static int copy_head(const char *path, long long n, const char *own)
+{
+	struct buf b = BUF_INIT(0);
+	int rc = -1;
+
+	if (n < 0 || n > (16LL << 20))
+		return -1;
+	buf_init(&b, (size_t)n);
+	if (read_file(path, &b, (size_t)n) == 0 && b.len == (size_t)n)
+		rc = write_file(own, b.data ? b.data : "", b.len, 0644);
+	buf_release(&b);
+	return rc;
+}
+
+/* initrd.manifest and initrd-run.cpio beside path: 0 / -1 with *err */
+static int write_manifest(const struct run_initrd *ri, const char *path, char **err)
+{
+	const char *parts[1 + sizeof(ri->ir.extra) / sizeof(ri->ir.extra[0])];
+	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+	char *own = NULL, *mpath = NULL;
+	struct buf text = BUF_INIT(0);
+	struct manifest m = { .nparts = 1 };
+	size_t n = initrd_parts(ri, parts);
+	long long rest = 0;
+	struct stat st;
+	int rc = -1;
+
+	if (!slash)
+		goto out;
+	*slash = '\0';
+	own = path_join(dir, RUN_FILE_INITRD_OWN);
+	mpath = path_join(dir, RUN_FILE_MANIFEST);
+	if (!own || !mpath || stat(path, &st) < 0 || sha256_file(path, m.sha) < 0)
+		goto out;
+	m.bytes = (long long)st.st_size;
+	for (size_t i = 0; i < n; i++) {
+		struct manifest_part *p = &m.parts[m.nparts++];
+
+		if (stat(parts[i], &st) < 0 || sha256_file(parts[i], p->sha) < 0)
+			goto out;
+		p->bytes = (long long)st.st_size;
+		p->path = (char *)parts[i];
+		rest += p->bytes;
+	}
+	m.parts[0].path = RUN_FILE_INITRD_OWN;
+	m.parts[0].bytes = m.bytes - rest;
+	if (copy_head(path, m.parts[0].bytes, own) < 0 || sha256_file(own, m.parts[0].sha) < 0 ||
+	    manifest_format(&m, &text) < 0 || write_file(mpath, text.data, text.len, 0644) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		set_errf(err, "initrd manifest '%s': %s", mpath ? mpath : path, strerror(errno));
+	buf_release(&text);
+	free(own);
+	free(mpath);
+	free(dir);
+	return rc;
+}
+
 int initrd_prepare(struct orch *o, const struct run *r, const struct job_def *job,
 		   const struct run_disk *rd, const char *path, struct run_initrd *ri, char **err)
 {
+	const char *parts[1 + sizeof(ri->ir.extra) / sizeof(ri->ir.extra[0])];
 	const struct config *c = o->conf;
 	int arm = !strcmp(r->arch, "arm64");
 	char *e = NULL;
 	int rc = -1;
 
 	memset(ri, 0, sizeof(*ri));
+	/* from the first lookup to the hold: the storage pass waits */
+	storage_lock_cache(o);
 	ri->base = img_base_initramfs(arm ? c->busybox_arm64 : c->busybox,
 				      arm ? o->agent_arm64 : o->agent_x86_64, o->cache_dir, &e);
 	if (!ri->base) {
@@ -180,10 +267,30 @@ int initrd_prepare(struct orch *o, const struct run *r, const struct job_def *jo
 		set_errf(err, "initrd: %s", e ? e : "?");
 		goto out;
 	}
+	storage_hold(o, parts, initrd_parts(ri, parts));
+	ri->held = 1;
+	/* without a manifest the whole initrd stays: it tells what the run booted */
+	if (write_manifest(ri, path, &e) == 0)
+		ri->manifest = 1;
+	else
+		log_warn("run %" PRId64 ": %s (the whole initrd is kept)", r->id, e ? e : "?");
 	rc = 0;
 out:
+	storage_unlock_cache(o);
 	free(e);
 	return rc;
+}
+
+void initrd_conclude(struct orch *o, const char *path, struct run_initrd *ri)
+{
+	const char *parts[1 + sizeof(ri->ir.extra) / sizeof(ri->ir.extra[0])];
+
+	if (ri->manifest && path && !o->conf->storage_keep_initrd && unlink(path) < 0 &&
+	    errno != ENOENT)
+		log_warn("initrd '%s': cannot remove it: %s", path, strerror(errno));
+	if (ri->held)
+		storage_drop(o, parts, initrd_parts(ri, parts));
+	ri->held = 0;
 }
 
 void initrd_release(struct run_initrd *ri)

@@ -4,6 +4,7 @@
  * (sched.c) and the builder (builder.c), and shutdown. Work comes in
  * through submit.c. */
 #include "orchestrator/orchint.h"
+#include "orchestrator/storage.h"
 
 #include <errno.h>
 #include <libvirt/virterror.h>
@@ -260,7 +261,7 @@ fail:
 
 int orch_start(struct orch *o)
 {
-	if (sched_start(o) < 0 || builder_start(o) < 0)
+	if (storage_start(o) < 0 || sched_start(o) < 0 || builder_start(o) < 0)
 		return -1;
 	return decided_start(o);
 }
@@ -283,6 +284,7 @@ void orch_free(struct orch *o)
 	decided_stop(o);
 	if (o->workers)
 		sched_stop(o);
+	storage_stop(o);   /* after the workers, which hold its cache files */
 	pthread_mutex_lock(&o->lock);
 	o->stopping = 2;
 	pthread_mutex_unlock(&o->lock);

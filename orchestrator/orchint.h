@@ -266,6 +266,8 @@ struct orch {
 
 	struct db *decided_db;   /* decided.c's connection; NULL when it did not start */
 	pthread_t decided_thread;
+
+	struct storage *storage; /* storage.c: the pass's thread, the cache files held */
 };
 
 /* --- hosts.c: host health ------------------------------------------------ */
@@ -473,6 +475,11 @@ int upload_fetch_overlay(struct host *h, const struct run *r, const char *image,
 			 const char *fmt, const char *disk, char **err);
 /* Deletes the run's own volumes on h (logs a failure) */
 void upload_drop(struct host *h, const struct run *r);
+/* Deletes the volumes of this instance's runs on h for which over(id)
+ * says the run is over (left by a lost connection or a crash). How many,
+ * or -1 when h's pool could not be listed */
+int upload_sweep(struct host *h, const char *instance, int (*over)(int64_t id, void *arg),
+		 void *arg);
 void upload_release(struct upload_files *rf);
 
 /* --- initrd.c: a run's initrd -------------------------------------------- */
@@ -480,12 +487,17 @@ void upload_release(struct upload_files *rf);
 struct run_initrd {
 	char *base, *moddir, *mods, *progs, *kselftests;
 	struct img_run ir;       /* ir.virtio: the agent uses the virtio port */
+	int manifest;            /* its manifest is written: the whole initrd may go */
+	int held;                /* its parts are held (storage_hold()) */
 };
 
 /* Writes r's initrd to path (rd: the root disk, or NULL). 0 / -1 with
  * *err (for the outcome); release ri either way. */
 int initrd_prepare(struct orch *o, const struct run *r, const struct job_def *job,
 		   const struct run_disk *rd, const char *path, struct run_initrd *ri, char **err);
+/* After the run: the initrd's copy of the shared parts goes, unless
+ * [storage] keep_initrd (dir: the run's directory); the parts are let go */
+void initrd_conclude(struct orch *o, const char *path, struct run_initrd *ri);
 void initrd_release(struct run_initrd *ri);
 
 /* --- run.c: one run ------------------------------------------------------ */

@@ -6,6 +6,7 @@
  * stage a run reached, run_release_ctx() destroys its guest and frees it. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/quiet.h"
+#include "orchestrator/storage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -603,7 +604,11 @@ static void run_release_ctx(struct run_ctx *x)
 	disk_release(&x->disk);
 	buf_release(&x->xml);
 	free(x->sock);
+	/* the guest is gone: the manifest and the run's own part stand for
+	 * the initrd from now on, and the storage pass may look again */
+	initrd_conclude(x->o, x->initrd_path, &x->initrd);
 	initrd_release(&x->initrd);
+	storage_kick(x->o);
 	free(x->emulator);
 	free(x->initrd_path);
 	free(x->xmlp);

@@ -2,11 +2,14 @@
  * guest boots as storage volumes. The kernel and the root image are named
  * by their content and stay, so the next run on that host sends nothing;
  * the initrd and the overlay are the run's own, named after its domain,
- * and deleted by upload_drop(). The overlay comes back for the copy-out. */
+ * and deleted by upload_drop(); what a lost connection or a crash left
+ * of them, upload_sweep() deletes once the run is over. The overlay comes
+ * back for the copy-out. */
 #include "orchestrator/orchint.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +98,55 @@ void upload_drop(struct host *h, const struct run *r)
 		free(err);
 		free(name);
 	}
+}
+
+/* The run id of a run's own volume, "kf-INSTANCE-ID-initrd" or
+ * "kf-INSTANCE-ID-root.qcow2" (prefix "kf-INSTANCE-"), else 0 */
+static int64_t run_volume_id(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *dash;
+	long long id;
+	char num[24];
+
+	if (strncmp(name, prefix, n) || !(dash = strchr(name + n, '-')) ||
+	    (strcmp(dash + 1, "initrd") && strcmp(dash + 1, RUN_FILE_DISK)) ||
+	    (size_t)(dash - name - n) >= sizeof(num))
+		return 0;
+	memcpy(num, name + n, (size_t)(dash - name - n));
+	num[dash - name - n] = '\0';
+	return parse_int(num, 1, INT64_MAX, &id) < 0 ? 0 : (int64_t)id;
+}
+
+int upload_sweep(struct host *h, const char *instance, int (*over)(int64_t id, void *arg),
+		 void *arg)
+{
+	virStorageVolPtr *vols = NULL;
+	virStoragePoolPtr p;
+	char prefix[40];
+	int n, gone = 0;
+
+	snprintf(prefix, sizeof(prefix), "kf-%s-", instance);
+	pthread_mutex_lock(&h->lock);
+	p = h->conn && virConnectIsAlive(h->conn) == 1 ?
+	    virStoragePoolLookupByName(h->conn, h->conf->pool) : NULL;
+	n = p ? virStoragePoolListAllVolumes(p, &vols, 0) : -1;
+	for (int i = 0; i < n; i++) {
+		const char *name = virStorageVolGetName(vols[i]);
+		int64_t id = name ? run_volume_id(name, prefix) : 0;
+
+		if (id && over(id, arg) && virStorageVolDelete(vols[i], 0) == 0) {
+			log_info("host '%s': deleted volume '%s', left by run %" PRId64,
+				 h->conf->name, name, id);
+			gone++;
+		}
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+	if (p)
+		virStoragePoolFree(p);
+	pthread_mutex_unlock(&h->lock);
+	return n < 0 ? -1 : gone;
 }
 
 void upload_release(struct upload_files *rf)

@@ -2,7 +2,10 @@
 # End to end on real guests: kfleetd boots the host's kernel under libvirt
 # (qemu:///system) and runs commands; checks outcomes, output, the console
 # and the status page for a pass, a failure, a timeout, a kernel panic,
-# binary output past the cap, and a guest that floods its console.
+# binary output past the cap, and a guest that floods its console. Then
+# storage: a concluded run keeps its initrd's manifest, not the initrd, and
+# after a restart with a tiny [storage] budget the pass prunes the large
+# files of concluded runs (page and API say so) but never a running run's.
 . "$(dirname "$0")/lib.sh"
 
 kf_config "output_max = 64K
@@ -76,6 +79,62 @@ check "page: run page links the console" contains "$page" "/runs/$id_ok/console"
 check "api: console served" sh -c "curl -sf '$KF_URL/runs/$id_ok/console' | grep -q 'Linux version'"
 list=$(kf runs 2>&1)
 check "cli: kfleet runs lists every run" sh -c "[ \$(echo '$list' | grep -Ec '^ *[0-9]+ +done') -ge 7 ]"
+
+# 7. storage: the initrd of a concluded run is its manifest and its own part
+dir=$(kf_field "$id_ok" run_dir)
+check "storage: a concluded run keeps no whole initrd" test ! -e "$dir/initrd.img"
+check "storage: its manifest and own part are kept" test -s "$dir/initrd.manifest" -a -s "$dir/initrd-run.cpio"
+(cd "$dir" && awk '$1 == "part" { print $4 }' initrd.manifest | xargs cat) > "$T/initrd.again"
+check "storage: the manifest's parts make the initrd the run booted again" equals \
+	"$(sha256sum < "$T/initrd.again" | cut -d' ' -f1) $(stat -c %s "$T/initrd.again")" \
+	"$(awk '$1 == "initrd" { print $2, $3 }' "$dir/initrd.manifest")"
+page=$(curl -sf "$KF_URL/runs/$id_ok")
+check "storage: the run page shows the manifest" contains "$page" "kept as the manifest of its parts"
+check "storage: nothing pruned without a budget" equals "$(sqlite3 "$T/var/kfleet.db" 'select count(*) from pruned_files')" 0
+
+# 8. a tiny budget: restarted, the pass at start prunes the concluded runs'
+# large files (16 KiB or more) and the shared archives no run holds
+kf_stop
+kf_config "output_max = 64K
+console_max = 256K
+[storage]
+budget = 1K
+large = 16K
+interval = 1"
+check "kfleetd restarts with a 1 KiB budget" kf_start
+# a run in flight while the passes go on (every second)
+id_live=$(kf run --kernel "$KERNEL" --timeout 120 -- 'echo live-run; sleep 25; echo live-done' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+for _ in $(seq 1 300); do
+	[ -n "$(kf_field "$id_live" booted_at)" ] && break
+	sleep 1
+done
+sleep 4
+ldir=$(kf_field "$id_live" run_dir)
+db_q() { sqlite3 "$T/var/kfleet.db" "$1"; }
+check "prune: the flood run's console pruned for the budget" equals \
+	"$(db_q "select why from pruned_files where run_id = $id_flood and name = 'console.log'")" budget
+check "prune: the binary run's output pruned" equals \
+	"$(db_q "select count(*) from pruned_files where run_id = $id_bin and name = 'output.txt'")" 1
+check "prune: the pruned file is gone" test ! -e "$(kf_field "$id_flood" run_dir)/console.log"
+check "prune: small files stay (domain XML, manifest)" test -s "$(kf_field "$id_flood" run_dir)/domain.xml" -a -s "$(kf_field "$id_flood" run_dir)/initrd.manifest"
+check "prune: outcome and detail stay in the database" equals "$(kf_field "$id_flood" outcome)" console-flood
+check "prune: the passing run's exit code stays" equals "$(kf_field "$id_ok" exit_code)" 0
+page=$(curl -sf "$KF_URL/runs/$id_flood")
+check "prune: the run page says the console was pruned" contains "$page" "the console (256 KiB) was pruned at"
+check "prune: the run page lists it" contains "$page" "<td>console.log</td>"
+code=$(curl -s -o "$T/gone.html" -w '%{http_code}' "$KF_URL/runs/$id_flood/console")
+check "prune: the console's link answers 410 and says pruned" sh -c "[ '$code' = 410 ] && grep -q 'was pruned' '$T/gone.html'"
+check "prune: the API lists it with its size and why" sh -c "curl -sf '$KF_URL/api/runs/$id_flood' | python3 -c 'import json,sys; p=json.load(sys.stdin)[\"pruned\"]; assert any(x[\"file\"]==\"console.log\" and x[\"why\"]==\"budget\" and x[\"bytes\"]>=262144 for x in p), p'"
+check "live: the run is still running" equals "$(kf_field "$id_live" state)" running
+check "live: nothing of the running run pruned" equals "$(db_q "select count(*) from pruned_files where run_id = $id_live")" 0
+check "live: its initrd and console are there" test -s "$ldir/initrd.img" -a -s "$ldir/console.log"
+check "live: the cache files it holds are kept" sh -c "for f in \$(awk '\$1 == \"part\" && \$4 ~ /^\// { print \$4 }' '$ldir/initrd.manifest'); do test -s \$f || exit 1; done"
+kf_wait_state "$id_live" done 200
+check "live: it passed" equals "$(kf_field "$id_live" outcome)" passed
+sleep 5
+check "live: once concluded, its console is pruned too" equals \
+	"$(db_q "select count(*) from pruned_files where run_id = $id_live and name = 'console.log'")" 1
+check "live: its output (small) is kept" contains "$(cat "$ldir/output.txt")" live-done
 
 # Nothing left behind on the host
 check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"

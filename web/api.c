@@ -12,6 +12,7 @@
 #include "web/results.h"
 #include "web/runparts.h"
 #include "web/server.h"
+#include "web/storage.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -280,6 +281,8 @@ WEB_HANDLER(api_run)
 	struct run r;
 	struct buf out = BUF_INIT(0);
 	json_t *o = NULL, *att, *res, *smp;
+	struct db_pruned *pr = NULL;
+	size_t npr = 0;
 	enum MHD_Result rc;
 	struct db *db;
 	char *path = NULL, *js = NULL, key[96] = "";
@@ -300,13 +303,16 @@ WEB_HANDLER(api_run)
 		rc = web_reply_error(c, MHD_HTTP_NOT_FOUND, "run %lld: no such run", (long long)id);
 		goto out;
 	}
-	/* a done run's answer changes only when it runs again (its attempt)
-	 * or ends again: kept, so that a run shared with many is read once */
+	if (db_pruned_list(db, id, WEB_PRUNED_MAX, &pr, &npr) < 0)
+		log_warn("web: run %lld: pruned files: %s", (long long)id, db_errmsg(db));
+	/* a done run's answer changes only when it runs again (its attempt),
+	 * ends again or has files pruned: kept, so that a run shared with many
+	 * is read once */
 	if (r.state == RUN_DONE) {
 		int json;
 
-		snprintf(key, sizeof(key), "run/%lld/%d/%lld", (long long)id, r.attempt,
-			 (long long)r.ended_at);
+		snprintf(key, sizeof(key), "run/%lld/%d/%lld/%zu/%lld", (long long)id, r.attempt,
+			 (long long)r.ended_at, npr, npr ? (long long)pr[npr - 1].id : 0LL);
 		if (web_cache_get(w, key, &out, &json)) {
 			rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
 			goto out;
@@ -341,6 +347,7 @@ WEB_HANDLER(api_run)
 								  WEB_SAMPLES_MAX + 1) :
 	    json_null(), &bad);
 	put(o, "result_files", web_results_json(r.run_dir, id), &bad);
+	put(o, "pruned", web_pruned_json(pr, npr), &bad);
 	if (r.run_dir) {
 		path = path_join(r.run_dir, RUN_FILE_OUTPUT);
 		if (path && read_file(path, &out, WEB_OUTPUT_MAX) == 0)
@@ -362,6 +369,7 @@ WEB_HANDLER(api_run)
 		web_cache_put(w, key, buf_str(&out), out.len, 1);
 	rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
 out:
+	db_rows_free(db_pruned_fields, pr, sizeof(*pr), npr);
 	free(js);
 	free(path);
 	buf_release(&out);

@@ -10,10 +10,12 @@
 #include "web/reply.h"
 #include "web/results.h"
 #include "web/server.h"
+#include "web/storage.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "common/log.h"
@@ -137,8 +139,9 @@ static void kv_time(struct buf *b, const char *k, int64_t ms)
 
 /* A file of the run shown in a <pre>: the first (tail 0) or last max bytes */
 static void file_pre(struct buf *b, const struct run *r, const char *name, size_t max,
-		     int tail, const char *what)
+		     int tail, const char *what, const struct db_pruned *pr, size_t npr)
 {
+	const struct db_pruned *gone;
 	struct buf data = BUF_INIT(0);
 	char *path = r->run_dir ? path_join(r->run_dir, name) : NULL;
 	int rc;
@@ -149,7 +152,9 @@ static void file_pre(struct buf *b, const struct run *r, const char *name, size_
 	}
 	rc = tail ? read_file_tail(path, &data, max) : read_file(path, &data, max);
 	if (rc < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && (gone = web_pruned_find(pr, npr, r->run_dir, name)))
+			web_pruned_note(b, gone, what);
+		else if (errno == ENOENT)
 			buf_printf(b, "<p class=\"note\">no %s yet</p>\n", what);
 		else
 			buf_printf(b, "<p class=\"note\">cannot read the %s: %s</p>\n", what,
@@ -424,6 +429,8 @@ WEB_HANDLER(pages_run)
 {
 	int64_t id = arg->id;
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct db_pruned *pr = NULL;
+	size_t npr = 0;
 	struct run r;
 	enum MHD_Result rc;
 	struct db *db;
@@ -446,6 +453,8 @@ WEB_HANDLER(pages_run)
 					  (long long)id);
 		goto out;
 	}
+	if (db_pruned_list(db, id, WEB_PRUNED_MAX, &pr, &npr) < 0)
+		log_warn("web: run %lld: pruned files: %s", (long long)id, db_errmsg(db));
 	snprintf(title, sizeof(title), "kfleet: run %lld", (long long)id);
 	web_page_head(&b, title, r.state != RUN_DONE);
 	buf_printf(&b, "<p><a href=\"/\">all runs</a></p>\n<h1>run %lld: ", (long long)id);
@@ -481,14 +490,16 @@ WEB_HANDLER(pages_run)
 	buf_puts(&b, "</pre>\n");
 	buf_printf(&b, "<h2>output</h2>\n<p><a href=\"/runs/%lld/output\">full output</a></p>\n",
 		   (long long)id);
-	file_pre(&b, &r, RUN_FILE_OUTPUT, WEB_PAGE_OUTPUT, 0, "output");
+	file_pre(&b, &r, RUN_FILE_OUTPUT, WEB_PAGE_OUTPUT, 0, "output", pr, npr);
 	buf_printf(&b, "<h2>console</h2>\n<p><a href=\"/runs/%lld/console\">full console</a> "
 		   "&middot; <a href=\"/runs/%lld/domain.xml\">domain XML</a></p>\n",
 		   (long long)id, (long long)id);
-	file_pre(&b, &r, RUN_FILE_CONSOLE, WEB_PAGE_CONSOLE, 1, "console");
+	file_pre(&b, &r, RUN_FILE_CONSOLE, WEB_PAGE_CONSOLE, 1, "console", pr, npr);
+	web_storage_html(&b, r.run_dir, pr, npr);
 	web_page_tail(&b);
 	rc = web_reply_page(c, &b);
 out:
+	db_rows_free(db_pruned_fields, pr, sizeof(*pr), npr);
 	buf_release(&b);
 	run_release(&r);
 	return rc;
@@ -499,6 +510,9 @@ out:
 static enum MHD_Result run_file(struct web *w, struct MHD_Connection *c, int64_t id,
 				const char *name, const char *ctype, uint64_t max)
 {
+	const struct db_pruned *gone;
+	struct db_pruned *pr = NULL;
+	size_t npr = 0;
 	struct run r;
 	enum MHD_Result rc;
 	struct db *db;
@@ -525,17 +539,25 @@ static enum MHD_Result run_file(struct web *w, struct MHD_Connection *c, int64_t
 					  (long long)id, name);
 		goto out;
 	}
-	if (!strncmp(name, RUN_DIR_RESULTS "/", sizeof(RUN_DIR_RESULTS))) {
-		rc = web_results_file(c, r.run_dir, id, name + sizeof(RUN_DIR_RESULTS));
-		goto out;
-	}
 	path = path_join(r.run_dir, name);
 	if (!path) {
 		rc = MHD_NO;
 		goto out;
 	}
+	/* a link to a file the storage pass pruned says so */
+	if (access(path, F_OK) < 0 && errno == ENOENT &&
+	    db_pruned_list(db, id, WEB_PRUNED_MAX, &pr, &npr) == 0 &&
+	    (gone = web_pruned_find(pr, npr, r.run_dir, name))) {
+		rc = web_reply_pruned(c, id, gone);
+		goto out;
+	}
+	if (!strncmp(name, RUN_DIR_RESULTS "/", sizeof(RUN_DIR_RESULTS))) {
+		rc = web_results_file(c, r.run_dir, id, name + sizeof(RUN_DIR_RESULTS));
+		goto out;
+	}
 	rc = web_reply_file(c, path, ctype, max, id);
 out:
+	db_rows_free(db_pruned_fields, pr, sizeof(*pr), npr);
 	free(path);
 	run_release(&r);
 	return rc;

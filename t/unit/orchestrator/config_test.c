@@ -463,6 +463,30 @@ static void test_comments_and_spacing(void **state)
 	assert_string_equal(f->c.path, f->file);
 }
 
+/* [storage]: the defaults (no budget, no retention, 1 MiB large files),
+ * and each bad value on its line */
+static void test_storage_section(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(f->c.storage_budget, 0);
+	assert_int_equal(f->c.storage_keep_days, 0);
+	assert_int_equal(f->c.storage_large, 1 << 20);
+	assert_int_equal(f->c.storage_keep_initrd, 0);
+	assert_int_equal(load(f, "[host a]\n[storage]\nbudget = 2G\nkeep_days = 7\n"), 0);
+	assert_int_equal(f->c.storage_budget, 2ULL << 30);
+	assert_int_equal(f->c.storage_keep_days, 7);
+	assert_int_equal(load(f, "[host a]\n[storage]\nbudget = lots\nkeep_days = -1\n"
+			      "large = 0\ninterval = 0\nkeep_initrd = maybe\nsize = 1\n"), -1);
+	expect_error(f, 3, "budget: 'lots' is not a size");
+	expect_error(f, 4, "keep_days: '-1' is not a whole number from 0 to 100000");
+	expect_error(f, 5, "large: '0' is not a size of at least 1 bytes");
+	expect_error(f, 6, "interval: '0' is not a whole number from 1 to 86400");
+	expect_error(f, 7, "keep_initrd: 'maybe' is not yes or no");
+	expect_error(f, 8, "[storage]: unknown key 'size'");
+	assert_int_equal(count_lines(buf_str(&f->err)), 6);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -484,6 +508,7 @@ int main(void)
 		T(test_long_line),
 		T(test_missing_file),
 		T(test_comments_and_spacing),
+		T(test_storage_section),
 	};
 #undef T
 
