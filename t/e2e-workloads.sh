@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ARM_KERNEL=${KFLEET_TEST_ARM64_KERNEL:-/opt/kfleet/arm64/vmlinuz}
-kf_config
+QUIET_BUSY=wait kf_config
 check "kfleetd starts" kf_start
 jobs=$(kf jobs 2>&1)
 for j in sock-filter-churn bpf-trigger uprobe-fork prog-pack-load tcx-attach; do
