@@ -11,9 +11,8 @@
  *     "good" unlikely to be a miss (at 30%, 13 runs for a miss chance under
  *     1%); one that always shows needs one run a step.
  *   - a metric that got worse: a step's samples must sit with the bad end's
- *     or with the good end's, by the comparisons' rule (cmp_decide(): t
- *     on logs, equivalence within a margin); otherwise more runs, as
- *     many as that rule says, up to a cap, then a skip with that reason. */
+ *     or with the good end's, each with significance (Mann-Whitney);
+ *     otherwise more runs, up to a cap, then a skip with that reason. */
 #ifndef KF_BISECT_H
 #define KF_BISECT_H
 
@@ -98,18 +97,14 @@ int bisect_metric_check_ends(const struct bisect_samples *good, const struct bis
 			     int higher_better, double alpha, double *change_pct, char *why,
 			     size_t n);
 
-/* One step, by cmp_decide() of each end against the step's samples at
- * alpha, with half the ends' difference (the regression) as the margin:
- * bad when it differs from good (p < alpha) the way bad lies and is the
- * same as bad (the 90% interval of step / bad within the margin) or not
- * different from bad where the whole regression would have shown (its
- * mdc at most twice the margin); good the other way round; skip when it
- * differs from both ends (a change of another size: a second commit, or
- * noise); otherwise more runs: those that would see the regression at
- * the noise seen (cmp_runs_to_detect()), 5 more when that many are there
- * already, and skip once runs_max is reached. *p: the chance the answer is
- * wrong, bounded by the test's level: alpha for good and bad (why has the
- * p-value itself, the ratios and the interval). */
+/* One step: bad when its samples differ from the good end's (p < alpha)
+ * and their median lies on the bad end's side of the middle; good when
+ * they differ from the bad end's and lie on the good side; otherwise more
+ * runs (as many again as it has, within runs_max), or skip once runs_max is
+ * reached or when it differs from both ends (a change of another size: a
+ * second commit, or noise). *p: the chance the answer is wrong, which is
+ * bounded by the test's level: alpha for good and bad (why has the p-value
+ * itself). */
 enum bisect_answer bisect_metric_decide(const struct bisect_samples *good,
 					const struct bisect_samples *bad,
 					const struct bisect_samples *step, double alpha,

@@ -1,5 +1,4 @@
-/* bisect_sim.c: the decision rules of analysis/bisect.c (a metric step by
- * verdict.c's cmp_decide(), so both are built in) checked against
+/* bisect_sim.c: the decision rules of analysis/bisect.c checked against
  * known truth. A linear history of N commits with the culprit at a random
  * place, some commits that do not build (skipped), and a symptom that is a
  * flaky test (rate r) or a metric step (normal noise, CV 3%, a shift of k
