@@ -329,6 +329,8 @@ static int kvm_probe(struct host *h, char *why, size_t n)
 	virDomainPtr d;
 	char *e;
 
+	if (kvmprobe_seam())
+		return 1;   /* starts, as it does where KVM boots no kernel */
 	snprintf(xml, sizeof(xml),
 		 "<domain type='kvm'><name>kfleet-kvm-probe-%d-%d</name>"
 		 "<memory unit='MiB'>64</memory><vcpu>1</vcpu>"
@@ -365,7 +367,7 @@ static int choose_accel(struct orch *o, struct host *h)
 	const char *want = h->conf->accel;
 	const char *type = virConnectGetType(h->conn);
 	char *caps;
-	int kvm_caps;
+	int kvm_caps, boots = 0;
 
 	if (type && !strcmp(type, "TEST")) {
 		snprintf(h->accel, sizeof(h->accel), "test");
@@ -375,15 +377,22 @@ static int choose_accel(struct orch *o, struct host *h)
 		return 0;
 	}
 	caps = virConnectGetDomainCapabilities(h->conn, NULL, "x86_64", "q35", "kvm", 0);
-	kvm_caps = caps != NULL;
+	kvm_caps = caps != NULL || kvmprobe_seam();
 	if (caps)
 		h->max_vcpus = caps_max_vcpus(caps);
 	free(caps);
-	if (!strcmp(want, "tcg") ||
-	    (!strcmp(want, "auto") && (!kvm_caps || (!uri_has_host(h->conf->uri) &&
-				       !kvm_usable_here(h->why_accel, sizeof(h->why_accel))) ||
-				       !kvm_probe(h, h->why_accel, sizeof(h->why_accel)) ||
-				       !kvmprobe_host(o, h, h->why_accel, sizeof(h->why_accel))))) {
+	virResetLastError();
+	if (!strcmp(want, "auto") && kvm_caps &&
+	    (uri_has_host(h->conf->uri) || kvm_usable_here(h->why_accel, sizeof(h->why_accel))) &&
+	    kvm_probe(h, h->why_accel, sizeof(h->why_accel))) {
+		boots = kvmprobe_host(o, h, h->why_accel, sizeof(h->why_accel));
+		if (boots == 2) {
+			/* out of placement until its probe answers */
+			snprintf(h->accel, sizeof(h->accel), "probing");
+			return 0;
+		}
+	}
+	if (!strcmp(want, "tcg") || (!strcmp(want, "auto") && !boots)) {
 		snprintf(h->accel, sizeof(h->accel), "tcg");
 		if (!strcmp(want, "tcg"))
 			snprintf(h->why_accel, sizeof(h->why_accel), "accel = tcg in the config");
@@ -403,6 +412,26 @@ static int choose_accel(struct orch *o, struct host *h)
 	snprintf(h->why_accel, sizeof(h->why_accel), "libvirt and the CPU support kvm%s",
 		 strcmp(want, "auto") ? "" : ", and a KVM guest boots");
 	return 0;
+}
+
+void guest_accel_settle(struct orch *o, struct host *h, virConnectPtr conn, int boots,
+			const char *why)
+{
+	char *caps = conn ? virConnectGetDomainCapabilities(conn, NULL, "x86_64", "q35",
+							    boots ? "kvm" : "qemu", 0) : NULL;
+	int max = caps ? caps_max_vcpus(caps) : 0;
+
+	free(caps);
+	virResetLastError();
+	pthread_mutex_lock(&o->lock);
+	snprintf(h->accel, sizeof(h->accel), "%s", boots ? "kvm" : "tcg");
+	snprintf(h->why_accel, sizeof(h->why_accel), "%s",
+		 boots ? "libvirt and the CPU support kvm, and a KVM guest boots" : why);
+	if (max > 0)
+		h->max_vcpus = max;
+	__atomic_store_n(&h->probing, 0, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&o->work);
+	pthread_mutex_unlock(&o->lock);
 }
 
 /* arm64 guests run wherever QEMU has an aarch64 "virt" machine: under TCG

@@ -37,6 +37,9 @@ int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 	char why[512];
 	int ready, disk;
 
+	/* its KVM probe still runs: which accel its runs get is not known */
+	if (__atomic_load_n(&h->probing, __ATOMIC_ACQUIRE))
+		return 0;
 	pthread_mutex_lock(&h->lock);
 	ready = h->conn && virConnectIsAlive(h->conn) == 1;
 	/* the state directory's room, looked at every few seconds */

@@ -4,7 +4,17 @@
  * a host's x86_64 runs get KVM, a tiny guest boots under it: a kernel of the
  * daemon's machine (/boot) with the base initramfs, its init busybox's
  * `poweroff -f`, bounded in time. The answer is kept under the cache
- * directory per host URI, QEMU and libvirt version and kernel. */
+ * directory per host URI, QEMU and libvirt version and kernel.
+ *
+ * The boot takes up to PROBE_BOOT_MS where KVM hangs, and longer to upload
+ * its files to a remote host, so it runs in a thread of its own
+ * (kvmprobe_start()): the daemon serves at once, and the host stays out of
+ * placement, "probing", until the answer is in.
+ *
+ * KFLEET_TEST_KVM=starts-no-boot makes this machine look like one whose
+ * KVM starts guests but boots no kernel (the paused guest "starts", the
+ * probe guest runs under TCG and its init sleeps), for t/e2e-upload.sh on
+ * machines whose KVM fails otherwise. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/volumes.h"
 
@@ -28,8 +38,18 @@
 #define PROBE_UPLOAD_S  120
 #define PROBE_FAIL_KEEP (24 * 3600)  /* a failed probe is tried again after a day */
 
-int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, const char *initrd,
-		  int timeout_ms, char *why, size_t n)
+int kvmprobe_seam(void)
+{
+	const char *e = getenv("KFLEET_TEST_KVM");
+
+	return e && !strcmp(e, "starts-no-boot");
+}
+
+/* kvmprobe_boot() of domain type, named label in why; hang: init sleeps
+ * instead of powering off (the seam) */
+static int boot(virConnectPtr conn, const char *type, const char *label, int hang,
+		const char *kernel, const char *initrd, int timeout_ms, const int *stop,
+		char *why, size_t n)
 {
 	static int seq;
 	struct buf xml = BUF_INIT(8192);
@@ -51,11 +71,12 @@ int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, cons
 		   "<os><type arch='x86_64' machine='q35'>hvm</type><kernel>%s</kernel>"
 		   "<initrd>%s</initrd><cmdline>", type,
 		   (int)getpid(), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED), kernel, initrd);
-	buf_printf(&xml, "console=ttyS0 quiet rdinit=/bin/busybox -- poweroff -f"
+	buf_printf(&xml, "console=ttyS0 quiet rdinit=/bin/busybox -- %s"
 		   "</cmdline></os><features><acpi/></features>%s"
 		   "<on_poweroff>destroy</on_poweroff><on_reboot>restart</on_reboot>"
 		   "<on_crash>destroy</on_crash><devices><controller type='usb' model='none'/>"
 		   "<memballoon model='none'/></devices></domain>",
+		   hang ? "sleep 86400" : "poweroff -f",
 		   strcmp(type, "kvm") ? "" : "<cpu mode='host-passthrough'/>");
 	if (xml.truncated) {
 		snprintf(why, n, "the probe's domain XML is too long");
@@ -67,7 +88,7 @@ int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, cons
 	if (!d) {
 		const char *e = virGetLastErrorMessage();
 
-		snprintf(why, n, "a %s guest does not start: %.100s", type, e ? e : "?");
+		snprintf(why, n, "a %s guest does not start: %.100s", label, e ? e : "?");
 		virResetLastError();
 		return 0;
 	}
@@ -78,19 +99,33 @@ int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, cons
 			break;
 		}
 		if (mono_ms() >= deadline) {
-			snprintf(why, n, "a %s guest starts but does not boot: %s did not power "
-				 "off within %d s", type, kernel, timeout_ms / 1000);
+			const char *base = strrchr(kernel, '/');
+
+			snprintf(why, n, "a %s guest starts but does not boot: %.40s did not "
+				 "power off within %d s", label, base ? base + 1 : kernel,
+				 timeout_ms / 1000);
+			break;
+		}
+		if (stop && __atomic_load_n(stop, __ATOMIC_RELAXED)) {
+			snprintf(why, n, "the daemon stopped before the %s guest booted", label);
+			rc = -1;
 			break;
 		}
 		struct timespec ts = { 0, 100 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
 	virResetLastError();
-	if (!rc)
+	if (rc != 1)
 		virDomainDestroy(d);
 	virResetLastError();
 	virDomainFree(d);
 	return rc;
+}
+
+int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, const char *initrd,
+		  int timeout_ms, const int *stop, char *why, size_t n)
+{
+	return boot(conn, type, type, 0, kernel, initrd, timeout_ms, stop, why, n);
 }
 
 /* The newest x86_64 kernel image in /boot ("vmlinuz-*"), caller frees; NULL
@@ -171,10 +206,10 @@ out:
 	return rc;
 }
 
-/* The kernel and the initrd as paths on h: the files themselves, or
- * volumes in its pool. 0 / -1 with why. */
-static int probe_files(struct orch *o, struct host *h, const char *kernel, const char *ksum,
-		       char **kpath, char **ipath, char *why, size_t n)
+/* The kernel and the initrd as paths on h, which conn reaches: the files
+ * themselves, or volumes in its pool. 0 / -1 with why. */
+static int probe_files(struct orch *o, struct host *h, virConnectPtr conn, const char *kernel,
+		       const char *ksum, char **kpath, char **ipath, char *why, size_t n)
 {
 	char *base, *err = NULL, *name = NULL, isum[65];
 	int rc = -1;
@@ -193,12 +228,12 @@ static int probe_files(struct orch *o, struct host *h, const char *kernel, const
 	}
 	if (sha256_file(base, isum) < 0 || asprintf(&name, "kernel-%s", ksum) < 0)
 		goto out;
-	*kpath = vol_upload(h->conn, h->conf->pool, name, kernel, PROBE_UPLOAD_S, &err);
+	*kpath = vol_upload(conn, h->conf->pool, name, kernel, PROBE_UPLOAD_S, &err);
 	free(name);
 	name = NULL;
 	isum[16] = '\0';
 	if (*kpath && asprintf(&name, "kvm-probe-initrd-%s", isum) >= 0)
-		*ipath = vol_upload(h->conn, h->conf->pool, name, base, PROBE_UPLOAD_S, &err);
+		*ipath = vol_upload(conn, h->conf->pool, name, base, PROBE_UPLOAD_S, &err);
 	if (!*kpath || !*ipath)
 		snprintf(why, n, "the KVM probe's files do not reach the host: %.100s",
 			 err ? err : "?");
@@ -211,47 +246,146 @@ out:
 	return rc;
 }
 
-int kvmprobe_host(struct orch *o, struct host *h, char *why, size_t n)
-{
-	char *kernel = probe_kernel(), *cache = NULL, *kpath = NULL, *ipath = NULL, ksum[65];
-	int rc = 0;
-	int64_t t0 = mono_ms();
+/* One probe of a host: what the thread runs, or the caller when no thread
+ * starts. Owns kernel and cache. */
+struct probe {
+	struct orch *o;
+	struct host *h;
+	char *kernel;
+	char *cache;       /* the answer's file, NULL when it cannot be kept */
+	char ksum[65];
+	char why[160];
+	int rc;            /* 1 boots, 0 does not */
+};
 
-	if (!kernel) {
-		snprintf(why, n, "a KVM guest starts, but /boot has no x86_64 kernel to prove "
-			 "that one boots");
-		return 0;
-	}
-	if (sha256_file(kernel, ksum) < 0) {
-		snprintf(why, n, "kernel '%s': %s", kernel, strerror(errno));
+static void probe_release(struct probe *p)
+{
+	free(p->kernel);
+	free(p->cache);
+	free(p);
+}
+
+/* Uploads and boots on conn; p->rc and p->why */
+static void probe_run(struct probe *p, virConnectPtr conn)
+{
+	struct host *h = p->h;
+	char *kpath = NULL, *ipath = NULL;
+	int64_t t0 = mono_ms();
+	int seam = kvmprobe_seam(), rc;
+
+	p->rc = 0;
+	if (probe_files(p->o, h, conn, p->kernel, p->ksum, &kpath, &ipath, p->why,
+			sizeof(p->why)) < 0)
 		goto out;
-	}
-	cache = cache_path(o, h, ksum);
-	rc = cache_read(cache, why, n);
-	if (rc >= 0)
-		goto out;
-	rc = 0;
-	if (probe_files(o, h, kernel, ksum, &kpath, &ipath, why, n) < 0)
-		goto out;
-	rc = kvmprobe_boot(h->conn, "kvm", kpath, ipath, PROBE_BOOT_MS, why, n);
-	if (rc < 0) {
-		rc = 0;
+	rc = boot(conn, seam ? "qemu" : "kvm", "kvm", seam, kpath, ipath, PROBE_BOOT_MS,
+		  &p->o->stopping, p->why, sizeof(p->why));
+	if (rc < 0)
 		goto out;  /* not tried: nothing learnt to keep */
-	}
+	p->rc = rc;
 	log_info("host '%s': KVM probe: %s in %lld ms", h->conf->name,
-		 rc ? "a guest booted" : why, (long long)(mono_ms() - t0));
-	if (cache) {
+		 rc ? "a guest booted" : p->why, (long long)(mono_ms() - t0));
+	if (p->cache) {
 		char line[256];
 
-		snprintf(line, sizeof(line), rc ? "boots\n" : "fails %s\n", why);
-		if (write_file(cache, line, strlen(line), 0644) < 0)
-			log_warn("kvm probe: cannot keep the answer in '%s': %s", cache,
+		snprintf(line, sizeof(line), rc ? "boots\n" : "fails %s\n", p->why);
+		if (write_file(p->cache, line, strlen(line), 0644) < 0)
+			log_warn("kvm probe: cannot keep the answer in '%s': %s", p->cache,
 				 strerror(errno));
 	}
 out:
 	free(kpath);
 	free(ipath);
-	free(cache);
-	free(kernel);
+}
+
+/* The probe thread: a connection of its own (the host's may be made again
+ * while it runs), the answer settled into the host and the database */
+static void *probe_main(void *arg)
+{
+	struct probe *p = arg;
+	struct host *h = p->h;
+	virConnectPtr conn = virConnectOpen(h->conf->uri);
+	struct db *db;
+	char *err = NULL;
+
+	if (!conn) {
+		char *e = guest_last_error();
+
+		snprintf(p->why, sizeof(p->why), "the KVM probe cannot reach the host: %.100s",
+			 e ? e : "?");
+		free(e);
+		p->rc = 0;
+	} else {
+		probe_run(p, conn);
+	}
+	guest_accel_settle(p->o, h, conn, p->rc, p->why);
+	if (conn)
+		virConnectClose(conn);
+	log_info("host '%s': x86_64 %s (%s), max %d vCPUs; in placement", h->conf->name,
+		 h->accel, h->why_accel, h->max_vcpus);
+	db = db_open(p->o->db_path, &err);
+	if (!db || db_host_upsert(db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
+				  h->libvirt_version, h->max_vcpus, h->memory_kb) < 0)
+		log_warn("host '%s': cannot record its accel: %s", h->conf->name,
+			 db ? db_errmsg(db) : err ? err : "?");
+	db_close(db);
+	free(err);
+	probe_release(p);
+	return NULL;
+}
+
+int kvmprobe_host(struct orch *o, struct host *h, char *why, size_t n)
+{
+	struct probe *p;
+	int rc;
+
+	if (__atomic_load_n(&h->probing, __ATOMIC_ACQUIRE))
+		return 2;  /* made again while its probe runs */
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(why, n, "out of memory for the KVM probe");
+		return 0;
+	}
+	p->o = o;
+	p->h = h;
+	p->kernel = probe_kernel();
+	if (!p->kernel) {
+		snprintf(why, n, "a KVM guest starts, but /boot has no x86_64 kernel to prove "
+			 "that one boots");
+		probe_release(p);
+		return 0;
+	}
+	if (sha256_file(p->kernel, p->ksum) < 0) {
+		snprintf(why, n, "kernel '%s': %s", p->kernel, strerror(errno));
+		probe_release(p);
+		return 0;
+	}
+	p->cache = cache_path(o, h, p->ksum);
+	rc = cache_read(p->cache, why, n);
+	if (rc >= 0) {
+		probe_release(p);
+		return rc;
+	}
+	if (h->probe_started) {
+		pthread_join(h->probe_thread, NULL);  /* ended: probing is 0 */
+		h->probe_started = 0;
+	}
+	__atomic_store_n(&h->probing, 1, __ATOMIC_RELEASE);
+	if (pthread_create(&h->probe_thread, NULL, probe_main, p) == 0) {
+		h->probe_started = 1;
+		snprintf(why, n, "booting a kernel under KVM to see that it boots");
+		return 2;
+	}
+	__atomic_store_n(&h->probing, 0, __ATOMIC_RELEASE);
+	probe_run(p, h->conn);
+	rc = p->rc;
+	snprintf(why, n, "%s", p->why);
+	probe_release(p);
 	return rc;
+}
+
+void kvmprobe_join(struct host *h)
+{
+	if (h->probe_started)
+		pthread_join(h->probe_thread, NULL);
+	h->probe_started = 0;
 }

@@ -285,6 +285,13 @@ void orch_free(struct orch *o)
 	if (o->workers)
 		sched_stop(o);
 	storage_stop(o);   /* after the workers, which hold its cache files */
+	/* a KVM probe still booting gives up; it records its host's accel */
+	pthread_mutex_lock(&o->lock);
+	if (!o->stopping)
+		o->stopping = 1;
+	pthread_mutex_unlock(&o->lock);
+	for (size_t i = 0; i < o->nhosts; i++)
+		kvmprobe_join(&o->hosts[i]);
 	pthread_mutex_lock(&o->lock);
 	o->stopping = 2;
 	pthread_mutex_unlock(&o->lock);

@@ -87,6 +87,10 @@ struct host {
 	int64_t disk_at;         /* mono_ms() of the next look at it */
 	char **orphans;          /* domains left when the connection died: */
 	size_t norphans;         /* destroyed once it is back */
+	int probing;             /* 1 while its KVM probe runs (kvmprobe.c): accel is
+				    "probing" and the host out of placement; atomic */
+	pthread_t probe_thread;  /* ... in this thread, joined by kvmprobe_join() */
+	int probe_started;
 };
 
 struct orch;
@@ -113,16 +117,28 @@ char *guest_last_error(void);
 
 /* kvmprobe.c: boots kernel with initrd (paths on the host conn reaches)
  * in a 1-vCPU guest of domain type ("kvm", "qemu") whose init powers it off,
- * and waits up to timeout_ms for it to go. 1 when it did; 0 when the guest
- * did not start or did not power off (why says which); -1 when it could
- * not be tried (why). */
+ * and waits up to timeout_ms for it to go, or for *stop (may be NULL) to
+ * be set. 1 when it did; 0 when the guest did not start or did not power
+ * off (why says which); -1 when it could not be tried or was stopped (why). */
 int kvmprobe_boot(virConnectPtr conn, const char *type, const char *kernel, const char *initrd,
-		  int timeout_ms, char *why, size_t n);
+		  int timeout_ms, const int *stop, char *why, size_t n);
 /* Whether KVM boots guests on h, whose paused KVM guest started: the
  * answer kept for h's URI, QEMU and libvirt versions and the probe kernel
- * (the newest /boot/vmlinuz-*), or kvmprobe_boot() of it with the base
- * initramfs, as files or uploaded to h's pool. 1, or 0 with why. */
+ * (the newest /boot/vmlinuz-*): 1, or 0 with why. With none kept, 2: a
+ * thread boots it with the base initramfs (as files or uploaded to h's
+ * pool), h->probing is 1 until guest_accel_settle() puts the answer in
+ * h and the thread records it in the database. */
 int kvmprobe_host(struct orch *o, struct host *h, char *why, size_t n);
+/* Waits for h's probe thread, if one was started */
+void kvmprobe_join(struct host *h);
+/* 1 when KFLEET_TEST_KVM=starts-no-boot: KVM starts paused guests but
+ * boots no kernel, as on some machines (for the tests) */
+int kvmprobe_seam(void);
+/* guest.c: h's x86_64 accel once its probe answered: kvm when boots, else
+ * tcg with why, its vCPU limit from conn's capabilities for that accel;
+ * h->probing back to 0 and the workers woken, under o->lock */
+void guest_accel_settle(struct orch *o, struct host *h, virConnectPtr conn, int boots,
+			const char *why);
 
 /* --- watching domains: the lifecycle callback fills these ---------------- */
 

@@ -69,7 +69,9 @@ kf_start() {
 	[ -f "$T/kfleetd.ini" ] || kf_config
 	"$BIN/kfleetd" -c "$T/kfleetd.ini" >>"$T/kfleetd.log" 2>&1 &
 	KF_PID=$!
-	for _ in $(seq 1 300); do
+	# up to 60 s: it serves before its hosts' KVM probes answer, but a
+	# loaded machine is slow to open libvirt and the database
+	for _ in $(seq 1 600); do
 		# the port of this start's ready line: counted first, so a restart
 		# does not take the last start's port
 		port=
