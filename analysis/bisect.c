@@ -175,14 +175,99 @@ int bisect_metric_check_ends(const struct bisect_samples *good, const struct bis
 	return 0;
 }
 
+/* The regression the ends show, which a step is measured against: half of
+ * it is how near a step must sit to an end to be called the same as it,
+ * and the whole of it is the change a step's runs must be able to see */
+struct gap {
+	int log_scale;   /* the ends compared as logs */
+	double half;     /* half of it: of log(bad / good) when log_scale, else of
+			  * bad / good - 1 */
+	double whole;    /* the whole of it as a fraction (for cmp_runs_to_detect()
+			  * and a comparison's mdc) */
+	double margin;   /* what cmp_decide() is given: within its range */
+};
+
+/* What a step's runs showed against one end: cmp_decide() of the end
+ * (base) against the step (patched) */
+struct side {
+	struct cmp_decision d;
+	int differs;     /* p < alpha */
+	int same;        /* the 90% interval of step / end within half the gap */
+	int toward;      /* differs, and the step lies the way of the other end */
+	int gap_runs;    /* runs a side that would see the whole regression at the
+			  * noise seen, by cmp_decide()'s rule */
+	int alike;       /* same, or not different where the regression would show */
+};
+
+/* Within half the gap, on the scale the ends were compared on: a 97%
+ * regression (bad 0.03 of good) leaves room of a factor 5.8 either side
+ * on logs, where half of it as a fraction (0.485) would not hold a noisy
+ * step that sits with bad */
+static int within(const struct gap *g, double lo, double hi)
+{
+	if (!(lo > 0) || !(hi > 0) || !isfinite(lo) || !isfinite(hi))
+		return 0;
+	if (g->log_scale)
+		return log(lo) >= -g->half && log(hi) <= g->half;
+	return lo >= 1 - g->half && hi <= 1 + g->half;
+}
+
+static int side_decide(const struct bisect_samples *end, const struct bisect_samples *step,
+		       const struct gap *gp, double alpha, int away, struct side *o)
+{
+	struct cmp_decision *d = &o->d;
+
+	if (cmp_decide(end->v, end->n, step->v, step->n, -1, gp->margin, alpha, d, NULL,
+		       NULL) < 0)
+		return -1;
+	o->differs = d->tested && d->p < alpha && d->diff != 0;
+	o->same = d->tested && within(gp, d->ci_lo, d->ci_hi);
+	o->toward = o->differs && (d->diff > 0) == (away > 0);
+	o->gap_runs = d->tested ? cmp_runs_to_detect(d->sd, gp->whole, alpha, d->log_scale)
+		      : CMP_MIN_N;
+	if (o->gap_runs < 0)
+		o->gap_runs = CMP_RUNS_CAP;
+	/* not different with runs enough to have seen the whole regression
+	 * with 80% chance: the ends' runs count as they are (its mdc), not as
+	 * many as the step's */
+	o->alike = o->same || (d->tested && !o->differs && d->mdc <= gp->whole);
+	return 0;
+}
+
+/* Runs the step needs for x to be what is asked (done): none more, or
+ * those that would see the regression */
+static int needs(const struct side *x, int done)
+{
+	return done ? 0 : x->gap_runs;
+}
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* Runs the step needs in all to be called bad or good, whichever is
+ * nearer: for bad, toward bad from good and alike bad (for good the
+ * other way round); each side with the runs that would see the
+ * regression, from the noise seen (not cmp_decide()'s runs_needed: that
+ * counts the ends' runs as the step's too) */
+static int step_needs(const struct side *g, const struct side *b)
+{
+	int nbad = max_int(needs(g, g->toward), needs(b, b->alike));
+	int ngood = max_int(needs(b, b->toward), needs(g, g->alike));
+
+	return nbad < ngood ? nbad : ngood;
+}
+
 enum bisect_answer bisect_metric_decide(const struct bisect_samples *good,
 					const struct bisect_samples *bad,
 					const struct bisect_samples *step, double alpha,
 					int runs_max, int *more, double *p, char *why, size_t n)
 {
-	struct stats_mw vg, vb;
-	double mg, mb, ms, t;
-	int sig_g, sig_b;
+	struct cmp_decision ends;
+	struct side g, b;
+	struct gap gp;
+	int dir, need;
 
 	*more = 0;
 	*p = 1.0;
@@ -192,42 +277,63 @@ enum bisect_answer bisect_metric_decide(const struct bisect_samples *good,
 		snprintf(why, n, "no samples yet");
 		return BISECT_MORE;
 	}
-	if (median_of(good, &mg) < 0 || median_of(bad, &mb) < 0 || median_of(step, &ms) < 0 ||
-	    stats_mann_whitney(step->v, step->n, good->v, good->n, &vg) < 0 ||
-	    stats_mann_whitney(step->v, step->n, bad->v, bad->n, &vb) < 0 || mb == mg) {
+	/* the regression: its direction, and half of it as the room a step
+	 * has to be called the same as an end */
+	if (cmp_decide(good->v, good->n, bad->v, bad->n, -1, CMP_MARGIN, alpha, &ends, NULL,
+		       NULL) < 0 || !ends.tested || ends.diff == 0 || !(ends.ratio > 0) ||
+	    ends.ratio == 1 || !isfinite(ends.ratio)) {
 		snprintf(why, n, "the samples cannot be compared");
 		return BISECT_SKIP;
 	}
-	t = (ms - mg) / (mb - mg);   /* 0 at good's median, 1 at bad's */
-	sig_g = vg.p < alpha;
-	sig_b = vb.p < alpha;
-	if (sig_g && !sig_b && t > 0.5) {
+	dir = ends.diff > 0 ? 1 : -1;
+	gp.log_scale = ends.log_scale;
+	if (gp.log_scale) {
+		gp.half = fabs(log(ends.ratio)) / 2;
+		gp.whole = expm1(2 * gp.half);
+	} else {
+		gp.half = fabs(ends.ratio - 1) / 2;
+		gp.whole = 2 * gp.half;
+	}
+	gp.margin = gp.log_scale ? expm1(gp.half) : gp.half;
+	if (gp.margin > CMP_MARGIN_MAX)
+		gp.margin = CMP_MARGIN_MAX;
+	if (side_decide(good, step, &gp, alpha, dir, &g) < 0 ||
+	    side_decide(bad, step, &gp, alpha, -dir, &b) < 0) {
+		snprintf(why, n, "the samples cannot be compared");
+		return BISECT_SKIP;
+	}
+	if (g.toward && b.alike) {
 		*p = alpha;
-		snprintf(why, n, "median %g sits with bad (%g), not good (%g): p = %.3g over %zu "
-			 "runs", ms, mb, mg, vg.p, step->n);
+		snprintf(why, n, "sits with bad: %.3g of good (p = %.3g), %.3g of bad (90%% "
+			 "interval %.3g-%.3g, within half the regression) over %zu runs",
+			 g.d.ratio, g.d.p, b.d.ratio, b.d.ci_lo, b.d.ci_hi, step->n);
 		return BISECT_BAD;
 	}
-	if (sig_b && !sig_g && t < 0.5) {
+	if (b.toward && g.alike) {
 		*p = alpha;
-		snprintf(why, n, "median %g sits with good (%g), not bad (%g): p = %.3g over %zu "
-			 "runs", ms, mg, mb, vb.p, step->n);
+		snprintf(why, n, "sits with good: %.3g of bad (p = %.3g), %.3g of good (90%% "
+			 "interval %.3g-%.3g, within half the regression) over %zu runs",
+			 b.d.ratio, b.d.p, g.d.ratio, g.d.ci_lo, g.d.ci_hi, step->n);
 		return BISECT_GOOD;
 	}
-	if (sig_g && sig_b) {
-		snprintf(why, n, "median %g differs from both good (%g) and bad (%g): p = %.2g, "
-			 "%.2g", ms, mg, mb, vg.p, vb.p);
+	if (g.differs && b.differs) {
+		snprintf(why, n, "differs from both good (%.3g of it, p = %.2g) and bad (%.3g of "
+			 "it, p = %.2g)", g.d.ratio, g.d.p, b.d.ratio, b.d.p);
 		return BISECT_SKIP;
 	}
-	if ((int)step->n >= runs_max) {
-		snprintf(why, n, "undecided after %zu runs (median %g between good %g and bad %g; "
-			 "p = %.2g, %.2g)", step->n, ms, mg, mb, vg.p, vb.p);
+	need = step_needs(&g, &b);
+	if (need <= (int)step->n)
+		need = (int)step->n + CMP_MIN_N;   /* borderline: as verdict.c does */
+	if (need > runs_max)
+		need = runs_max;
+	if ((int)step->n >= need) {
+		snprintf(why, n, "undecided after %zu runs (%.3g of good, p = %.2g; %.3g of bad, "
+			 "p = %.2g)", step->n, g.d.ratio, g.d.p, b.d.ratio, b.d.p);
 		return BISECT_SKIP;
 	}
-	*more = (int)step->n;
-	if ((int)step->n + *more > runs_max)
-		*more = runs_max - (int)step->n;
-	snprintf(why, n, "undecided after %zu runs (p = %.2g against good, %.2g against bad)",
-		 step->n, vg.p, vb.p);
+	*more = need - (int)step->n;
+	snprintf(why, n, "undecided after %zu runs (p = %.2g against good, %.2g against bad), "
+		 "%d needed", step->n, g.d.p, b.d.p, need);
 	return BISECT_MORE;
 }
 

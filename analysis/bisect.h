@@ -11,8 +11,9 @@
  *     "good" unlikely to be a miss (at 30%, 13 runs for a miss chance under
  *     1%); one that always shows needs one run a step.
  *   - a metric that got worse: a step's samples must sit with the bad end's
- *     or with the good end's, each with significance (Mann-Whitney);
- *     otherwise more runs, up to a cap, then a skip with that reason. */
+ *     or with the good end's, by the comparisons' rule (cmp_decide(): t
+ *     on logs, equivalence within half the regression); otherwise more runs, as
+ *     many as that rule says, up to a cap, then a skip with that reason. */
 #ifndef KF_BISECT_H
 #define KF_BISECT_H
 
@@ -97,14 +98,19 @@ int bisect_metric_check_ends(const struct bisect_samples *good, const struct bis
 			     int higher_better, double alpha, double *change_pct, char *why,
 			     size_t n);
 
-/* One step: bad when its samples differ from the good end's (p < alpha)
- * and their median lies on the bad end's side of the middle; good when
- * they differ from the bad end's and lie on the good side; otherwise more
- * runs (as many again as it has, within runs_max), or skip once runs_max is
- * reached or when it differs from both ends (a change of another size: a
- * second commit, or noise). *p: the chance the answer is wrong, which is
- * bounded by the test's level: alpha for good and bad (why has the p-value
- * itself). */
+/* One step, by cmp_decide() of each end against the step's samples at
+ * alpha, with the ends' difference (the regression) as the measure: bad
+ * when it differs from good (p < alpha) the way bad lies and is the same
+ * as bad (the 90% interval of step / bad within half the regression, on
+ * logs when the ends compare on logs: bad at 0.03 of good leaves a factor
+ * 5.8 either side) or not different from bad where the whole regression
+ * would have shown (its mdc at most the regression); good the other way
+ * round; skip when it differs from both ends (a change of another size:
+ * a second commit, or noise); otherwise more runs: those that would see the regression at
+ * the noise seen (cmp_runs_to_detect()), 5 more when that many are there
+ * already, and skip once runs_max is reached. *p: the chance the answer is
+ * wrong, bounded by the test's level: alpha for good and bad (why has the
+ * p-value itself, the ratios and the interval). */
 enum bisect_answer bisect_metric_decide(const struct bisect_samples *good,
 					const struct bisect_samples *bad,
 					const struct bisect_samples *step, double alpha,

@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 out=$(mktemp -d /tmp/kfleet-bisect-sim.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 cc -std=c17 -D_GNU_SOURCE -O2 -I. -o "$out/sim" bench/bisect_sim.c analysis/bisect.c \
-	analysis/stats.c $(pkg-config --cflags jansson) -lm
+	analysis/stats.c analysis/verdict.c $(pkg-config --cflags jansson) -lm
 "$out/sim" "${1:-2000}"

@@ -1,8 +1,10 @@
-/* bisect_sim.c: the decision rules of analysis/bisect.c checked against
+/* bisect_sim.c: the decision rules of analysis/bisect.c (a metric step by
+ * verdict.c's cmp_decide(), so both are built in) checked against
  * known truth. A linear history of N commits with the culprit at a random
  * place, some commits that do not build (skipped), and a symptom that is a
  * flaky test (rate r) or a metric step (normal noise, CV 3%, a shift of k
- * CV, optionally 10% of runs 1.5x outliers). The bisection is a binary
+ * CV, optionally 10% of runs 1.5x outliers; or many times lower and
+ * noisier there). The bisection is a binary
  * search that asks the rules at each step and queues what they ask for.
  * Printed per case: how often the answer was the culprit (or a candidate
  * list holding it), how often it was wrong, the mean error the rules
@@ -26,12 +28,19 @@ struct world {
 	double rate;      /* pass/fail: the symptom's rate */
 	double shift_cv;  /* metric: the change in CVs (worse = lower) */
 	double outliers;  /* metric: share of 1.5x slow runs */
+	double slower;    /* metric: bad is this many times lower (instead of shift_cv) */
+	double bad_cv;    /* ... with this CV on the bad side */
 };
 
 static double sample(const struct world *w, int c)
 {
-	double m = 100 * (c >= w->culprit ? 1 - 0.03 * w->shift_cv : 1);
-	double v = m * (1 + 0.03 * stats_normal(&rng));
+	int bad = c >= w->culprit;
+	double m = 100 * (bad ? w->slower > 0 ? 1 / w->slower : 1 - 0.03 * w->shift_cv : 1);
+	double cv = bad && w->bad_cv > 0 ? w->bad_cv : 0.03;
+	double v = m * (1 + cv * stats_normal(&rng));
+
+	if (v <= 0)
+		v = m * 0.01;   /* a count a second stays above 0 */
 
 	return stats_unif(&rng) < w->outliers ? v / 1.5 : v;
 }
@@ -199,5 +208,9 @@ int main(int argc, char **argv)
 		 (struct world){ .n = 256, .metric = 1, .shift_cv = 3, .outliers = 0.1 }, trials, 10);
 	run_case("metric -2 CV, normal", (struct world){ .n = 256, .metric = 1, .shift_cv = 2 },
 		 trials, 10);
+	/* a getpgid() 30 times slower (t/e2e-linux.sh), its few calls a
+	 * second noisy */
+	run_case("metric 30x lower, CV 30%",
+		 (struct world){ .n = 256, .metric = 1, .slower = 30, .bad_cv = 0.3 }, trials, 6);
 	return 0;
 }

@@ -335,7 +335,9 @@ static int first_runs(struct bctx *x)
 	struct bisect_evidence eg, eb;
 	int n;
 
-	/* 6 a side is the least where Mann-Whitney can reach p < 0.005 */
+	/* a metric step: the ends' repeats, at least 6; the rule's t test can
+	 * decide with fewer, but each round of more runs waits for boots, and
+	 * 6 settle most steps of a clear regression in one round */
 	if (x->kind == BISECT_KIND_METRIC)
 		return x->b.repeats > 6 ? x->b.repeats : 6;
 	if (ends_evidence(x, &eg, &eb) < 0)

@@ -172,21 +172,98 @@ static void test_metric_step(void **state)
 	fill(s1, 5, 99.9);
 	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 20, &more, &p, why, sizeof(why)),
 			 BISECT_GOOD);
-	/* halfway: differs from both ends, another change */
-	fill(s1, 10, 90);
+	/* halfway on logs (sqrt(100 * 80)): differs from both ends, another
+	 * change (90 would be within half the regression of good: log 0.9 is
+	 * -0.105, half of log 0.8 is -0.112) */
+	fill(s1, 10, 89.4);
 	S.n = 10;
 	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 20, &more, &p, why, sizeof(why)),
 			 BISECT_SKIP);
 	assert_non_null(strstr(why, "differs from both"));
-	/* two runs cannot be significant at 1%: more, then skip at the cap */
+	/* past bad: a change of another size too */
+	fill(s1, 10, 60);
+	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 20, &more, &p, why, sizeof(why)),
+			 BISECT_SKIP);
+	assert_non_null(strstr(why, "differs from both"));
+	/* the t test on logs with the ends' noise: two runs right at bad are
+	 * enough, within half the regression (10%) of it */
 	fill(s1, 2, 80);
 	S.n = 2;
 	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 20, &more, &p, why, sizeof(why)),
+			 BISECT_BAD);
+	assert_non_null(strstr(why, "within half the regression"));
+	/* two runs far apart (80, 100): neither end can be told (p = 0.017
+	 * against each), and seeing the regression at the noise they show
+	 * takes the rule's least, 5 runs: 3 more, then a skip at a cap of 2 */
+	s1[0] = 80;
+	s1[1] = 100;
+	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 20, &more, &p, why, sizeof(why)),
 			 BISECT_MORE);
-	assert_int_equal(more, 2);
+	assert_int_equal(more, 3);
+	assert_non_null(strstr(why, "5 needed"));
+	assert_true(p == 1.0);
 	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 2, &more, &p, why, sizeof(why)),
 			 BISECT_SKIP);
 	assert_non_null(strstr(why, "undecided after 2 runs"));
+	assert_int_equal(more, 0);
+}
+
+/* the direction comes from the ends: a metric that went up is bisected
+ * the same way */
+static void test_metric_step_up(void **state)
+{
+	double g[10], b[10], s1[6];
+	struct bisect_samples G = { g, 10 }, B = { b, 10 }, S = { s1, 6 };
+	char why[200];
+	int more;
+	double p;
+
+	(void)state;
+	fill(g, 10, 50);
+	fill(b, 10, 60);
+	fill(s1, 6, 59.8);
+	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.005, 20, &more, &p, why, sizeof(why)),
+			 BISECT_BAD);
+	assert_true(p == 0.005);
+	fill(s1, 6, 50.3);
+	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.005, 20, &more, &p, why, sizeof(why)),
+			 BISECT_GOOD);
+	assert_non_null(strstr(why, "sits with good"));
+	/* no regression between the ends: nothing to decide by */
+	assert_int_equal(bisect_metric_decide(&G, &G, &S, 0.005, 20, &more, &p, why, sizeof(why)),
+			 BISECT_SKIP);
+}
+
+/* A regression of 97% (a getpgid() made 30 times slower, as
+ * t/e2e-linux.sh bisects): the slow side's few calls a second are noisy
+ * (CV 30%), so a step that sits with bad is 0.6-1.6 of it. Within half the
+ * regression on logs (a factor 5.8) it is bad at once; half of it as a
+ * fraction (0.485) would have kept it undecided to the cap. */
+static void test_metric_step_large(void **state)
+{
+	double g[6] = { 101, 98, 103, 99, 100, 97 };
+	double b[6] = { 3.1, 2.2, 4.0, 2.6, 3.5, 1.9 };
+	double s1[6] = { 2.0, 3.9, 2.4, 4.4, 1.8, 3.0 };
+	double s2[6] = { 99, 102, 96, 100, 104, 98 };
+	struct bisect_samples G = { g, 6 }, B = { b, 6 }, S = { s1, 6 }, S2 = { s2, 6 };
+	char why[240];
+	int more;
+	double p;
+
+	(void)state;
+	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 20, &more, &p, why, sizeof(why)),
+			 BISECT_BAD);
+	assert_non_null(strstr(why, "sits with bad"));
+	assert_int_equal(bisect_metric_decide(&G, &B, &S2, 0.01, 20, &more, &p, why, sizeof(why)),
+			 BISECT_GOOD);
+	/* at the middle on logs, 17 calls a second, 6 times slower than good
+	 * and 6 times faster than bad: a change of another size (10 a second
+	 * would sit with bad, 30 with good) */
+	for (int i = 0; i < 6; i++)
+		s1[i] *= 5.9;
+	assert_int_equal(bisect_metric_decide(&G, &B, &S, 0.01, 20, &more, &p, why, sizeof(why)),
+			 BISECT_SKIP);
+	assert_non_null(strstr(why, "differs from both"));
 }
 
 static void test_path_and_rounds(void **state)
@@ -214,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_rate_low_and_end_runs),
 		cmocka_unit_test(test_metric_ends),
 		cmocka_unit_test(test_metric_step),
+		cmocka_unit_test(test_metric_step_up),
+		cmocka_unit_test(test_metric_step_large),
 		cmocka_unit_test(test_path_and_rounds),
 	};
 
