@@ -19,7 +19,12 @@ struct config_host {
 			   channel come back as files or libvirt streams */
 	char *pool;       /* upload: the host's storage pool for them ("kfleet") ... */
 	char *pool_path;  /* ... and its directory there, made when the pool is new */
+	char *firmware;   /* x86_64 guests' BIOS: "seabios" (QEMU's default) or "qboot"
+			     (QEMU's qboot.rom: a direct kernel boot ~150 ms sooner) */
 };
+
+/* QEMU's qboot ROM on a host, for firmware = qboot */
+#define CONFIG_QBOOT_ROM "/usr/share/qemu/qboot.rom"
 
 struct config {
 	char *path;              /* the file read, NULL for the embedded defaults */

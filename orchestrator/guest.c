@@ -151,8 +151,14 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 		   s->memory_mb);
 	xml_vcpu(b, s);
 	buf_printf(b, "  <os>\n"
-		   "    <type arch='%s' machine='%s'>hvm</type>\n"
-		   "    <kernel>", arm ? "aarch64" : "x86_64", arm ? "virt" : "q35");
+		   "    <type arch='%s' machine='%s'>hvm</type>\n", arm ? "aarch64" : "x86_64",
+		   arm ? "virt" : "q35");
+	if (!arm && s->bios) {
+		buf_puts(b, "    <loader readonly='yes' type='rom'>");
+		xml_text(b, s->bios);
+		buf_puts(b, "</loader>\n");
+	}
+	buf_puts(b, "    <kernel>");
 	xml_text(b, s->kernel);
 	buf_puts(b, "</kernel>\n    <initrd>");
 	xml_text(b, s->initrd);

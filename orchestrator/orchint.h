@@ -41,6 +41,8 @@ struct guest_spec {
 	int virtio;              /* the agent channel is a virtio-serial port instead ... */
 	const char *socket;      /* ... on this unix socket, which QEMU listens on */
 	const char *disk;        /* a qcow2 root disk (virtio-blk, vda), or NULL */
+	const char *bios;        /* x86_64: a BIOS ROM in place of QEMU's SeaBIOS (<loader
+				    type='rom'>, QEMU's -bios), or NULL */
 	int streams;             /* console and channel reach kfleetd as libvirt streams (a
 				    remote host): serial ports are ptys, and the virtio
 				    channel's socket is libvirt's own, not socket */

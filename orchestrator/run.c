@@ -237,6 +237,7 @@ static void fill_spec(struct run_ctx *x)
 	gs->emulator = x->emulator;
 	gs->socket = x->sock;
 	gs->disk = x->up ? x->rf.disk : x->disk.overlay;
+	gs->bios = !x->arm && !strcmp(x->h->conf->firmware, "qboot") ? CONFIG_QBOOT_ROM : NULL;
 	quiet_spec(x->o, r->id, gs);
 }
 
@@ -293,6 +294,9 @@ static void record_start(struct run_ctx *x)
 	char machine[64], cpu[96];
 
 	read_machine(x->d, machine, sizeof(machine));
+	/* the firmware, with the machine as bare QEMU's -M and -bios say it */
+	if (x->gs.bios && strlen(machine) + 7 < sizeof(machine))
+		strcat(machine, " qboot");
 	db_run_started(x->db, r->id, x->gs.accel, machine, x->h->qemu_version,
 		       x->h->libvirt_version, x->dir);
 	guest_cpu_model(x->h, &x->gs, cpu, sizeof(cpu));

@@ -65,5 +65,19 @@ kf_wait_state "$x" done 120
 check "x86_64 without modules: passed" equals "$(kf_field "$x" outcome)" passed
 check "x86_64 without modules: output" equals "$(cat "$(kf_field "$x" run_dir)/output.txt")" over-the-serial-port
 check "x86_64 without modules: agent on serial port 1" grep -q "<target port='1'/>" "$(kf_field "$x" run_dir)/domain.xml"
+kf_stop
+
+# firmware = qboot: x86_64 guests start from QEMU's qboot.rom, not SeaBIOS;
+# arm64 ones are as they were
+kf_config ""
+sed -i "s|^\[host local\]$|[host local]\nfirmware = qboot|" "$T/kfleetd.ini"
+kf_start
+x=$(q --kernel "$KERNEL" -- 'echo booted-by-qboot')
+a=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo arm64-as-before')
+for id in $x $a; do kf_wait_state "$id" done 120 || break; done
+check "qboot: passed" equals "$(kf_field "$x" outcome) $(cat "$(kf_field "$x" run_dir)/output.txt")" "passed booted-by-qboot"
+check "qboot: its domain XML loads qboot.rom" grep -q "<loader readonly='yes' type='rom'>/usr/share/qemu/qboot.rom</loader>" "$(kf_field "$x" run_dir)/domain.xml"
+check "qboot: the run's machine says so" sh -c "case '$(kf_field "$x" machine)' in pc-q35-*' qboot') exit 0;; esac; exit 1"
+check "qboot: an arm64 run on that host passed, without a loader" sh -c "[ '$(kf_field "$a" outcome)' = passed ] && ! grep -q '<loader' '$(kf_field "$a" run_dir)/domain.xml'"
 check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
 kf_done

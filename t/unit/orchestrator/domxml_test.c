@@ -175,6 +175,30 @@ static void test_kvm_16cpu(void **state)
 	buf_release(&b);
 }
 
+/* firmware = qboot: QEMU's -bios in place of SeaBIOS, which libvirt
+ * takes; arm64 has no BIOS to change */
+static void test_qboot(void **state)
+{
+	struct guest_spec s = tcg_2cpu, a = arm64_numa;
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	s.bios = "/usr/share/qemu/qboot.rom";
+	assert_int_equal(guest_domain_xml(&s, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<type arch='x86_64' machine='q35'>hvm</type>\n"
+			       "    <loader readonly='yes' type='rom'>/usr/share/qemu/qboot.rom"
+			       "</loader>\n    <kernel>"));
+	define_on_test_driver(buf_str(&b));
+	buf_release(&b);
+	a.bios = s.bios;
+	assert_int_equal(guest_domain_xml(&a, &b), 0);
+	assert_null(strstr(buf_str(&b), "<loader"));
+	buf_release(&b);
+	assert_int_equal(guest_domain_xml(&tcg_2cpu, &b), 0);
+	assert_null(strstr(buf_str(&b), "<loader"));
+	buf_release(&b);
+}
+
 static void test_escaping(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -338,6 +362,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tcg_2cpu),
 		cmocka_unit_test(test_kvm_16cpu),
+		cmocka_unit_test(test_qboot),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_libvirt_reads_escaped_values),
 		cmocka_unit_test(test_arm64_16cpu),
