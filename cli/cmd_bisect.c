@@ -34,7 +34,8 @@ static void usage_bisect(FILE *f)
 	      "each commit; a commit that does not build or boot, or fails otherwise, is\n"
 	      "skipped; the culprit is checked by reverting it on bad. --repeat: runs per\n"
 	      "end and per metric step to start with (5). --wait prints a line per step\n"
-	      "and then the report; it exits 0 when a culprit was found and verified.\n", f);
+	      "and then the report, and on stderr where the running step is (its builds,\n"
+	      "then its runs); it exits 0 when a culprit was found and verified.\n", f);
 }
 
 /* The newest step a trend flagged as worse: good its point before, bad its
@@ -136,12 +137,64 @@ static int ended(const char *state)
 	return !strcmp(state, "done") || !strcmp(state, "failed") || !strcmp(state, "canceled");
 }
 
+/* Where the step after the decided ones is (its kernel's builds while its
+ * submission builds, then its runs so far): on a terminal one line on
+ * stderr rewritten in place, piped a plain line when that changes.
+ * last keeps the plain line shown. */
+static void step_progress(struct cli *k, json_t *j, size_t shown, int tty,
+			  struct cli_progress *prog, char *last, size_t nlast)
+{
+	json_t *s = json_array_get(json_object_get(j, "steps"), shown);
+	json_t *subs = s ? json_object_get(s, "submissions") : NULL;
+	size_t ns = json_array_size(subs);
+	char line[160];
+
+	if (!s || json_is_string(json_object_get(s, "answer")))
+		return;
+	if (ns) {
+		char path[64];
+		struct resp r = { 0 };
+		const char *st;
+		int building;
+
+		snprintf(path, sizeof(path), "/api/submissions/%lld",
+			 (long long)json_integer_value(json_array_get(subs, ns - 1)));
+		if (cli_api_call(k, "GET", path, NULL, NULL, &r) < 0)
+			return;   /* the next poll tries again */
+		st = cli_jstr(r.j, "state", "");
+		building = !strcmp(st, "queued") || !strcmp(st, "building");
+		if (building) {
+			snprintf(line, sizeof(line), "  %.12s: %s", cli_jstr(s, "commit", "?"), st);
+			if (!tty && strcmp(line, last)) {
+				fprintf(stderr, "%s\n", line);
+				snprintf(last, nlast, "%s", line);
+			}
+			cli_build_progress(r.j, tty, prog);
+		}
+		json_decref(r.j);
+		if (building)
+			return;
+	}
+	snprintf(line, sizeof(line), "  %.12s: %lld run%s done", cli_jstr(s, "commit", "?"),
+		 cli_jint(s, "runs", 0), cli_jint(s, "runs", 0) == 1 ? "" : "s");
+	if (tty) {
+		fprintf(stderr, "\r\033[K%s", line);
+		prog->shown = 1;
+		fflush(stderr);
+	} else if (strcmp(line, last)) {
+		fprintf(stderr, "%s\n", line);
+		snprintf(last, nlast, "%s", line);
+	}
+}
+
 /* Follows bisection id to its end, then prints the report */
 static int wait_for(struct cli *k, long long id)
 {
-	char path[64];
-	size_t shown = 0;
+	char path[64], last[160] = "";
+	size_t shown = 0, before;
 	struct resp r = { 0 };
+	struct cli_progress prog = { 0 };
+	int tty = isatty(2);
 
 	snprintf(path, sizeof(path), "/api/bisections/%lld", id);
 	for (;;) {
@@ -151,7 +204,13 @@ static int wait_for(struct cli *k, long long id)
 			fprintf(stderr, "kfleet: bisect: %s\n", r.err);
 			return CLI_USAGE;
 		}
+		before = shown;
+		cli_build_progress_end(tty, &prog);
 		state = print_progress(r.j, &shown);
+		if (shown != before)
+			memset(&prog, 0, sizeof(prog));   /* a new step's builds */
+		if (!ended(state))
+			step_progress(k, r.j, shown, tty, &prog, last, sizeof(last));
 		if (ended(state)) {
 			int ok = !strcmp(state, "done") &&
 				 !strcmp(cli_jstr(r.j, "verdict", ""), "verified");

@@ -46,6 +46,7 @@ check "test: verified by its revert on bad" equals "$(db "select verdict from bi
 check "test: the commit that does not build was skipped, not called bad" equals "$(db "select answer from bisection_steps where bisection_id = $b1 and commit_id = '$(rev nobuild)'")" skip
 check "test: ...with the build's failure as the reason" contains "$(db "select why from bisection_steps where bisection_id = $b1 and commit_id = '$(rev nobuild)'")" "build-failed"
 check "test: a line per step was printed" contains "$out" "step 1 of ~4: $(rev nobuild | cut -c1-12) \"src: a change that does not compile\" (4 commits left), 0 runs: skip: does not build"
+check "test: while a step ran, where it was (its runs so far)" sh -c "printf '%s\n' \"\$0\" | grep -Eq '^  [0-9a-f]{12}: [0-9]+ runs? done$'" "$out"
 check "test: the report names the first bad commit and its author" contains "$out" "first bad commit: $(rev culprit-test)
   \"mm: break the probe\"
   author: Fake Kbuild <fake-kbuild@kfleet.invalid>"
