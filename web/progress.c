@@ -10,15 +10,36 @@
 #include "common/util.h"
 #include "kernels/kernels.h"
 
-/* kbuild lines in the log of the build in dir; -1 when unknown */
+/* kbuild lines in the log of the done build in dir; -1 when unknown. A
+ * done build's log does not change, so its count is kept beside it
+ * (build.objects) and the log, megabytes for a kernel, is read once, not
+ * on every look at a build that follows it. */
 static long long log_objects(const char *dir)
 {
 	struct kbuild_progress kp;
 	char *log = dir ? path_join(dir, "build.log") : NULL;
-	int rc = log ? kbuild_log_progress(log, &kp) : -1;
+	char *kept = dir ? path_join(dir, "build.objects") : NULL;
+	struct buf b = BUF_INIT(32);
+	long long n = -1;
+	int rc;
 
+	if (kept && read_file(kept, &b, 24) == 0 && parse_int(buf_str(&b), 0, 1LL << 40, &n) == 0)
+		goto out;
+	n = -1;
+	rc = log ? kbuild_log_progress(log, &kp) : -1;
+	if (rc == 0) {
+		char line[24];
+		int len = snprintf(line, sizeof(line), "%lld", kp.objects);
+
+		n = kp.objects;
+		if (kept)
+			write_file(kept, line, (size_t)len, 0644);  /* else read again next time */
+	}
+out:
+	buf_release(&b);
+	free(kept);
 	free(log);
-	return rc < 0 ? -1 : kp.objects;
+	return n;
 }
 
 int web_build_progress(struct db *db, const struct build_row *b, struct web_progress *p)
