@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -174,6 +175,56 @@ static int copy_head(const char *path, long long n, const char *own)
 	return rc;
 }
 
+/* The content hashes of shared parts, by file identity: a part (the
+ * kselftests of a build, 90 MB for BPF's) is the same file for every run
+ * that holds it, and hashing it again per run cost as much as writing the
+ * initrd. A part changed in place would have a new mtime or size. */
+#define PART_SHAS 64
+static struct part_sha {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	char sha[65];
+} part_shas[PART_SHAS];
+static size_t part_sha_next;
+static pthread_mutex_t part_sha_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int same_file(const struct part_sha *e, const struct stat *st)
+{
+	return e->sha[0] && e->dev == st->st_dev && e->ino == st->st_ino &&
+	       e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* sha256_file() of a shared part, kept while the file stays the same */
+static int part_sha256(const char *path, const struct stat *st, char sha[65])
+{
+	struct part_sha *e;
+	int found = 0;
+
+	pthread_mutex_lock(&part_sha_lock);
+	for (size_t i = 0; i < PART_SHAS && !found; i++)
+		if (same_file(&part_shas[i], st)) {
+			memcpy(sha, part_shas[i].sha, 65);
+			found = 1;
+		}
+	pthread_mutex_unlock(&part_sha_lock);
+	if (found)
+		return 0;
+	if (sha256_file(path, sha) < 0)
+		return -1;
+	pthread_mutex_lock(&part_sha_lock);
+	e = &part_shas[part_sha_next++ % PART_SHAS];
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->size = st->st_size;
+	e->mtime = st->st_mtim;
+	memcpy(e->sha, sha, 65);
+	pthread_mutex_unlock(&part_sha_lock);
+	return 0;
+}
+
 /* initrd.manifest and initrd-run.cpio beside path: 0 / -1 with *err */
 static int write_manifest(const struct run_initrd *ri, const char *path, char **err)
 {
@@ -198,7 +249,7 @@ static int write_manifest(const struct run_initrd *ri, const char *path, char **
 	for (size_t i = 0; i < n; i++) {
 		struct manifest_part *p = &m.parts[m.nparts++];
 
-		if (stat(parts[i], &st) < 0 || sha256_file(parts[i], p->sha) < 0)
+		if (stat(parts[i], &st) < 0 || part_sha256(parts[i], &st, p->sha) < 0)
 			goto out;
 		p->bytes = (long long)st.st_size;
 		p->path = (char *)parts[i];
