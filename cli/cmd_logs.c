@@ -19,6 +19,7 @@ struct stream {
 	long long next;         /* the offset to ask from */
 	int shown;              /* printed at all */
 	int bol;                /* at the beginning of a line */
+	int told;               /* said that the file was pruned */
 	const char *mark;       /* before each line, or "" */
 };
 
@@ -30,6 +31,14 @@ static int show(struct stream *s, json_t *part)
 
 	if (!s->shown) {
 		s->next = size;        /* asked from its end: nothing comes */
+		return 0;
+	}
+	if (json_is_object(json_object_get(part, "pruned")) && !s->next && !s->told) {
+		json_t *pr = json_object_get(part, "pruned");
+
+		printf("[kfleet: the %s (%lld bytes) was pruned by the storage pass (%s)]\n",
+		       s->key, cli_jint(pr, "bytes", 0), cli_jstr(pr, "why", "?"));
+		s->told = 1;
 		return 0;
 	}
 	if (json_is_true(json_object_get(part, "restarted"))) {

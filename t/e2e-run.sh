@@ -129,6 +129,8 @@ check "prune: the run page lists it" contains "$page" "<td>console.log</td>"
 code=$(curl -s -o "$T/gone.html" -w '%{http_code}' "$KF_URL/runs/$id_flood/console")
 check "prune: the console's link answers 410 and says pruned" sh -c "[ '$code' = 410 ] && grep -q 'was pruned' '$T/gone.html'"
 check "prune: the API lists it with its size and why" sh -c "curl -sf '$KF_URL/api/runs/$id_flood' | python3 -c 'import json,sys; p=json.load(sys.stdin)[\"pruned\"]; assert any(x[\"file\"]==\"console.log\" and x[\"why\"]==\"budget\" and x[\"bytes\"]>=262144 for x in p), p'"
+check "prune: the tail API says the console was pruned, and why" contains "$(curl -sf "$KF_URL/api/runs/$id_flood/tail")" '"pruned":{"at":'
+check "prune: kfleet logs says so instead of showing nothing" contains "$(kf logs --console "$id_flood" 2>&1)" "[kfleet: the console ("
 check "live: the run is still running" equals "$(kf_field "$id_live" state)" running
 check "live: nothing of the running run pruned" equals "$(db_q "select count(*) from pruned_files where run_id = $id_live")" 0
 check "live: its initrd and console are there" test -s "$ldir/initrd.img" -a -s "$ldir/console.log"

@@ -97,6 +97,31 @@ static json_t *part(const char *dir, const char *name, long long off)
 	return o;
 }
 
+/* A console or output the storage pass took: its part says when and why
+ * ("pruned": {"at", "why", "bytes"}), so a follower knows it is not just
+ * empty */
+static void tail_pruned(struct db *db, const struct run *r, json_t *o)
+{
+	static const char *const keys[] = { "console", "output" };
+	static const char *const names[] = { RUN_FILE_CONSOLE, RUN_FILE_OUTPUT };
+	struct db_pruned *v = NULL;
+	size_t n = 0;
+
+	if (r->state != RUN_DONE || db_pruned_list(db, r->id, 256, &v, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < 2; k++) {
+			json_t *part = json_object_get(o, keys[k]);
+
+			if (v[i].name && !strcmp(v[i].name, names[k]) && part &&
+			    json_integer_value(json_object_get(part, "size")) == 0)
+				json_object_set_new(part, "pruned", json_pack("{sI so sI}",
+					"at", (json_int_t)v[i].pruned_at, "why",
+					web_json_str(v[i].why), "bytes", (json_int_t)v[i].bytes));
+		}
+	db_rows_free(db_pruned_fields, v, sizeof(*v), n);
+}
+
 static int offset_arg(struct MHD_Connection *c, const char *key, long long *v)
 {
 	const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
@@ -136,6 +161,8 @@ WEB_HANDLER(api_run_tail)
 		      "detail", web_json_str(r.state == RUN_DONE ? r.detail : NULL),
 		      "console", part(r.run_dir, RUN_FILE_CONSOLE, con),
 		      "output", part(r.run_dir, RUN_FILE_OUTPUT, outp));
+	if (o)
+		tail_pruned(db, &r, o);
 	run_release(&r);
 	return o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
 }
