@@ -536,6 +536,13 @@ int guest_host_connect(struct orch *o, struct host *h, char **err)
 	if (h->max_vcpus <= 0)
 		h->max_vcpus = 1;
 	host_cpu_model(h);
+	{
+		char *hn = virConnectGetHostname(h->conn);
+
+		snprintf(h->machine, sizeof(h->machine), "%s", hn ? hn : h->conf->uri);
+		free(hn);
+		virResetLastError();
+	}
 	h->callback_id = virConnectDomainEventRegisterAny(h->conn, NULL,
 		VIR_DOMAIN_EVENT_ID_LIFECYCLE, VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), o, NULL);
 	if (h->callback_id < 0)

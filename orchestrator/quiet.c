@@ -109,6 +109,16 @@ static int host_index(const struct orch *o, const struct host *h)
 	return (int)(h - o->hosts);
 }
 
+/* The first host entry on h's machine: two entries for one machine (a
+ * local URI and an ssh one, say) hand out the same cores */
+static int machine_index(const struct orch *o, const struct host *h)
+{
+	for (size_t j = 0; h->machine[0] && j < o->nhosts; j++)
+		if (!strcmp(o->hosts[j].machine, h->machine))
+			return (int)j;
+	return host_index(o, h);
+}
+
 /* A host whose guests share this machine with the builds: no host part in
  * its URI, or this machine's own address */
 int quiet_host_local(const struct host *h)
@@ -222,7 +232,7 @@ void quiet_fit(struct orch *o, const struct host *h, struct claim_fit *fit)
 	pthread_mutex_lock(&q->lock);
 	fit->pin_jobs = q->pin_jobs;
 	fit->pin_max = h->cpus - reserve;
-	fit->pin_free = quiet_cores_free(q->used[host_index(o, h)], h->cpus, reserve);
+	fit->pin_free = quiet_cores_free(q->used[machine_index(o, h)], h->cpus, reserve);
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -301,19 +311,20 @@ void quiet_begin(struct orch *o, struct host *h, struct db *db, const struct run
 	const struct config *c = o->conf;
 	struct quiet_run *qr;
 	const char *why_not = NULL;
-	int hi = host_index(o, h), nfree, want;
+	int hi = host_index(o, h), mi = machine_index(o, h), nfree, want;
 	double load;
 
 	if (!q || !(qr = calloc(1, sizeof(*qr))))
 		return;
 	qr->id = r->id;
 	qr->host = hi;
+	qr->machine = mi;
 	qr->vcpus = r->vcpus;
 	qr->local = quiet_host_local(h);
 	snprintf(qr->domain, sizeof(qr->domain), "%s", r->domain ? r->domain : "");
 	pthread_mutex_lock(&q->lock);
 	nfree = h->cpus > 0 && h->cpus <= QUIET_CPUS_MAX ?
-		quiet_cores_free(q->used[hi], h->cpus, c->quiet_reserve) : 0;
+		quiet_cores_free(q->used[mi], h->cpus, c->quiet_reserve) : 0;
 	want = want_pin(q, r, &why_not);   /* before why_not is read */
 	qr->pin = quiet_decide(want, why_not, c->quiet_busy_wait, r->vcpus, h->cpus,
 			       c->quiet_reserve, nfree, qr->why, sizeof(qr->why));
@@ -324,21 +335,21 @@ void quiet_begin(struct orch *o, struct host *h, struct db *db, const struct run
 		strncat(qr->why, ": claimed anyway", sizeof(qr->why) - strlen(qr->why) - 1);
 	}
 	if (qr->pin == QUIET_PINNED &&
-	    quiet_cores_pick(q->used[hi], h->cpus, c->quiet_reserve, r->vcpus, qr->cores) == 0) {
+	    quiet_cores_pick(q->used[mi], h->cpus, c->quiet_reserve, r->vcpus, qr->cores) == 0) {
 		qr->ncores = r->vcpus;
 		for (int i = 0; i < qr->ncores; i++)
-			q->used[hi][qr->cores[i]] = 1;
+			q->used[mi][qr->cores[i]] = 1;
 		quiet_cpuset(qr->cores, qr->ncores, qr->cpuset, sizeof(qr->cpuset));
-		q->gen[hi]++;
+		q->gen[mi]++;
 	} else if (qr->pin == QUIET_PINNED) {
 		qr->pin = QUIET_UNPINNED;
 		snprintf(qr->why, sizeof(qr->why), "no cores to pin (out of memory?)");
 	}
 	if (qr->pin != QUIET_PINNED)
-		quiet_shared_set(q, h, hi, qr->cpuset, sizeof(qr->cpuset));
-	qr->gen = q->gen[hi];
+		quiet_shared_set(q, h, mi, qr->cpuset, sizeof(qr->cpuset));
+	qr->gen = q->gen[mi];
 	for (struct quiet_run *x = q->runs; x; x = x->next)
-		if (x->host == hi) {
+		if (x->machine == mi) {
 			add_run(x, qr);
 			add_run(qr, x);
 		}
@@ -414,9 +425,9 @@ void quiet_end(struct orch *o, struct db *db, const struct run *r)
 		}
 	if (qr) {
 		for (int i = 0; i < qr->ncores; i++)
-			q->used[qr->host][qr->cores[i]] = 0;
+			q->used[qr->machine][qr->cores[i]] = 0;
 		if (qr->ncores)
-			q->gen[qr->host]++;
+			q->gen[qr->machine]++;
 		pinned = qr->pin == QUIET_PINNED;
 		local = qr->local;
 		describe(qr, &runs, &builds);
@@ -451,14 +462,14 @@ static void repin_host(struct quiet *q, int hi, unsigned tick)
 
 		pthread_mutex_lock(&q->lock);
 		for (struct quiet_run *x = q->runs; x; x = x->next)
-			if (x->host == hi && x->pin != QUIET_PINNED && x->gen != q->gen[hi] &&
+			if (x->host == hi && x->pin != QUIET_PINNED && x->gen != q->gen[x->machine] &&
 			    x->tick != tick) {
 				x->tick = tick;   /* one try a tick: its guest may not exist yet */
 				id = x->id;
 				vcpus = x->vcpus;
-				gen = q->gen[hi];
+				gen = q->gen[x->machine];
 				snprintf(dom, sizeof(dom), "%s", x->domain);
-				quiet_shared_set(q, h, hi, set, sizeof(set));
+				quiet_shared_set(q, h, x->machine, set, sizeof(set));
 				break;
 			}
 		pthread_mutex_unlock(&q->lock);

@@ -15,6 +15,8 @@
 struct quiet_run {
 	int64_t id;
 	int host;                    /* index into o->hosts */
+	int machine;                 /* ... of the first host on the same machine, whose
+				      * cores it shares (used, gen) */
 	int vcpus;
 	int local;                   /* the host is this machine: builds are its neighbours */
 	char domain[64];
