@@ -14,7 +14,7 @@ sock = os.path.join(tmp, "agent.sock")
 accel = ["-accel", "tcg,thread=single" if int(vcpus) > os.cpu_count() else "tcg"]
 if arch == "x86_64":
     cmd = ["qemu-system-x86_64"] + accel + ["-machine", "q35", "-cpu", "qemu64",
-           "-append", "console=ttyS0,115200 panic=-1 rdinit=/init"]
+           "-append", "console=ttyS0,115200 panic=-1 rdinit=/init no_timer_check"]
 else:
     cmd = ["qemu-system-aarch64"] + accel + ["-machine", "virt,gic-version=3",
            "-cpu", "cortex-a57", "-append", "console=ttyAMA0 panic=-1 rdinit=/init"]

@@ -163,9 +163,13 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 	buf_puts(b, "</kernel>\n    <initrd>");
 	xml_text(b, s->initrd);
 	/* panic=-1: a panicking kernel reboots at once, and on_reboot ends the
-	 * domain; the console says it was a panic. */
-	buf_printf(b, "</initrd>\n    <cmdline>console=%s panic=-1 rdinit=/init",
-		   arm ? "ttyAMA0" : "ttyS0,115200");
+	 * domain; the console says it was a panic. no_timer_check under TCG:
+	 * on a loaded host the emulated timer can miss the kernel's early
+	 * check of its IRQ, which then panics ("IO-APIC + timer doesn't
+	 * work!") before the guest has run anything. */
+	buf_printf(b, "</initrd>\n    <cmdline>console=%s panic=-1 rdinit=/init%s",
+		   arm ? "ttyAMA0" : "ttyS0,115200",
+		   !arm && !strcmp(s->accel, "tcg") ? " no_timer_check" : "");
 	if (s->cmdline && *s->cmdline) {
 		buf_puts(b, " ");
 		xml_text(b, s->cmdline);

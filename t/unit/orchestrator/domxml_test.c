@@ -238,7 +238,7 @@ static void test_libvirt_reads_escaped_values(void **state)
 	/* libvirt escapes the values it decoded; the same text means the same value */
 	assert_non_null(strstr(xml, "<kernel>/home/tom &amp; jerry&apos;s/kernels/&lt;bz&gt;Image</kernel>"));
 	assert_non_null(strstr(xml, "<source path='/home/tom &amp; jerry&apos;s/state/runs/7/channel.log'/>"));
-	assert_non_null(strstr(xml, "rdinit=/init dyndbg=&quot;file drivers/* +p&quot; x&lt;y&amp;z</cmdline>"));
+	assert_non_null(strstr(xml, "rdinit=/init no_timer_check dyndbg=&quot;file drivers/* +p&quot; x&lt;y&amp;z</cmdline>"));
 	assert_non_null(strstr(xml, "<name>kf-0a1b2c3d-7</name>"));
 	assert_non_null(strstr(xml, "<memory unit='KiB'>262144</memory>"));
 	free(xml);
