@@ -457,9 +457,10 @@ static void sv_changes(struct buf *b, const struct frame *f, const struct scalin
 			continue;
 		fmt_change(ch, sizeof(ch), cm->change_pct);
 		buf_printf(b, "<text class=\"change\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-			   "font-size=\"11\" fill=\"%s\">%s<title>%d vCPUs: %s, %s</title></text>\n",
+			   "font-size=\"11\" fill=\"%s\">%s<title>%d vCPU%s: %s, %s</title></text>\n",
 			   fx(f, m->p[i].vcpus), fmax(fy(f, top) - 8, SV_TOP - 4), color, ch,
-			   m->p[i].vcpus, ch, cmp_verdict_name(cm->verdict));
+			   m->p[i].vcpus, m->p[i].vcpus == 1 ? "" : "s", ch,
+			   cmp_verdict_name(cm->verdict));
 	}
 }
 
