@@ -14,6 +14,7 @@ check "the run passed" equals "$(kf_field "$id" outcome)" passed
 recorded=$(cat "$(kf_field "$id" run_dir)/output.txt")
 check "...and recorded its output" contains "$recorded" "repro-says-42"
 
+check "the run page says how to reproduce it" contains "$(curl -sf "$KF_URL/runs/$id")" "<code>kfleet repro $id</code>"
 cd "$T"
 out=$(kf repro "$id" -d "$T/repro" 2>&1)
 check "kfleet repro writes a directory" contains "$out" "$T/repro: run $id's reproducer"
