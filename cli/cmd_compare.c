@@ -13,6 +13,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/cli.h"
+#include "cli/scaling.h"
 #include "common/buf.h"
 #include "common/util.h"
 
@@ -190,6 +191,9 @@ static int compare_render(json_t *j, const struct compare_args *a, struct buf *o
 		}
 		cmp_report_release(&rep);
 	}
+	/* cells that differ only in vCPUs: the scaling table too */
+	if (cli_scaling_render(json_object_get(j, "comparisons"), a->markdown, out) < 0)
+		return -1;
 	json_array_foreach(json_object_get(j, "unmatched"), i, v)
 		buf_printf(out, "%snot compared: %s has only %s runs\n", out->len ? "\n" : "",
 			   cli_jdash(v, "cell"), cli_jdash(v, "only"));
@@ -340,9 +344,20 @@ int cli_request_report(struct cli *k, long long id, const char *job, int markdow
 		goto out;
 	}
 	{
-		char ka[32], kb[32];
-		char *cargv[10] = { "compare", "--kernels", ka, kb, "--job", (char *)job };
+		char ka[32], kb[32], vc[32];
+		char *cargv[16] = { "compare", "--kernels", ka, kb, "--job", (char *)job };
 		int cargc = 6;
+		json_t *cell = json_object_get(json_array_get(json_object_get(r.j, "comparisons"), 0),
+					       "cell");
+
+		/* the request's own cell: its siblings at other vCPUs have theirs */
+		if (cli_jint(cell, "vcpus", 0) > 0 && json_is_string(json_object_get(cell, "arch"))) {
+			snprintf(vc, sizeof(vc), "%lld", cli_jint(cell, "vcpus", 0));
+			cargv[cargc++] = "--vcpus";
+			cargv[cargc++] = vc;
+			cargv[cargc++] = "--arch";
+			cargv[cargc++] = (char *)cli_jstr(cell, "arch", NULL);
+		}
 
 		if (markdown)
 			cargv[cargc++] = "--markdown";
@@ -383,7 +398,9 @@ int cli_test(struct cli *k, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL, *margin = NULL;
-	long long repeat = 1, vcpus = 0, memory = 0, id, max_runs = 0;
+	long long repeat = 1, memory = 0, id, max_runs = 0, ids[CLI_VCPUS_MAX];
+	int vcpus[CLI_VCPUS_MAX] = { 0 };
+	size_t nvcpus = 0;
 	int wait = 0, markdown = 0, c, rc = CLI_USAGE, until = 0;
 	char *babs = NULL, *pabs = NULL, *token = NULL;
 	json_t *body = NULL;
@@ -401,7 +418,7 @@ int cli_test(struct cli *k, int argc, char **argv)
 				goto out;
 			break;
 		case 'v':
-			if (cli_parse_num(k->cmd, "--vcpus", optarg, 1, 4096, &vcpus) < 0)
+			if (cli_vcpus_list(k->cmd, optarg, vcpus, &nvcpus) < 0)
 				goto out;
 			break;
 		case 'm':
@@ -441,26 +458,54 @@ int cli_test(struct cli *k, int argc, char **argv)
 	token = cli_read_token(k);
 	if (!babs || !pabs || !token)
 		goto out;
-	body = json_pack("{s:s, s:s, s:s, s:I}", "kernel", babs, "patched", pabs, "job", job,
-			 "repeat", (json_int_t)repeat);
-	if (!body || (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
-	    (vcpus && json_object_set_new(body, "vcpus", json_integer(vcpus)) < 0) ||
-	    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0) ||
-	    cli_decided_body(body, until, max_runs, margin) < 0) {
-		fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
-		goto out;
+	/* one request per vCPU count: each its own cell, the scaling across them */
+	for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++) {
+		json_decref(body);
+		json_decref(r.j);
+		r.j = NULL;
+		body = json_pack("{s:s, s:s, s:s, s:I}", "kernel", babs, "patched", pabs, "job", job,
+				 "repeat", (json_int_t)repeat);
+		if (!body || (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
+		    (vcpus[v] && json_object_set_new(body, "vcpus", json_integer(vcpus[v])) < 0) ||
+		    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0) ||
+		    cli_decided_body(body, until, max_runs, margin) < 0) {
+			fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
+			goto out;
+		}
+		if (cli_api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
+			fprintf(stderr, "kfleet: test: %s\n", r.err);
+			goto out;
+		}
+		ids[v] = id = cli_jint(r.j, "id", 0);
+		printf("request %lld queued: %lld runs of base and patched, interleaved%s", id,
+		       2 * repeat, until ? ", then more until decided" : "");
+		if (vcpus[v])
+			printf(" (%d vCPU%s)", vcpus[v], vcpus[v] == 1 ? "" : "s");
+		printf("\n");
 	}
-	if (cli_api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
-		fprintf(stderr, "kfleet: test: %s\n", r.err);
-		goto out;
-	}
-	id = cli_jint(r.j, "id", 0);
-	printf("request %lld queued: %lld runs of base and patched, interleaved%s\n", id,
-	       2 * repeat, until ? ", then more until decided" : "");
 	rc = CLI_OK;
 	if (!wait)
 		goto out;
-	rc = cli_request_report(k, id, job, markdown, margin);
+	for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++) {
+		int one;
+
+		if (nvcpus > 1)
+			printf("\nrequest %lld: %s, %d vCPU%s\n", ids[v], job, vcpus[v],
+			       vcpus[v] == 1 ? "" : "s");
+		one = cli_request_report(k, ids[v], job, markdown, margin);
+		if (one > rc)
+			rc = one;
+	}
+	if (nvcpus > 1) {
+		struct resp q = { 0 };
+		char path[64];
+
+		snprintf(path, sizeof(path), "/api/requests/%lld", ids[0]);
+		if (cli_api_call(k, "GET", path, NULL, NULL, &q) == 0)
+			cli_scaling_report(k, cli_jint(q.j, "base_kernel_id", 0),
+					   cli_jint(q.j, "patched_kernel_id", 0), job, markdown, margin);
+		json_decref(q.j);
+	}
 out:
 	json_decref(r.j);
 	json_decref(body);

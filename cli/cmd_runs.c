@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/where.h"
 #include "common/buf.h"
 #include "common/util.h"
 #include "jobs/jobs.h"
@@ -494,6 +495,8 @@ int cli_runs(struct cli *k, int argc, char **argv)
 
 		printf("%lld queued, %lld running, %lld done\n", cli_jint(cn, "queued", 0),
 		       cli_jint(cn, "running", 0), cli_jint(cn, "done", 0));
+		if (cli_jint(cn, "queued", 0) + cli_jint(cn, "running", 0) > 0)
+			cli_runs_where(k);
 	}
 	json_decref(r.j);
 	return CLI_OK;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/scaling.h"
 #include "common/buf.h"
 #include "common/util.h"
 #include "kernels/kernels.h"
@@ -297,7 +298,9 @@ out:
 static int submit_report(struct cli *k, json_t *sub, int markdown, const char *margin, int rc)
 {
 	json_t *reqs = json_object_get(sub, "requests"), *q;
-	size_t i;
+	long long seen[64][2];
+	char *job[64];
+	size_t i, n = 0;
 
 	json_array_foreach(reqs, i, q) {
 		struct resp rq = { 0 };
@@ -316,7 +319,24 @@ static int submit_report(struct cli *k, json_t *sub, int markdown, const char *m
 					 markdown, margin);
 		if (one > rc)
 			rc = one;
+		/* the first request of a kernel pair and job: its scaling across vCPUs */
+		if (n < 64) {
+			seen[n][0] = cli_jint(rq.j, "base_kernel_id", 0);
+			seen[n][1] = cli_jint(rq.j, "patched_kernel_id", 0);
+			job[n] = strdup(cli_jstr(rq.j, "job", ""));
+			for (size_t j = 0; job[n] && j < n; j++)
+				if (seen[j][0] == seen[n][0] && seen[j][1] == seen[n][1] &&
+				    !strcmp(job[j], job[n])) {
+					free(job[n]);
+					job[n] = NULL;
+				}
+			n += job[n] != NULL;
+		}
 		json_decref(rq.j);
+	}
+	for (i = 0; i < n; i++) {
+		cli_scaling_report(k, seen[i][0], seen[i][1], job[i], markdown, margin);
+		free(job[i]);
 	}
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/repro.h"
 #include "common/buf.h"
 #include "orchestrator/config.h"
 
@@ -41,6 +42,7 @@ static const struct command {
 	{ "runs", cli_runs },
 	{ "show", cli_show },
 	{ "logs", cli_logs },
+	{ "repro", cli_repro },
 	{ "jobs", cli_jobs },
 	{ "compare", cli_compare },
 	{ "test", cmd_test },

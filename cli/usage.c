@@ -16,7 +16,7 @@ void cli_usage(FILE *f)
 	      "                                       apply where no option is given)\n"
 	      "      run also takes --topology SOCKETS:CORES:THREADS, --numa NODES and\n"
 	      "      --repeat N (N separate runs; with --wait, each one's result)\n"
-	      "  test --base PATH --patched PATH --job NAME [--repeat N] [--arch A] [--vcpus N]\n"
+	      "  test --base PATH --patched PATH --job NAME [--repeat N] [--arch A] [--vcpus N,..]\n"
 	      "      [--memory MB] [--wait] [--markdown] [--margin PCT]\n"
 	      "      [--until-decided [--max-runs N]]\n"
 	      "                                       runs of both kernels interleaved, then\n"

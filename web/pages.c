@@ -492,8 +492,9 @@ WEB_HANDLER(pages_run)
 		   (long long)id);
 	file_pre(&b, &r, RUN_FILE_OUTPUT, WEB_PAGE_OUTPUT, 0, "output", pr, npr);
 	buf_printf(&b, "<h2>console</h2>\n<p><a href=\"/runs/%lld/console\">full console</a> "
-		   "&middot; <a href=\"/runs/%lld/domain.xml\">domain XML</a></p>\n",
-		   (long long)id, (long long)id);
+		   "&middot; <a href=\"/runs/%lld/domain.xml\">domain XML</a> &middot; to boot it "
+		   "again by hand: <code>kfleet repro %lld</code></p>\n",
+		   (long long)id, (long long)id, (long long)id);
 	file_pre(&b, &r, RUN_FILE_CONSOLE, WEB_PAGE_CONSOLE, 1, "console", pr, npr);
 	web_storage_html(&b, r.run_dir, pr, npr);
 	web_page_tail(&b);

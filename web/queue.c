@@ -24,6 +24,8 @@ struct qrun {
 	int64_t median_ms;   /* -1: unknown */
 	int median_n;        /* finished runs the median is from */
 	int64_t finish_ms;   /* expected end, from now; -1 unknown */
+	int64_t start_ms;    /* a queued run's expected start, from now; -1 unknown */
+	int position;        /* a queued run's place in the queue, from 1; 0 running */
 };
 
 struct qreq {
@@ -73,7 +75,7 @@ static int queue_estimate(struct queue *m)
 {
 	int64_t *slot;
 	size_t ns = 0;
-	int unknown = 0;
+	int unknown = 0, pos = 0;
 
 	m->parallel = m->running ? m->running : 1;
 	slot = calloc(m->parallel, sizeof(*slot));
@@ -83,6 +85,9 @@ static int queue_estimate(struct queue *m)
 		struct qrun *q = &m->q[i];
 
 		q->finish_ms = -1;
+		q->start_ms = -1;
+		if (q->r->state != RUN_RUNNING)
+			q->position = ++pos;
 		if (q->r->state == RUN_RUNNING) {
 			int64_t ran = m->now - q->r->started_at;
 
@@ -104,6 +109,7 @@ static int queue_estimate(struct queue *m)
 			for (size_t j = 1; j < m->parallel; j++)
 				if (slot[j] < slot[k])
 					k = j;
+			q->start_ms = slot[k];
 			slot[k] += q->median_ms;
 			q->finish_ms = slot[k];
 		}
@@ -197,6 +203,30 @@ static void fmt_ms(int64_t ms, char out[32])
 
 /* ---- /queue ---- */
 
+/* Where a run is: "#2 in the queue, starts in about 40 s" or "12 s of
+ * its usual 30 s (40%)" */
+static void where_html(struct buf *b, const struct queue *m, const struct qrun *q)
+{
+	char t[32], u[32];
+
+	if (q->r->state != RUN_RUNNING) {
+		fmt_ms(q->start_ms, t);
+		buf_printf(b, "#%d in the queue, starts %s%s", q->position,
+			   q->start_ms < 0 ? "at a time not known yet" : q->start_ms == 0 ?
+			   "as soon as a slot frees" : "in about ", q->start_ms > 0 ? t : "");
+		return;
+	}
+	web_fmt_duration(q->r->started_at, m->now, t);
+	if (q->median_ms < 0) {
+		buf_printf(b, "%s so far, no usual time yet", t);
+		return;
+	}
+	fmt_ms(q->median_ms, u);
+	buf_printf(b, "%s of its usual %s (%d%%)%s", t, u,
+		   q->median_ms > 0 ? (int)((m->now - q->r->started_at) * 100 / q->median_ms) : 100,
+		   m->now - q->r->started_at > q->median_ms ? ", past it" : "");
+}
+
 static void queue_run_row(struct buf *b, const struct queue *m, const struct qrun *q)
 {
 	const struct dbq_queue_run *r = q->r;
@@ -225,7 +255,9 @@ static void queue_run_row(struct buf *b, const struct queue *m, const struct qru
 		   "<td class=\"num\">%s", waited, running ? ran : "-", med);
 	if (q->median_n)
 		buf_printf(b, " <span class=\"note\">(%d)</span>", q->median_n);
-	buf_printf(b, "</td><td class=\"num\">%s</td></tr>\n", fin);
+	buf_printf(b, "</td><td class=\"num\">%s</td><td class=\"where\">", fin);
+	where_html(b, m, q);
+	buf_puts(b, "</td></tr>\n");
 }
 
 WEB_HANDLER(pages_queue)
@@ -271,7 +303,7 @@ WEB_HANDLER(pages_queue)
 		buf_puts(&b, "<table id=\"queue\"><thead><tr><th>run</th><th>state</th>"
 			 "<th>request</th><th>job</th><th>kernel</th><th>arch</th><th>vCPUs</th>"
 			 "<th>host</th><th>waited</th><th>running for</th><th>median run</th>"
-			 "<th>expected end in</th></tr></thead><tbody>\n");
+			 "<th>expected end in</th><th>where</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < m.n; i++)
 			queue_run_row(&b, &m, &m.q[i]);
 		buf_puts(&b, "</tbody></table>\n");
@@ -321,7 +353,7 @@ WEB_HANDLER(api_queue)
 		int running = q->state == RUN_RUNNING;
 
 		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:o, s:o, s:{s:I, s:o},"
-			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o}",
+			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}",
 			"id", (json_int_t)q->id, "state", run_state_name(q->state),
 			"request", q->request_id > 0 ? json_integer(q->request_id) : json_null(),
 			"job", web_json_str(q->job),
@@ -332,7 +364,9 @@ WEB_HANDLER(api_queue)
 			"waited_ms", jms((running ? q->started_at : m.now) - q->queued_at),
 			"running_ms", running ? jms(m.now - q->started_at) : json_null(),
 			"median_ms", jms(m.q[i].median_ms), "median_runs", m.q[i].median_n,
-			"expected_end_in_ms", jms(m.q[i].finish_ms))) < 0)
+			"expected_end_in_ms", jms(m.q[i].finish_ms),
+			"position", m.q[i].position ? json_integer(m.q[i].position) : json_null(),
+			"expected_start_in_ms", running ? json_null() : jms(m.q[i].start_ms))) < 0)
 			bad = 1;
 	}
 	for (size_t i = 0; reqs && i < m.nreqs; i++)

@@ -10,6 +10,7 @@
 #include "web/decided.h"
 #include "web/handlers.h"
 #include "web/reply.h"
+#include "web/scaling.h"
 #include "web/server.h"
 #include "web/svg.h"
 
@@ -724,6 +725,7 @@ WEB_HANDLER(pages_request)
 	runs_grid(&b, &r, now);
 	passfail_section(&b, db, &r);
 	compare_section(&b, w, db, &r);
+	web_scaling_section(&b, w, db, &r.q);
 	buf_printf(&b, "<p class=\"note\"><a href=\"/api/requests/%lld\">as JSON</a></p>\n",
 		   (long long)id);
 	web_page_tail(&b);

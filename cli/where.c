@@ -1,0 +1,60 @@
+/* where.c: `kfleet runs`' lines for the runs not done yet: the queue as
+ * GET /api/queue estimates it (web/queue.c: each kind of run takes the
+ * median of its last finished runs, the fleet keeps as many going as now
+ * and starts the oldest queued run when one ends). */
+#include "cli/where.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+static void dur(json_t *o, const char *key, char out[32])
+{
+	json_t *v = json_object_get(o, key);
+
+	cli_fmt_duration(json_is_integer(v) ? json_integer_value(v) : -1, out);
+}
+
+int cli_runs_where(struct cli *k)
+{
+	struct resp r = { 0 };
+	json_t *run;
+	size_t i;
+
+	if (cli_api_call(k, "GET", "/api/queue", NULL, NULL, &r) < 0) {
+		fprintf(stderr, "kfleet: runs: the queue: %s\n", r.err);
+		return -1;
+	}
+	json_array_foreach(json_object_get(r.j, "runs"), i, run) {
+		char a[32], b[32];
+
+		if (!i)
+			printf("\nwhere the runs not done are:\n");
+		printf("  run %-6lld %-8s %-12s ", cli_jint(run, "id", 0), cli_jdash(run, "state"),
+		       cli_jdash(run, "job"));
+		if (json_is_integer(json_object_get(run, "position"))) {
+			json_t *st = json_object_get(run, "expected_start_in_ms");
+
+			dur(run, "expected_start_in_ms", a);
+			printf("#%lld in the queue, ", cli_jint(run, "position", 0));
+			if (!json_is_integer(st))
+				printf("start not known yet (no finished runs of a kind ahead)\n");
+			else if (json_integer_value(st) == 0)
+				printf("starts as soon as a slot frees\n");
+			else
+				printf("starts in about %s\n", a);
+			continue;
+		}
+		dur(run, "running_ms", a);
+		dur(run, "median_ms", b);
+		if (!json_is_integer(json_object_get(run, "median_ms")))
+			printf("%s so far, no usual time yet\n", a);
+		else
+			printf("%s of its usual %s (%lld%%)\n", a, b,
+			       cli_jint(run, "median_ms", 0) > 0 ? cli_jint(run, "running_ms", 0) * 100 /
+			       cli_jint(run, "median_ms", 1) : 100);
+	}
+	json_decref(r.j);
+	return 0;
+}
