@@ -237,7 +237,8 @@ static void fill_spec(struct run_ctx *x)
 	gs->emulator = x->emulator;
 	gs->socket = x->sock;
 	gs->disk = x->up ? x->rf.disk : x->disk.overlay;
-	gs->bios = !x->arm && !strcmp(x->h->conf->firmware, "qboot") ? CONFIG_QBOOT_ROM : NULL;
+	gs->bios = !x->arm && x->h->conf->firmware && !strcmp(x->h->conf->firmware, "qboot") ?
+		   CONFIG_QBOOT_ROM : NULL;
 	quiet_spec(x->o, r->id, gs);
 }
 
