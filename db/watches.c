@@ -234,11 +234,12 @@ int db_watch_series_state(struct db *db, int64_t id, const char *state, const ch
 }
 
 int db_watch_series_queued(struct db *db, int64_t id, int64_t submission_id, const char *tree,
-			   const char *base, const char *detail)
+			   const char *base, const char *subject, const char *detail)
 {
 	return dbi_exec(db, "UPDATE watch_series SET state = 'queued', submission_id = ?1,"
-			" tree = ?2, base = ?3, detail = ?4 WHERE id = ?5", DBI_INT(submission_id),
-			DBI_TEXT(tree), DBI_TEXT(base), DBI_TEXT(detail), DBI_INT(id));
+			" tree = ?2, base = ?3, detail = ?4, subject = coalesce(?6, subject)"
+			" WHERE id = ?5", DBI_INT(submission_id), DBI_TEXT(tree), DBI_TEXT(base),
+			DBI_TEXT(detail), DBI_INT(id), DBI_TEXT(subject));
 }
 
 int db_watch_series_retry(struct db *db, int64_t id, const char *detail, int64_t next_try_at)

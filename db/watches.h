@@ -108,9 +108,10 @@ int db_watch_series_of_submission(struct db *db, int64_t submission_id,
 				  struct watch_series_row *s);
 /* Sets the state (and detail, when not NULL) */
 int db_watch_series_state(struct db *db, int64_t id, const char *state, const char *detail);
-/* Taken: queued as submission_id, with the tree and base the rules chose */
+/* Taken: queued as submission_id, with the tree and base the rules chose
+ * and the subject as the mail had it (NULL: the remote's kept) */
 int db_watch_series_queued(struct db *db, int64_t id, int64_t submission_id, const char *tree,
-			   const char *base, const char *detail);
+			   const char *base, const char *subject, const char *detail);
 /* A failed try: tries + 1, the next one at next_try_at */
 int db_watch_series_retry(struct db *db, int64_t id, const char *detail, int64_t next_try_at);
 int db_watch_series_superseded(struct db *db, int64_t id, int64_t by, const char *detail);

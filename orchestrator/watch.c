@@ -338,7 +338,8 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; base-commit %.12s from %s",
 			 ser->base_commit, ser->base_commit_from ? ser->base_commit_from : "the series");
 	if (db_watch_series_queued(db, s->id, id, tree, ser->base_commit ? ser->base_commit :
-				   branch, why) < 0 || db_watch_count_queued(db, sp->name, 1) < 0) {
+				   branch, ser->cover ? ser->cover->subject : ser->count ?
+				   ser->patches[0].subject : NULL, why) < 0 || db_watch_count_queued(db, sp->name, 1) < 0) {
 		log_error("watch '%s': database: %s", sp->name, db_errmsg(db));
 		goto out;
 	}
