@@ -39,7 +39,9 @@ const struct db_field db_watch_series_fields[] = {
 	F(watch_series_row, submission_id, INT), F(watch_series_row, superseded_by, INT),
 	F(watch_series_row, pending_posted, INT), F(watch_series_row, verdict, TEXT),
 	F(watch_series_row, verdict_detail, TEXT), F(watch_series_row, reported_at, TIME),
-	F(watch_series_row, mail_path, TEXT), { NULL, 0, 0 },
+	F(watch_series_row, mail_path, TEXT), F(watch_series_row, mail_sent_at, TIME),
+	F(watch_series_row, mail_error, TEXT), F(watch_series_row, mail_tries, INT),
+	{ NULL, 0, 0 },
 };
 
 const struct db_field db_watch_check_fields[] = {
@@ -390,4 +392,27 @@ int db_watch_run_lines(struct db *db, int64_t submission_id, struct buf *out)
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int db_watch_series_unsent(struct db *db, const char *watch, int max_tries,
+			   struct watch_series_row **rows, size_t *n)
+{
+	sqlite3_stmt *st = dbi_select(db, db_watch_series_fields, "watch_series",
+				      "WHERE watch = ?1 AND mail_path IS NOT NULL AND mail_sent_at IS NULL"
+				      " AND mail_tries < ?2 ORDER BY id");
+
+	if (st)
+		dbi_bind(st, DBI_TEXT(watch), DBI_INT(max_tries));
+	return dbi_rows(st, db_watch_series_fields, sizeof(**rows), 64, rows, n, NULL);
+}
+
+int db_watch_series_mailed(struct db *db, int64_t id, const char *error, int64_t next_try_at)
+{
+	if (!error)
+		return dbi_exec(db, "UPDATE watch_series SET mail_sent_at = ?1, mail_error = NULL,"
+				" mail_tries = mail_tries + 1 WHERE id = ?2", DBI_INT(now_ms()),
+				DBI_INT(id));
+	return dbi_exec(db, "UPDATE watch_series SET mail_error = ?1, mail_tries = mail_tries + 1,"
+			" next_try_at = ?2 WHERE id = ?3", DBI_TEXT(error), DBI_INT(next_try_at),
+			DBI_INT(id));
 }

@@ -52,6 +52,9 @@ struct watch_series_row {
 	char *verdict_detail;      /* its one-line description */
 	int64_t reported_at;
 	char *mail_path;           /* the reply written to report_dir, or NULL */
+	int64_t mail_sent_at;      /* when SMTP took it (send = yes), 0: not sent */
+	char *mail_error;          /* why the last send failed */
+	int64_t mail_tries;
 };
 extern const struct db_field db_watch_series_fields[];
 
@@ -137,6 +140,11 @@ int db_watch_find_submission(struct db *db, const char *mbox_path, int64_t since
  * (canceled), each saying why. The runs canceled, or -1 */
 int db_watch_cancel_submission(struct db *db, int64_t id, const char *why);
 
+/* Replies written but not sent yet, fewer than max_tries tried */
+int db_watch_series_unsent(struct db *db, const char *watch, int max_tries,
+			   struct watch_series_row **rows, size_t *n);
+/* A send: ok (error NULL) or not; the next try not before next_try_at */
+int db_watch_series_mailed(struct db *db, int64_t id, const char *error, int64_t next_try_at);
 /* Reports of the series not before at (ms) */
 int db_watch_series_later(struct db *db, int64_t id, int64_t at);
 /* The submission's runs by job, arch and vCPUs: one line each onto out

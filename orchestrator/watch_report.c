@@ -3,10 +3,11 @@
  * success / warning / fail with a one-line description and the link to
  * its submission's page once its work is over; and a reply mail on the
  * thread (In-Reply-To and References of the cover letter, "Re:" its
- * subject), written to report_dir. Sending mail is not done here: a
- * watch only writes it (send = yes is refused until kfleet sends). */
+ * subject), written to report_dir, and sent over SMTP (watch_mail.c)
+ * only when the watch says send = yes, retried when refused. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/watch.h"
+#include "orchestrator/watch_mail.h"
 #include "orchestrator/watch_pw.h"
 #include "orchestrator/watchint.h"
 
@@ -24,6 +25,16 @@
 #include "db/watches.h"
 
 #define REPORT_RETRY_S 30
+#define MAIL_TRIES     6     /* sends of a reply before it is given up */
+
+/* A header's value from outside (a name, a subject) on one line */
+static void header(struct buf *m, const char *name, const char *v)
+{
+	buf_printf(m, "%s: ", name);
+	for (const char *p = v ? v : ""; *p; p++)
+		buf_append(m, *p == '\r' || *p == '\n' ? " " : p, 1);
+	buf_puts(m, "\n");
+}
 
 /* The watch's token: the spec's, or its file's first line. NULL when
  * there is none (err says why); caller frees */
@@ -165,20 +176,23 @@ static char *write_mail(struct orch *o, struct db *db, const struct watch_spec *
 			const char *url)
 {
 	struct buf m = BUF_INIT(1 << 20);
-	char date[64], *path = NULL, *subject = s->subject ? s->subject : s->name;
+	char date[64], line[1200], *path = NULL, *subject = s->subject ? s->subject : s->name;
 
 	if (!sp->report_dir)
 		return NULL;
 	mail_date(date, sizeof(date));
 	buf_printf(&m, "From: %s\n", sp->from ? sp->from : "kfleet <kfleet@localhost>");
-	buf_printf(&m, "To: %s\n", s->submitter ? s->submitter : "");
+	header(&m, "To", s->submitter);
 	if (sp->to)
 		buf_printf(&m, "Cc: %s\n", sp->to);
-	buf_printf(&m, "Subject: %s%s\n", strncasecmp(subject, "Re:", 3) ? "Re: " : "", subject);
+	snprintf(line, sizeof(line), "%s%s", strncasecmp(subject, "Re:", 3) ? "Re: " : "", subject);
+	header(&m, "Subject", line);
 	buf_printf(&m, "Date: %s\n", date);
 	buf_printf(&m, "Message-ID: <kfleet.%s.%" PRId64 ".%s@kfleet>\n", sp->name, s->id,
 		   o->instance);
-	buf_printf(&m, "In-Reply-To: <%s>\nReferences: <%s>\n", s->msgid, s->msgid);
+	snprintf(line, sizeof(line), "<%s>", s->msgid);
+	header(&m, "In-Reply-To", line);
+	header(&m, "References", line);
 	buf_puts(&m, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
 		 "Content-Transfer-Encoding: 8bit\n\n");
 	buf_printf(&m, "kfleet tested v%" PRId64 " of this series (patchwork series %" PRId64
@@ -242,6 +256,40 @@ static void report_one(struct orch *o, struct db *db, const struct watch_spec *s
 	free(mail);
 }
 
+/* The replies written and not sent yet, when the watch sends */
+static void send_due(struct orch *o, struct db *db, const struct watch_spec *sp)
+{
+	struct watch_series_row *rows = NULL;
+	size_t n = 0;
+	int64_t now = now_ms();
+
+	if (!sp->send || db_watch_series_unsent(db, sp->name, MAIL_TRIES, &rows, &n) < 0)
+		return;
+	for (size_t i = 0; i < n && !orch_stopping(o); i++) {
+		char err[1024];
+		int64_t again = 10 << rows[i].mail_tries;
+
+		if (rows[i].next_try_at > now)
+			continue;
+		if (watch_mail_send(sp->smtp, sp->from, rows[i].submitter, sp->to, rows[i].mail_path,
+				    sp->timeout_s, err, sizeof(err)) == 0) {
+			db_watch_series_mailed(db, rows[i].id, NULL, 0);
+			wlog(db, sp->name, "info", "series %" PRId64 " v%" PRId64 ": reply mail sent "
+			     "(%s)", rows[i].remote_id, rows[i].version, rows[i].mail_path);
+			continue;
+		}
+		db_watch_series_mailed(db, rows[i].id, err, now + again * 1000);
+		if (rows[i].mail_tries + 1 >= MAIL_TRIES)
+			wlog(db, sp->name, "error", "series %" PRId64 ": reply mail not sent after %d "
+			     "tries, given up (it stays in '%s'): %s", rows[i].remote_id, MAIL_TRIES,
+			     rows[i].mail_path, err);
+		else
+			wlog(db, sp->name, "error", "series %" PRId64 ": reply mail not sent (again in "
+			     "%" PRId64 " s): %s", rows[i].remote_id, again, err);
+	}
+	db_rows_free(db_watch_series_fields, rows, sizeof(*rows), n);
+}
+
 void watch_report(struct orch *o, struct db *db, const struct watch_spec *sp)
 {
 	static const char *const states[] = { "queued", "superseded", "error" };
@@ -265,4 +313,5 @@ void watch_report(struct orch *o, struct db *db, const struct watch_spec *sp)
 		}
 		db_rows_free(db_watch_series_fields, rows, sizeof(*rows), n);
 	}
+	send_due(o, db, sp);
 }

@@ -42,6 +42,13 @@ PW_PID=$!
 trap 'kill $PW_PID 2>/dev/null; kf_cleanup' EXIT
 for _ in $(seq 1 50); do [ -s "$T/pw.port" ] && break; sleep 0.1; done
 PW=http://127.0.0.1:$(cat "$T/pw.port")
+# the SMTP sink refuses mail until the test says otherwise
+mkdir -p "$T/smtp"
+touch "$T/smtp/refuse"
+/usr/bin/python3 "$TOP/t/data/patchwork/smtp-sink.py" "$T/smtp.port" "$T/smtp" 2> "$T/smtp.log" &
+SMTP_PID=$!
+trap 'kill $PW_PID $SMTP_PID 2>/dev/null; kf_cleanup' EXIT
+for _ in $(seq 1 50); do [ -s "$T/smtp.port" ] && break; sleep 0.1; done
 
 SLOTS=1 kf_config "
 [watch pw]
@@ -56,6 +63,10 @@ interval = 2
 timeout = 3
 token_file = $T/pw-token
 report_dir = $T/mail
+send = yes
+smtp = smtp://127.0.0.1:$(cat "$T/smtp.port")
+from = kfleet <kfleet@kfleet.invalid>
+to = fake-list@kfleet.invalid
 link_base = http://kfleet.invalid"
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e|" "$T/kfleetd.ini"
 
@@ -129,6 +140,9 @@ check "...and the watch's position is the newest series" wait_for 10 "select pos
 
 # reports
 check "v1 is reported as superseded" wait_for 30 "select verdict from watch_series where submission_id = $s1" warning
+check "a mail the SMTP server refuses is logged, to be sent again" wait_for 30 "select count(*) > 0 from watch_log where watch = 'pw' and text like '%reply mail not sent (again in 10 s)%said 554%refused by the test%'" 1
+check "...and shown on /watches" contains "$(curl -sf "$KF_URL/watches")" "refused by the test"
+rm "$T/smtp/refuse"
 check "the series that does not apply is a warning with the reason" wait_for 60 "select verdict from watch_series where remote_id = 4" warning
 check "...naming the patch" contains "$(db "select verdict_detail from watch_series where remote_id = 4")" "does not apply: does not apply on"
 check "...patch 2/2" contains "$(checks "print([x['description'] for x in c if x.get('state') == 'warning' and 'apply' in x['description']][0])")" "patch 2/2, src/string.c"
@@ -138,6 +152,7 @@ v2p=$(db "select patches from watch_series where submission_id = $s2")
 check "...each v2 patch got pending, then success" equals "$(checks "p=json.loads('$v2p'); print(' '.join('%d:%s' % (x['patch'], x['state']) for x in c if x['patch'] in p and not x.get('rejected')))")" "$(python3 -c "p=$v2p; print(' '.join(['%d:pending' % i for i in p] + ['%d:success' % i for i in p]))")"
 check "...the success says what ran and links the page" equals "$(checks "print([x for x in c if x.get('state') == 'success'][0]['description'], [x for x in c if x.get('state') == 'success'][0]['target_url'])")" "builds, and all 4 runs passed http://kfleet.invalid/submissions/$s2"
 check "...the skipped series got no check" equals "$(checks "print(len([x for x in c if x['patch'] in json.loads('$(db "select patches from watch_series where remote_id = 3")')]))")" 0
+check "the submission's page says where it was reported" contains "$(curl -sf "$KF_URL/submissions/$s2")" "patchwork series 2 v2 (reported"
 mail=$T/mail/pw-2-v2.eml
 check "the reply mail is written to report_dir" test -f "$mail"
 check "...on the thread: In-Reply-To the cover letter" equals "$(grep '^In-Reply-To:' "$mail")" "In-Reply-To: <$(grep -m1 '^Message-Id:' "$T/series/good.mbox" | sed 's/^Message-Id: <\(.*\)>$/\1/')>"
@@ -145,7 +160,11 @@ check "...References it too" equals "$(grep '^References:' "$mail")" "References
 check "...Re: the cover letter's subject" equals "$(grep '^Subject:' "$mail")" "Subject: Re: [PATCH fake-next v2 0/3] fake: count getpgid calls"
 check "...to the author" equals "$(grep '^To:' "$mail")" "To: Fake Developer <fake-dev@kfleet.invalid>"
 check "...with the runs per job" contains "$(cat "$mail")" "metrics-demo x86_64 1 vCPU: 4 runs, 4 passed"
-check "...and nothing was sent (send is off)" lacks "$(cat "$T/kfleetd.log")" "smtp"
+check "once the server takes mail, every reply is sent, the refused one too" wait_for 60 "select count(*) from watch_series where watch = 'pw' and mail_sent_at is not null" 3
+n=$(grep -l "In-Reply-To: <cover.1700000000" "$T"/smtp/*.eml | xargs grep -l "^Subject: Re: \[PATCH fake-next v2 0/3\]" | head -n 1)
+check "the sink got v2's reply as written, byte for byte (CRLF lines)" sh -c "sed 's/\$/\r/' '$mail' | cmp -s - '$n'"
+check "...from the watch's address, to the author and the list" equals "$(cat "${n%.eml}.json")" '{"mail_from": "kfleet@kfleet.invalid", "rcpt_tos": ["fake-dev@kfleet.invalid", "fake-list@kfleet.invalid"]}'
+check "...Cc the list in its headers" equals "$(grep '^Cc:' "$mail")" "Cc: fake-list@kfleet.invalid"
 
 # bad answers on the second watch; the daemon and the first watch go on
 pw /control/mode '{"project": "bad", "mode": "garbage"}' >/dev/null

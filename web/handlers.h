@@ -111,5 +111,11 @@ WEB_HANDLER(pages_watches);         /* GET /watches */
 WEB_HANDLER(api_watches);           /* GET /api/watches */
 WEB_HANDLER(api_watches_add);       /* POST /api/watches: {"name", "spec": {...}} */
 WEB_HANDLER(api_watch_remove);      /* POST /api/watches/NAME/remove */
+/* Where a watch took the submission from and where it reported it (the
+ * checks, their states, the mail), as a section of its page; nothing
+ * when no watch made it */
+struct buf;
+struct db;
+void web_watch_reported_html(struct buf *b, struct db *db, int64_t submission_id);
 
 #endif

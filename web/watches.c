@@ -52,7 +52,7 @@ static json_t *series_json(struct db *db, const struct watch_series_row *s)
 		db_rows_free(db_watch_check_fields, ck, sizeof(*ck), n);
 	}
 	return json_pack("{s:I, s:I, s:s, s:I, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o,"
-			 " s:o, s:o, s:o, s:o}",
+			 " s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "id", (json_int_t)s->id, "remote_id", (json_int_t)s->remote_id,
 			 "msgid", s->msgid, "version", (json_int_t)s->version,
 			 "name", web_json_str(s->name), "subject", web_json_str(s->subject),
@@ -64,7 +64,8 @@ static json_t *series_json(struct db *db, const struct watch_series_row *s)
 			 "verdict", web_json_str(s->verdict),
 			 "verdict_detail", web_json_str(s->verdict_detail),
 			 "mail", web_json_str(s->mail_path), "seen_at", web_json_time(s->seen_at),
-			 "checks", checks);
+			 "checks", checks, "mail_sent_at", web_json_time(s->mail_sent_at),
+			 "mail_error", web_json_str(s->mail_error));
 }
 
 static json_t *watch_json(struct db *db, const struct watch_row *w)
@@ -226,6 +227,13 @@ static void series_rows(struct buf *b, struct db *db, const char *watch)
 			buf_puts(b, "<br>mail: <code>");
 			web_html_str(b, s[i].mail_path);
 			buf_puts(b, "</code>");
+			if (s[i].mail_sent_at) {
+				buf_puts(b, " sent");
+			} else if (s[i].mail_error) {
+				buf_puts(b, " <span class=\"failed\">not sent: ");
+				web_html_str(b, s[i].mail_error);
+				buf_puts(b, "</span>");
+			}
 		}
 		buf_puts(b, "</td><td>");
 		if (db_watch_checks(db, s[i].id, &ck, &nc) == 0) {
@@ -326,4 +334,48 @@ WEB_HANDLER(pages_watches)
 	db_rows_free(db_watch_fields, v, sizeof(*v), n);
 	web_page_tail(&b);
 	return web_reply_page(c, &b);
+}
+
+void web_watch_reported_html(struct buf *b, struct db *db, int64_t submission_id)
+{
+	struct watch_series_row s;
+	struct watch_check_row *ck = NULL;
+	size_t n = 0;
+
+	if (db_watch_series_of_submission(db, submission_id, &s) != 1)
+		return;
+	buf_puts(b, "<h2>Reported</h2>\n<p>From watch <a href=\"/watches#w-");
+	web_html_str(b, s.watch);
+	buf_puts(b, "\">");
+	web_html_str(b, s.watch);
+	buf_printf(b, "</a>: patchwork series %" PRId64 " v%" PRId64 " (", s.remote_id, s.version);
+	web_html_str(b, s.state);
+	if (s.detail) {
+		buf_puts(b, ": ");
+		web_html_str(b, s.detail);
+	}
+	buf_puts(b, ")</p>\n<table>\n<tr><th>patch</th><th>check</th><th>description</th>"
+		 "<th>posted</th></tr>\n");
+	if (db_watch_checks(db, s.id, &ck, &n) == 0)
+		for (size_t i = 0; i < n; i++) {
+			char t[32];
+
+			fmt_time_ms(ck[i].posted_at, 0, t, sizeof(t));
+			buf_printf(b, "<tr><td>%" PRId64 "</td><td class=\"%s\">", ck[i].patch_id,
+				   ck[i].error ? "failed" : state_class(ck[i].state));
+			web_html_str(b, ck[i].state);
+			buf_puts(b, "</td><td>");
+			web_html_str(b, ck[i].description);
+			buf_printf(b, "</td><td>%s%s", t, ck[i].error ? ": not posted: " : "");
+			web_html_str(b, ck[i].error);
+			buf_puts(b, "</td></tr>\n");
+		}
+	buf_puts(b, "</table>\n");
+	db_rows_free(db_watch_check_fields, ck, sizeof(*ck), n);
+	if (s.mail_path) {
+		buf_puts(b, "<p>reply mail: <code>");
+		web_html_str(b, s.mail_path);
+		buf_printf(b, "</code>%s</p>\n", s.mail_sent_at ? ", sent" : ", not sent");
+	}
+	db_row_release(db_watch_series_fields, &s, sizeof(s));
 }
