@@ -159,6 +159,12 @@ int db_watch_advance(struct db *db, const char *name, int64_t position, const ch
 			DBI_TEXT(name));
 }
 
+int db_watch_advance_date(struct db *db, const char *name, const char *date)
+{
+	return dbi_exec(db, "UPDATE watches SET position_date = ?1 WHERE name = ?2 AND"
+			" position_date < ?1", DBI_TEXT(date), DBI_TEXT(name));
+}
+
 int db_watch_log(struct db *db, const char *name, const char *level, const char *text)
 {
 	if (dbi_exec(db, "INSERT INTO watch_log (watch, at, level, text) VALUES (?, ?, ?, ?)",

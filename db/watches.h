@@ -94,6 +94,8 @@ int db_watch_polled(struct db *db, const char *name, int ok, const char *error,
 int db_watch_count_queued(struct db *db, const char *name, int n);
 /* Moves the position on (never back). 0 / -1 */
 int db_watch_advance(struct db *db, const char *name, int64_t position, const char *date);
+/* The same by date alone (a lore watch): never back */
+int db_watch_advance_date(struct db *db, const char *name, const char *date);
 /* A line of the watch's log (its newest 200 kept); level "info"/"warn"/"error" */
 int db_watch_log(struct db *db, const char *name, const char *level, const char *text);
 /* The newest max lines of a watch's log, newest first */

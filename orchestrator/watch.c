@@ -9,6 +9,7 @@
  * (db/watches.c): a restart takes up where the last daemon stopped. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/watch.h"
+#include "orchestrator/watch_lore.h"
 #include "orchestrator/watch_pw.h"
 #include "orchestrator/watchint.h"
 
@@ -198,10 +199,83 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 	return 0;
 }
 
+/* A lore list: its Atom feed; each message that starts a series, newer
+ * than the position, recorded (one per message-id and version). 0 / -1 */
+static int poll_lore(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
+		     int *found, char *err, size_t errn)
+{
+	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
+				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX };
+	struct buf body = BUF_INIT(0);
+	struct lore_entry *e = NULL;
+	char *url = NULL, *ferr = NULL, newest[64] = "";
+	size_t n = 0;
+	int rc = -1;
+
+	if (asprintf(&url, "%s/new.atom", sp->lore) < 0) {
+		url = NULL;
+		goto out;
+	}
+	if (fetch_url(url, &fo, &body, &ferr) < 0) {
+		snprintf(err, errn, "%s", ferr ? ferr : url);
+		goto out;
+	}
+	if (lore_feed_parse(body.data, body.len, &e, &n, err, errn) < 0) {
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%s", err);
+		snprintf(err, errn, "'%s': %s", url, tmp);
+		goto out;
+	}
+	/* newest first: taken oldest first */
+	for (size_t k = n; k-- > 0;) {
+		struct pw_series s;
+		char mbox[1200], *title;
+		int r;
+
+		if (strcmp(e[k].updated, w->position_date) < 0)
+			continue;
+		if (strcmp(e[k].updated, newest) > 0)
+			snprintf(newest, sizeof(newest), "%s", e[k].updated);
+		if (!e[k].starts_series)
+			continue;
+		memset(&s, 0, sizeof(s));
+		title = e[k].subject + strspn(e[k].subject, " ");
+		while (*title == '[' && strchr(title, ']'))
+			title = strchr(title, ']') + 1 + strspn(strchr(title, ']') + 1, " ");
+		snprintf(mbox, sizeof(mbox), "%s/%s/t.mbox.gz", sp->lore, e[k].msgid);
+		s.version = e[k].version;
+		s.name = title;
+		s.subject = e[k].subject;
+		s.msgid = e[k].msgid;
+		s.submitter = e[k].author;
+		s.mbox = mbox;
+		s.web_url = mbox;
+		r = record(db, sp, &s);
+		if (r < 0) {
+			snprintf(err, errn, "database: %s", db_errmsg(db));
+			goto out;
+		}
+		*found += r;
+	}
+	if (*newest && db_watch_advance_date(db, sp->name, newest) < 0) {
+		snprintf(err, errn, "database: %s", db_errmsg(db));
+		goto out;
+	}
+	rc = 0;
+out:
+	lore_entries_free(e, n);
+	buf_release(&body);
+	free(ferr);
+	free(url);
+	return rc;
+}
+
 static void poll_watch(struct db *db, const struct watch_spec *sp, const struct watch_row *w)
 {
 	char err[1024] = "";
-	int found = 0, rc = poll_once(db, sp, w, &found, err, sizeof(err));
+	int found = 0, rc = sp->lore ? poll_lore(db, sp, w, &found, err, sizeof(err)) :
+			poll_once(db, sp, w, &found, err, sizeof(err));
 	int64_t wait_s = sp->interval_s;
 
 	if (rc < 0) {
@@ -286,12 +360,19 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 	int64_t id = 0;
 	int rc;
 
-	if (fetch_url(s->mbox_url, &fo, &mbox, &e) < 0) {
+	fo.lore_base = sp->lore;
+	if ((sp->lore ? fetch_msgid(s->msgid, &fo, &mbox, NULL, &e) :
+	     fetch_url(s->mbox_url, &fo, &mbox, &e)) < 0) {
 		take_failed(db, sp, s, e ? e : s->mbox_url);
 		goto out;
 	}
 	/* the intake parses it again; here: what base it names */
-	if (series_parse_mem(s->mbox_url, mbox.data ? mbox.data : "", mbox.len, &ser, &e) < 0) {
+	if (series_parse_mem(s->mbox_url, mbox.data ? mbox.data : "", mbox.len, &ser, &e) < 0 &&
+	    sp->lore) {
+		/* a thread whose patches are not all in yet */
+		take_failed(db, sp, s, e ? e : "not a series");
+		goto out;
+	} else if (!ser) {
 		db_watch_series_state(db, s->id, "error", e);
 		wlog(db, sp->name, "error", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id,
 		     s->version, e ? e : "not a series");

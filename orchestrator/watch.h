@@ -37,6 +37,8 @@ struct watch_spec {
 	char *name;
 	char *patchwork;          /* the instance's base URL (no /api) */
 	char *project;            /* its linkname or id */
+	char *lore;               /* or a public-inbox list ("https://lore.kernel.org/bpf"):
+				     its Atom feed, then each series' thread mbox */
 	struct watch_tag *tags;
 	size_t ntags;
 	char *tree, *branch;      /* where a series with no matching tag goes; NULL: skipped */

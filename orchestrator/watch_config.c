@@ -65,7 +65,7 @@ int watch_config_key(struct config *c, const char *section, const char *key, con
 	}
 	for (size_t i = 0; i < w->n; i++)
 		if (!strcmp(w->keys[i], key))
-			return snprintf(msg, n, "[watch %s]: '%s' given twice", name, key), -1;
+			return snprintf(msg, n, "'%s' given twice", key), -1;
 	{
 		char **k = realloc(w->keys, (w->n + 1) * sizeof(*k));
 		char **vv = k ? realloc(w->values, (w->n + 1) * sizeof(*vv)) : NULL;

@@ -55,12 +55,27 @@ static size_t reader(char *buf, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
+/* The server's last reply line: what it said when it refused */
+static int on_debug(CURL *c, curl_infotype type, char *data, size_t size, void *ud)
+{
+	char *last = ud;
+	size_t n = size < 255 ? size : 255;
+
+	(void)c;
+	if (type != CURLINFO_HEADER_IN)
+		return 0;
+	memcpy(last, data, n);
+	last[n] = '\0';
+	last[strcspn(last, "\r\n")] = '\0';
+	return 0;
+}
+
 int watch_mail_send(const char *url, const char *from, const char *author, const char *to,
 		    const char *path, long timeout_s, char *err, size_t errn)
 {
 	struct buf mail = BUF_INIT(MAIL_MAX);
 	struct curl_slist *rcpt = NULL;
-	char cerr[CURL_ERROR_SIZE] = "", *sender = from ? addr_of(from) : NULL, *list = NULL;
+	char cerr[CURL_ERROR_SIZE] = "", said[256] = "", *sender = from ? addr_of(from) : NULL, *list = NULL;
 	struct src src;
 	CURL *c = NULL;
 	CURLcode rc;
@@ -107,6 +122,9 @@ int watch_mail_send(const char *url, const char *from, const char *author, const
 	    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
 	    curl_easy_setopt(c, CURLOPT_USE_SSL, (long)(strncmp(url, "smtps://", 8) ?
 							 CURLUSESSL_TRY : CURLUSESSL_ALL)) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, on_debug) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_DEBUGDATA, said) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_VERBOSE, 1L) != CURLE_OK ||
 	    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr) != CURLE_OK) {
 		snprintf(err, errn, "'%s': libcurl lacks an option kfleet needs", url);
 		goto out;
@@ -116,7 +134,9 @@ int watch_mail_send(const char *url, const char *from, const char *author, const
 		long code = 0;
 
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-		if (code)
+		if (said[0])
+			snprintf(err, errn, "'%s': the server said '%s'", url, said);
+		else if (code)
 			snprintf(err, errn, "'%s': the server said %ld: %s", url, code,
 				 cerr[0] ? cerr : curl_easy_strerror(rc));
 		else

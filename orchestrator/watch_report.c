@@ -195,9 +195,13 @@ static char *write_mail(struct orch *o, struct db *db, const struct watch_spec *
 	header(&m, "References", line);
 	buf_puts(&m, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
 		 "Content-Transfer-Encoding: 8bit\n\n");
-	buf_printf(&m, "kfleet tested v%" PRId64 " of this series (patchwork series %" PRId64
-		   ") on tree '%s'%s%s.\n\n", s->version, s->remote_id, s->tree ? s->tree : "?",
-		   s->base ? ", base " : "", s->base ? s->base : "");
+	if (s->remote_id)
+		snprintf(line, sizeof(line), "patchwork series %" PRId64, s->remote_id);
+	else
+		snprintf(line, sizeof(line), "<%s>", s->msgid);
+	buf_printf(&m, "kfleet tested v%" PRId64 " of this series (%s) on tree '%s'%s%s.\n\n",
+		   s->version, line, s->tree ? s->tree : "?", s->base ? ", base " : "",
+		   s->base ? s->base : "");
 	buf_printf(&m, "Result: %s: %s\n\n", state, desc);
 	if (s->submission_id) {
 		buf_puts(&m, "Runs (job, arch, vCPUs):\n");
@@ -207,8 +211,8 @@ static char *write_mail(struct orch *o, struct db *db, const struct watch_spec *
 	}
 	buf_printf(&m, "Details: %s\n\n-- \nkfleet, watch '%s'\n", url, sp->name);
 	if (mkdir_p(sp->report_dir, 0755) < 0 ||
-	    asprintf(&path, "%s/%s-%" PRId64 "-v%" PRId64 ".eml", sp->report_dir, sp->name,
-		     s->remote_id, s->version) < 0 ||
+	    asprintf(&path, "%s/%s-%s%" PRId64 "-v%" PRId64 ".eml", sp->report_dir, sp->name,
+		     s->remote_id ? "" : "m", s->remote_id ? s->remote_id : s->id, s->version) < 0 ||
 	    write_file(path, m.data, m.len, 0644) < 0) {
 		wlog(db, sp->name, "error", "series %" PRId64 ": reply mail not written to '%s': %s",
 		     s->remote_id, sp->report_dir, strerror(errno));

@@ -15,7 +15,7 @@
 #include "common/util.h"
 
 static const char *const keys[] = {
-	"patchwork", "project", "tags", "tree", "subject", "jobs", "arches", "vcpus", "repeat",
+	"patchwork", "project", "lore", "tags", "tree", "subject", "jobs", "arches", "vcpus", "repeat",
 	"interval", "timeout", "token", "token_file", "checks", "context", "report_dir", "send",
 	"smtp", "from", "to", "link_base", "since", NULL,
 };
@@ -128,14 +128,14 @@ int watch_key_check(const char *key, const char *v, char *msg, size_t n)
 	for (int i = 0; keys[i]; i++)
 		known |= !strcmp(key, keys[i]);
 	if (!known)
-		return snprintf(msg, n, "unknown key '%.40s' (known: patchwork, project, tags, tree, "
+		return snprintf(msg, n, "unknown key '%.40s' (known: patchwork, project, lore, tags, tree, "
 				"subject, jobs, arches, vcpus, repeat, interval, timeout, token, "
 				"token_file, checks, context, report_dir, send, smtp, from, to, "
 				"link_base, since)", key), -1;
 	if (strlen(v) > 4096)
 		return snprintf(msg, n, "%s: longer than 4096 bytes", key), -1;
-	if (!strcmp(key, "patchwork") && !is_http(v))
-		return snprintf(msg, n, "patchwork: '%.200s' is not an http(s) URL", v), -1;
+	if ((!strcmp(key, "patchwork") || !strcmp(key, "lore")) && !is_http(v))
+		return snprintf(msg, n, "%s: '%.200s' is not an http(s) URL", key, v), -1;
 	if (!strcmp(key, "smtp") && strncmp(v, "smtp://", 7) && strncmp(v, "smtps://", 8))
 		return snprintf(msg, n, "smtp: '%.200s' is not an smtp:// or smtps:// URL", v), -1;
 	if (!strcmp(key, "link_base") && !is_http(v))
@@ -219,11 +219,14 @@ int watch_spec_parse(const char *name, const json_t *obj, struct watch_spec *s, 
 	}
 	s->patchwork = get(obj, "patchwork");
 	s->project = get(obj, "project");
-	if (!s->patchwork || !s->project)
+	s->lore = get(obj, "lore");
+	if (s->lore && (s->patchwork || s->project))
+		return snprintf(msg, n, "watch '%s': follows patchwork or lore, not both", name), -1;
+	if (!s->lore && (!s->patchwork || !s->project))
 		return snprintf(msg, n, "watch '%s': needs patchwork (the instance's URL) and "
-				"project", name), -1;
-	while (strlen(s->patchwork) > 8 && s->patchwork[strlen(s->patchwork) - 1] == '/')
-		s->patchwork[strlen(s->patchwork) - 1] = '\0';
+				"project, or lore (a list's archive URL)", name), -1;
+	for (char *u = s->lore ? s->lore : s->patchwork; strlen(u) > 8 && u[strlen(u) - 1] == '/';)
+		u[strlen(u) - 1] = '\0';
 	if ((t = get(obj, "tags")) && parse_tags(t, s, msg, n) < 0) {
 		free(t);
 		return -1;
@@ -261,6 +264,8 @@ int watch_spec_parse(const char *name, const json_t *obj, struct watch_spec *s, 
 	free(t);
 	if (s->checks && !s->token && !s->token_file)
 		return snprintf(msg, n, "checks: yes needs token or token_file"), -1;
+	if (s->checks && s->lore)
+		return snprintf(msg, n, "checks: only a patchwork watch posts checks"), -1;
 	s->context = get(obj, "context");
 	if (!s->context)
 		s->context = strdup("kfleet");
@@ -302,6 +307,7 @@ void watch_spec_release(struct watch_spec *s)
 	free(s->name);
 	free(s->patchwork);
 	free(s->project);
+	free(s->lore);
 	free(s->tree);
 	free(s->branch);
 	free(s->subject);

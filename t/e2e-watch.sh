@@ -33,6 +33,8 @@ sed -e 's/\[PATCH fake-next v2 /[PATCH fake-next /' -e 's/\.1700000000\.git\./.1
 # a series of a tree no rule names
 sed -e 's/fake-next/other-tree/g' -e 's/\.1700000000\.git\./.1500000000.git./g' \
 	"$T/series/good.mbox" > "$T/series/other.mbox"
+# a thread on a lore list: a series and a review reply, ids of their own
+sed -e 's/\.1700000000\.git\./.1300000000.git./g' "$T/series/with-reply.mbox" > "$T/series/lore.mbox"
 # a series of its own (mkseries.sh gives every cover letter the same id)
 sed -e 's/\.1700000000\.git\./.1400000000.git./g' "$T/series/broken-build.mbox" > "$T/series/gone.mbox"
 
@@ -67,7 +69,14 @@ send = yes
 smtp = smtp://127.0.0.1:$(cat "$T/smtp.port")
 from = kfleet <kfleet@kfleet.invalid>
 to = fake-list@kfleet.invalid
-link_base = http://kfleet.invalid"
+link_base = http://kfleet.invalid
+
+[watch lore]
+lore = $PW/lore/fakelist
+tree = fake
+interval = 2
+timeout = 3
+report_dir = $T/mail-lore"
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e|" "$T/kfleetd.ini"
 
 # the config is checked
@@ -100,6 +109,10 @@ out=$(kf watch rm pw 2>&1)
 check "kfleet watch rm refuses the config's watch" contains "$out" "it is a [watch pw] section of the config"
 out=$(kf watch list 2>&1)
 check "kfleet watch list lists both" sh -c "printf '%s' '$out' | grep -q '^bad ' && printf '%s' '$out' | grep -q '^pw '"
+
+# a lore list: the thread's series is taken once, its reply and patches are not series
+pw /control/lore "{\"mbox\": \"$T/series/lore.mbox\", \"list\": \"fakelist\"}" >/dev/null
+check "a lore watch takes the series of a thread" wait_for 30 "select msgid || ' v' || version || ' ' || state from watch_series where watch = 'lore'" "cover.1300000000.git.fake-dev@kfleet.invalid v2 queued"
 
 # v1 is posted and taken
 pw /control/post "{\"mbox\": \"$T/series/v1.mbox\", \"project\": \"fake\", \"version\": 1}" >/dev/null
@@ -140,7 +153,7 @@ check "...and the watch's position is the newest series" wait_for 10 "select pos
 
 # reports
 check "v1 is reported as superseded" wait_for 30 "select verdict from watch_series where submission_id = $s1" warning
-check "a mail the SMTP server refuses is logged, to be sent again" wait_for 30 "select count(*) > 0 from watch_log where watch = 'pw' and text like '%reply mail not sent (again in 10 s)%said 554%refused by the test%'" 1
+check "a mail the SMTP server refuses is logged, to be sent again" wait_for 30 "select count(*) > 0 from watch_log where watch = 'pw' and text like '%reply mail not sent (again in 10 s)%said ''554 5.7.1 refused by the test''%'" 1
 check "...and shown on /watches" contains "$(curl -sf "$KF_URL/watches")" "refused by the test"
 rm "$T/smtp/refuse"
 check "the series that does not apply is a warning with the reason" wait_for 60 "select verdict from watch_series where remote_id = 4" warning
@@ -165,6 +178,13 @@ n=$(grep -l "In-Reply-To: <cover.1700000000" "$T"/smtp/*.eml | xargs grep -l "^S
 check "the sink got v2's reply as written, byte for byte (CRLF lines)" sh -c "sed 's/\$/\r/' '$mail' | cmp -s - '$n'"
 check "...from the watch's address, to the author and the list" equals "$(cat "${n%.eml}.json")" '{"mail_from": "kfleet@kfleet.invalid", "rcpt_tos": ["fake-dev@kfleet.invalid", "fake-list@kfleet.invalid"]}'
 check "...Cc the list in its headers" equals "$(grep '^Cc:' "$mail")" "Cc: fake-list@kfleet.invalid"
+
+# the lore watch's series: built (it names no jobs), reported by mail only
+check "the lore series is reported" wait_for 60 "select verdict || ': ' || verdict_detail from watch_series where watch = 'lore'" "success: applies and builds (no jobs to run)"
+check "...one row for the thread: the reply and the patches are not series" equals "$(db "select count(*) from watch_series where watch = 'lore'")" 1
+lmail=$(db "select mail_path from watch_series where watch = 'lore'")
+check "...its reply is written" equals "$(grep '^In-Reply-To:' "$lmail")" "In-Reply-To: <cover.1300000000.git.fake-dev@kfleet.invalid>"
+check "...and not sent: the watch does not say send = yes" equals "$(db "select coalesce(mail_sent_at, 'no') from watch_series where watch = 'lore'") $(grep -l 'cover.1300000000' "$T"/smtp/*.eml 2>/dev/null | wc -l)" "no 0"
 
 # bad answers on the second watch; the daemon and the first watch go on
 pw /control/mode '{"project": "bad", "mode": "garbage"}' >/dev/null

@@ -15,6 +15,10 @@ token). And, for the test only, under /control/:
                         "posts" the series in PATH's mails (its date: now)
   POST /control/mode    {"project": P, "mode": "ok|garbage|truncated|huge|slow|object"}
                         how the project's series list answers from now on
+  POST /control/lore    {"mbox": PATH, "list": L} "posts" PATH's mails to the
+                        public-inbox-shaped list L, served as
+                        GET /lore/L/new.atom (the Atom feed, newest first) and
+                        GET /lore/L/MSGID/t.mbox.gz (the thread's mbox)
   GET  /control/checks  every check received, in order, with the token
   GET  /control/requests  how many series list requests came
 
@@ -23,6 +27,8 @@ written to PORTFILE once it serves)
 """
 import datetime
 import email
+import gzip
+import html
 import email.policy
 import json
 import mailbox
@@ -38,6 +44,7 @@ SERIES = []          # patchwork series objects, by id order
 MBOX = {}            # series id -> bytes
 MBOX_STATUS = {}     # series id -> HTTP status of its mbox
 CHECKS = []
+LORE = {}            # list -> [{"msgid", "raw", "subject", "author", "email", "refs", "parent", "updated"}]
 STATE = {"modes": {}, "list_requests": 0, "next_id": 1, "next_patch": 100}
 TOKEN = None
 BASE = None
@@ -101,6 +108,47 @@ def post_series(req):
         MBOX[sid] = raw
         MBOX_STATUS[sid] = int(req.get("mbox_status", 200))
     return s
+
+
+def post_lore(req):
+    raw = open(req["mbox"], "rb").read()
+    parts = re.split(rb"(?m)^(?=From [0-9a-f]{40} )", raw)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with LOCK:
+        lst = LORE.setdefault(req["list"], [])
+        for part in parts:
+            if not part.strip():
+                continue
+            msg = email.message_from_bytes(part, policy=email.policy.default)
+            frm = email.utils.parseaddr(str(msg["From"]))
+            refs = (str(msg["References"] or "") + " " + str(msg["In-Reply-To"] or "")).split()
+            lst.append({"msgid": str(msg["Message-Id"]).strip().strip("<>"), "raw": part,
+                        "subject": str(msg["Subject"]).replace("\n", " "), "author": frm[0],
+                        "email": frm[1], "refs": [r.strip("<>") for r in refs],
+                        "parent": str(msg["In-Reply-To"] or "").strip().strip("<>"), "updated": now})
+    return {"list": req["list"], "messages": len(LORE[req["list"]])}
+
+
+def atom(lst, name):
+    base = "%s/lore/%s" % (BASE, name)
+    out = ['<?xml version="1.0" encoding="us-ascii"?>\n<feed xmlns="http://www.w3.org/2005/Atom" '
+           'xmlns:thr="http://purl.org/syndication/thread/1.0"><title>%s</title>'
+           '<link rel="alternate" type="text/html" href="%s/"/><link rel="self" href="%s/new.atom"/>'
+           '<id>mailto:%s@kfleet.invalid</id><updated>%s</updated>'
+           % (name, base, base, name, lst[-1]["updated"] if lst else "1970-01-01T00:00:00Z")]
+    for m in reversed(lst):
+        e = html.escape
+        out.append('<entry><author><name>%s</name><email>%s</email></author><title>%s</title>'
+                   '<updated>%s</updated><link href="%s/%s/"/><id>urn:uuid:%08x</id>'
+                   % (e(m["author"]), e(m["email"]), e(m["subject"]), m["updated"], base,
+                      urllib.parse.quote(m["msgid"], safe="@.-_+"), abs(hash(m["msgid"])) & 0xffffffff))
+        if m["parent"]:
+            out.append('<thr:in-reply-to ref="urn:uuid:%08x" href="%s/%s/"/>'
+                       % (abs(hash(m["parent"])) & 0xffffffff, base, urllib.parse.quote(m["parent"], safe="@.-_+")))
+        out.append('<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><pre>%s</pre></div></content></entry>'
+                   % e(m["raw"][:200].decode("utf-8", "replace")))
+    out.append("</feed>")
+    return "".join(out).encode("ascii", "xmlcharrefreplace")
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -172,6 +220,19 @@ class Handler(BaseHTTPRequestHandler):
             if st != 200 or raw is None:
                 return self.send(st if st != 200 else 404, b"<h1>Not Found</h1>", "text/html")
             return self.send(200, raw, "text/plain; charset=utf-8")
+        lf = re.match(r"^/lore/([^/]+)/new\.atom$", u.path)
+        lt = re.match(r"^/lore/([^/]+)/([^/]+)/t\.mbox\.gz$", u.path)
+        if lf:
+            with LOCK:
+                lst = list(LORE.get(lf.group(1), []))
+            return self.send(200, atom(lst, lf.group(1)), "application/atom+xml")
+        if lt:
+            mid = urllib.parse.unquote(lt.group(2))
+            with LOCK:
+                thread = [m["raw"] for m in LORE.get(lt.group(1), []) if m["msgid"] == mid or mid in m["refs"]]
+            if not thread:
+                return self.send(404, b"No message found", "text/plain")
+            return self.send(200, gzip.compress(b"".join(thread)), "application/gzip")
         if u.path == "/control/checks":
             with LOCK:
                 return self.send(200, CHECKS)
@@ -204,6 +265,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(201, dict(c, id=cid, url="%s/api/1.2/patches/%s/checks/%d/" % (BASE, m.group(1), cid)))
         if u.path == "/control/post":
             return self.send(201, post_series(json.loads(data)))
+        if u.path == "/control/lore":
+            return self.send(201, post_lore(json.loads(data)))
         if u.path == "/control/mode":
             req = json.loads(data)
             with LOCK:

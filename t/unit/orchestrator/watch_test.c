@@ -3,7 +3,9 @@
  * as patchwork 1.2 gives it) and from the malformed answers a server may
  * give, the query URL and a check's body (orchestrator/watch_pw.c); each
  * spec key's checks and the whole spec, and the rules that take or skip
- * a series by its subject tags and name (orchestrator/watch_spec.c). */
+ * a series by its subject tags and name (orchestrator/watch_spec.c); a
+ * lore list's Atom feed (t/data/patchwork/lore-new.atom, public-inbox's
+ * shape) and which of its messages start a series (watch_lore.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "orchestrator/config.h"
 #include "orchestrator/watch.h"
+#include "orchestrator/watch_lore.h"
 #include "orchestrator/watch_pw.h"
 #include "t/unit/testutil.h"
 
@@ -178,6 +183,10 @@ static void specs(void **state)
 	assert_string_equal(s.context, "kfleet");
 	watch_spec_release(&s);
 	spec_bad("{\"project\": \"p\", \"tree\": \"t\"}", "needs patchwork");
+	spec_bad("{\"lore\": \"http://l/bpf\", \"patchwork\": \"http://pw\", \"project\": \"p\", "
+		 "\"tree\": \"t\"}", "patchwork or lore, not both");
+	spec_bad("{\"lore\": \"http://l/bpf\", \"tree\": \"t\", \"token\": \"x\"}",
+		 "only a patchwork watch posts checks");
 	spec_bad("{\"patchwork\": \"http://pw\", \"project\": \"p\"}", "needs tags");
 	spec_bad("{\"patchwork\": \"http://pw\", \"project\": \"p\", \"tree\": \"t\", \"checks\": "
 		 "\"yes\"}", "checks: yes needs token");
@@ -225,6 +234,129 @@ static void rules(void **state)
 	watch_spec_release(&s);
 }
 
+static void lore_feed(void **state)
+{
+	char *path = tu_path("t/data/patchwork", "lore-new.atom"), err[256] = "";
+	size_t len = 0, n = 0;
+	char *text = tu_slurp(path, &len);
+	struct lore_entry *e = NULL;
+
+	(void)state;
+	assert_non_null(text);
+	assert_int_equal(lore_feed_parse(text, len, &e, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 4);
+	/* a review reply and a patch of a series with a cover letter are not series */
+	assert_true(e[0].is_reply);
+	assert_false(e[0].starts_series);
+	assert_false(e[1].starts_series);
+	/* the cover letter is: its id %-decoded, its title on one line */
+	assert_true(e[2].starts_series);
+	assert_int_equal(e[2].version, 2);
+	assert_string_equal(e[2].msgid, "20261130100102.1-alice@example.org");
+	assert_string_equal(e[2].subject, "[PATCH bpf-next v2 0/2] bpf: Fix a  verifier corner case");
+	assert_string_equal(e[2].author, "Alice Kernel <alice@example.org>");
+	assert_string_equal(e[2].updated, "2026-11-30T10:01:02Z");
+	assert_true(e[3].starts_series);
+	assert_int_equal(e[3].version, 1);
+	lore_entries_free(e, n);
+	free(text);
+	free(path);
+}
+
+static void lore_bad(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "<html><body>502</body>", "not XML" },
+		{ "", "not XML" },
+		{ "<?xml version=\"1.0\"?><rss></rss>", "not an Atom feed (the root is <rss>)" },
+		{ "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><title>[PATCH] x</title>"
+		  "<updated>2026-01-01T00:00:00Z</updated></entry></feed>", "entry 1: no link" },
+		{ "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><title>x</title></entry>",
+		  "not XML" },
+		/* an entity is not expanded (nor fetched) */
+		{ "<!DOCTYPE feed [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><feed><entry>"
+		  "<title>&x;</title><updated>u</updated><link href=\"h/m/\"/></entry></feed>", "" },
+	};
+	int first;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct lore_entry *e = NULL;
+		size_t n = 9;
+		char err[256] = "";
+		int rc = lore_feed_parse(bad[i][0], strlen(bad[i][0]), &e, &n, err, sizeof(err));
+
+		if (!*bad[i][1]) {
+			/* taken, the entity left unexpanded */
+			assert_int_equal(rc, 0);
+			assert_int_equal(n, 1);
+			assert_null(strstr(e[0].subject, "root:"));
+			lore_entries_free(e, n);
+			continue;
+		}
+		if (rc == 0)
+			fail_msg("'%s' was taken", bad[i][0]);
+		assert_null(e);
+		assert_int_equal(n, 0);
+		if (!strstr(err, bad[i][1]))
+			fail_msg("error '%s' lacks '%s'", err, bad[i][1]);
+	}
+	assert_true(lore_series_start("[PATCH] x", 0, &first));
+	assert_true(lore_series_start("[PATCH v3 1/4] x", 0, &first));
+	assert_int_equal(first, 3);
+	assert_false(lore_series_start("[PATCH v3 1/4] x", 1, &first));
+	assert_true(lore_series_start("[PATCH v3 0/4] x", 1, &first));
+	assert_false(lore_series_start("[PATCH 2/4] x", 0, &first));
+	assert_false(lore_series_start("Re: [PATCH 0/4] x", 0, &first));
+	assert_false(lore_series_start("[GIT PULL] x", 0, &first));
+	assert_false(lore_series_start("a question", 0, &first));
+}
+
+/* [watch NAME] sections through config_load(): errors name file:line */
+static void config_sections(void **state)
+{
+	char dir[256], *path;
+	struct config c;
+	struct buf err = BUF_INIT(64 * 1024);
+
+	(void)state;
+	tu_tmpdir(dir, sizeof(dir), "watchconf");
+	path = tu_path(dir, "k.ini");
+	tu_write_str(path, "[host local]\nuri = qemu:///system\n\n[watch pw]\n"
+		     "patchwork = http://pw.example.org\nproject = p\ntree = linux\n"
+		     "token = s3cret\n");
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, path, &err), 0);
+	assert_int_equal(c.nwatches, 1);
+	assert_string_equal(c.watches[0].name, "pw");
+	assert_int_equal(c.watches[0].n, 4);
+	config_release(&c);
+	tu_write_str(path, "[host local]\nuri = qemu:///system\n[watch pw]\n"
+		     "patchwork = http://pw\ninterval = soon\nproject = p\nproject = q\n"
+		     "[watch bad/name]\nx = y\n[watch nop]\ntree = t\n");
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, path, &err), -1);
+	if (!strstr(buf_str(&err), "k.ini:5: [watch pw]: interval: 'soon' is not a number"))
+		fail_msg("%s", buf_str(&err));
+	if (!strstr(buf_str(&err), "k.ini:7: [watch pw]: 'project' given twice"))
+		fail_msg("%s", buf_str(&err));
+	if (!strstr(buf_str(&err), "k.ini:8: [watch bad/name]: watch name must be"))
+		fail_msg("%s", buf_str(&err));
+	config_release(&c);
+	/* each key fine, the section not: named by the file */
+	buf_reset(&err);
+	tu_write_str(path, "[host local]\nuri = qemu:///system\n[watch nop]\ntree = t\n");
+	assert_int_equal(config_defaults(&c), 0);
+	assert_int_equal(config_load(&c, path, &err), -1);
+	if (!strstr(buf_str(&err), "k.ini: [watch nop]: watch 'nop': needs patchwork"))
+		fail_msg("%s", buf_str(&err));
+	config_release(&c);
+	buf_release(&err);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +366,9 @@ int main(void)
 		cmocka_unit_test(keys),
 		cmocka_unit_test(specs),
 		cmocka_unit_test(rules),
+		cmocka_unit_test(lore_feed),
+		cmocka_unit_test(lore_bad),
+		cmocka_unit_test(config_sections),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
