@@ -10,6 +10,7 @@
 #include "orchestrator/watch_mail.h"
 #include "orchestrator/watch_pw.h"
 #include "orchestrator/watchint.h"
+#include "orchestrator/reqcmp.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -160,6 +161,55 @@ static int verdict(struct db *db, const struct watch_series_row *s, const char *
 	return f;
 }
 
+/* One request's before/after tables (as `kfleet test` prints them) onto m */
+static void request_tables(struct orch *o, struct db *db, int64_t id, struct buf *m)
+{
+	struct request q;
+	struct reqcmp x;
+	struct run *runs = NULL;
+	int *side = NULL;
+	const struct job_def *def;
+
+	if (db_request_get(db, id, &q) != 1)
+		return;
+	runs = calloc(q.nruns + 1, sizeof(*runs));
+	side = calloc(q.nruns + 1, sizeof(*side));
+	for (size_t i = 0; runs && side && i < q.nruns; i++) {
+		int f = db_run_get(db, q.run_ids[i], &runs[i]);
+
+		side[i] = reqcmp_side(&q, i, f == 1 ? &runs[i] : NULL);
+	}
+	def = q.job ? job_set_find(&o->jobs, q.job) : NULL;
+	memset(&x, 0, sizeof(x));
+	if (runs && side && reqcmp_build(db, &q, runs, side, def, &x) == 0)
+		for (size_t c = 0; c < REQCMP_CELLS_MAX && c < x.cells.n; c++)
+			if (x.have_rep[c]) {
+				cmp_render_text(&x.rep[c], CMP_COL_DEFAULT, m);
+				buf_puts(m, "\n");
+			}
+	reqcmp_release(&x);
+	for (size_t i = 0; runs && i < q.nruns; i++)
+		run_release(&runs[i]);
+	free(runs);
+	free(side);
+	request_release(&q);
+}
+
+static void tables(struct orch *o, struct db *db, int64_t submission_id, struct buf *m)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+
+	if (db_submission_requests(db, submission_id, &ids, &n) < 0 || !n) {
+		free(ids);
+		return;
+	}
+	buf_puts(m, "Before (base) and after (patched):\n\n");
+	for (size_t i = 0; i < n; i++)
+		request_tables(o, db, ids[i], m);
+	free(ids);
+}
+
 /* RFC 5322 date, now */
 static void mail_date(char *out, size_t n)
 {
@@ -208,6 +258,7 @@ static char *write_mail(struct orch *o, struct db *db, const struct watch_spec *
 		if (db_watch_run_lines(db, s->submission_id, &m) < 0)
 			buf_puts(&m, "  (the runs could not be read)\n");
 		buf_puts(&m, "\n");
+		tables(o, db, s->submission_id, &m);
 	}
 	buf_printf(&m, "Details: %s\n\n-- \nkfleet, watch '%s'\n", url, sp->name);
 	if (mkdir_p(sp->report_dir, 0755) < 0 ||

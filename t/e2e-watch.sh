@@ -173,6 +173,7 @@ check "...References it too" equals "$(grep '^References:' "$mail")" "References
 check "...Re: the cover letter's subject" equals "$(grep '^Subject:' "$mail")" "Subject: Re: [PATCH fake-next v2 0/3] fake: count getpgid calls"
 check "...to the author" equals "$(grep '^To:' "$mail")" "To: Fake Developer <fake-dev@kfleet.invalid>"
 check "...with the runs per job" contains "$(cat "$mail")" "metrics-demo x86_64 1 vCPU: 4 runs, 4 passed"
+check "...and the before/after table as kfleet prints it" sh -c "grep -q '^Before (base) and after (patched):' '$mail' && grep -q '^ops ' '$mail' && grep -q '^lat_p99 ' '$mail'"
 check "once the server takes mail, every reply is sent, the refused one too" wait_for 60 "select count(*) from watch_series where watch = 'pw' and mail_sent_at is not null" 3
 n=$(grep -l "In-Reply-To: <cover.1700000000" "$T"/smtp/*.eml | xargs grep -l "^Subject: Re: \[PATCH fake-next v2 0/3\]" | head -n 1)
 check "the sink got v2's reply as written, byte for byte (CRLF lines)" sh -c "sed 's/\$/\r/' '$mail' | cmp -s - '$n'"
