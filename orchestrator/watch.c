@@ -95,14 +95,33 @@ static char *patches_json(const struct pw_series *s)
 	return out;
 }
 
-/* Records one series of the list: 1 new, 0 seen already, -1 error */
-static int record(struct db *db, const struct watch_spec *sp, const struct pw_series *s)
+/* Seconds since a patchwork date ("2026-12-02T13:37:07", UTC); 0 when
+ * it does not read as one */
+static int64_t age_s(const char *d)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!d || !strptime(d, "%Y-%m-%dT%H:%M:%S", &tm))
+		return 0;
+	return (int64_t)time(NULL) - (int64_t)timegm(&tm);
+}
+
+/* Records one series of the list (skipped, saying skip, when skip is
+ * set): 1 new, 0 seen already, -1 error */
+static int record(struct db *db, const struct watch_spec *sp, const struct pw_series *s,
+		  const char *skip)
 {
 	struct watch_series_row r;
 	const char *tree, *branch;
 	char why[512];
 	int taken = watch_rules_match(sp, s->name, s->subject, &tree, &branch, why, sizeof(why));
 	int rc;
+
+	if (skip) {
+		taken = 0;
+		snprintf(why, sizeof(why), "%s", skip);
+	}
 
 	memset(&r, 0, sizeof(r));
 	r.watch = sp->name;
@@ -167,7 +186,7 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 
 			if (s->id <= w->position)
 				continue;
-			if (!s->received_all) {
+			if (!s->received_all && age_s(s->date) < WATCH_INCOMPLETE_S) {
 				/* the rest of its patches are on their way: not past it */
 				if (!hold)
 					log_info("watch '%s': series %" PRId64 " is not complete yet",
@@ -175,7 +194,8 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 				hold = 1;
 				continue;
 			}
-			r = record(db, sp, s);
+			r = record(db, sp, s, s->received_all ? NULL :
+				   "not all its patches arrived within an hour");
 			if (r < 0) {
 				snprintf(err, errn, "database: %s", db_errmsg(db));
 				rc = -1;
@@ -251,7 +271,7 @@ static int poll_lore(struct db *db, const struct watch_spec *sp, const struct wa
 		s.submitter = e[k].author;
 		s.mbox = mbox;
 		s.web_url = mbox;
-		r = record(db, sp, &s);
+		r = record(db, sp, &s, NULL);
 		if (r < 0) {
 			snprintf(err, errn, "database: %s", db_errmsg(db));
 			goto out;

@@ -23,6 +23,7 @@ struct json_t;
 #define WATCH_PAGES_MAX   10           /* pages of series read per poll */
 #define WATCH_PER_PAGE    50
 #define WATCH_BACKOFF_MAX 3600         /* s: the longest wait after errors */
+#define WATCH_INCOMPLETE_S 3600      /* s a series waits for the rest of its patches */
 #define WATCH_TRIES_MAX   5            /* takes of a series (its mbox) before it is an error */
 
 /* A subject tag and where its series go */

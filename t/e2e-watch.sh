@@ -37,6 +37,7 @@ sed -e 's/fake-next/other-tree/g' -e 's/\.1700000000\.git\./.1500000000.git./g' 
 sed -e 's/\.1700000000\.git\./.1300000000.git./g' "$T/series/with-reply.mbox" > "$T/series/lore.mbox"
 # a series of its own (mkseries.sh gives every cover letter the same id)
 sed -e 's/\.1700000000\.git\./.1400000000.git./g' "$T/series/broken-build.mbox" > "$T/series/gone.mbox"
+sed -e 's/\.1700000000\.git\./.1200000000.git./g' "$T/series/conflict.mbox" > "$T/series/partial.mbox"
 
 echo secret-token > "$T/pw-token"
 python3 "$TOP/t/data/patchwork/server.py" "$T/pw.port" secret-token 2> "$T/pw.log" &
@@ -206,6 +207,10 @@ check "a series whose mbox is 404 is retried, saying why" wait_for 30 "select de
 check "a rejected token is logged" wait_for 60 "select count(*) > 0 from watch_log where watch = 'bad' and text like '%HTTP 401%Invalid token%'" 1
 check "...the server saw the wrong token, and took no check" equals "$(checks "print(sorted(set(x['authorization'] for x in c if x.get('rejected'))), len([x for x in c if x['patch'] in json.loads('$(db "select patches from watch_series where watch = 'bad' and remote_id = 6")') and not x.get('rejected')]))")" "['Token wrong-token'] 0"
 check "...and /watches says the check was not posted" contains "$(curl -sf "$KF_URL/watches")" "not posted: "
+pw /control/post "{\"mbox\": \"$T/series/partial.mbox\", \"project\": \"bad\", \"version\": 1, \"received_all\": false}" >/dev/null
+polls=$(db "select polls from watches where name = 'bad'")
+check "a series whose patches are not all in is waited for" wait_for 30 "select polls >= $polls + 3 from watches where name = 'bad'" 1
+check "...not taken, and the position does not pass it" equals "$(db "select count(*) from watch_series where remote_id = 8") $(db "select position < 8 from watches where name = 'bad'")" "0 1"
 check "kfleet watch rm removes the CLI's watch" contains "$(kf watch rm bad 2>&1)" "watch 'bad': removed"
 check "...and it is gone from the list" lacks "$(kf watch list 2>&1)" "bad "
 
