@@ -83,6 +83,16 @@ static void since_of(const char *d, char *out, size_t n)
 
 /* --- polling ------------------------------------------------------------ */
 
+/* err (n bytes) prefixed with "'URL': " */
+static void prefix_url(char *err, size_t n, const char *url)
+{
+	struct buf b = BUF_INIT(0);
+
+	buf_printf(&b, "'%s': %s", url, err);
+	snprintf(err, n, "%s", buf_str(&b));
+	buf_release(&b);
+}
+
 static char *patches_json(const struct pw_series *s)
 {
 	json_t *a = json_array();
@@ -142,8 +152,14 @@ static int record(struct db *db, const struct watch_spec *sp, const struct pw_se
 		return -1;
 	if (rc == 1)
 		return 0;
-	wlog(db, sp->name, "info", "series %" PRId64 " v%d '%.200s' <%s>: %s%s", s->id, s->version,
-	     s->subject ? s->subject : s->name, s->msgid, taken ? "to take: " : "skipped: ", why);
+	if (s->id)
+		wlog(db, sp->name, "info", "series %" PRId64 " v%d '%.200s' <%s>: %s%s", s->id,
+		     s->version, s->subject ? s->subject : s->name, s->msgid,
+		     taken ? "to take: " : "skipped: ", why);
+	else
+		wlog(db, sp->name, "info", "v%d '%.200s' <%s>: %s%s", s->version,
+		     s->subject ? s->subject : s->name, s->msgid, taken ? "to take: " : "skipped: ",
+		     why);
 	return 1;
 }
 
@@ -171,10 +187,7 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 			snprintf(err, errn, "%s", e ? e : url);
 			rc = -1;
 		} else if (pw_series_parse(body.data, body.len, &list, &n, err, errn) < 0) {
-			char tmp[512];
-
-			snprintf(tmp, sizeof(tmp), "%s", err);
-			snprintf(err, errn, "'%s': %s", url, tmp);
+			prefix_url(err, errn, url);
 			rc = -1;
 		}
 		free(e);
@@ -241,10 +254,7 @@ static int poll_lore(struct db *db, const struct watch_spec *sp, const struct wa
 		goto out;
 	}
 	if (lore_feed_parse(body.data, body.len, &e, &n, err, errn) < 0) {
-		char tmp[512];
-
-		snprintf(tmp, sizeof(tmp), "%s", err);
-		snprintf(err, errn, "'%s': %s", url, tmp);
+		prefix_url(err, errn, url);
 		goto out;
 	}
 	/* newest first: taken oldest first */
