@@ -202,7 +202,7 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 			if (!s->received_all && age_s(s->date) < WATCH_INCOMPLETE_S) {
 				/* the rest of its patches are on their way: not past it */
 				if (!hold)
-					log_info("watch '%s': series %" PRId64 " is not complete yet",
+					log_debug("watch '%s': series %" PRId64 " is not complete yet",
 						 sp->name, s->id);
 				hold = 1;
 				continue;
