@@ -7,7 +7,7 @@
 #   make demo          start kfleetd with the embedded defaults and run a command in a guest
 #   WERROR=1           add -Werror (CI does)
 CC      ?= gcc
-PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcrypto zlib libguestfs
+PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcrypto zlib libguestfs libxml-2.0
 CFLAGS  ?= -O2 -g
 override CFLAGS += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -I. \
 	$(shell pkg-config --cflags $(PKGS)) $(if $(WERROR),-Werror)

@@ -135,6 +135,8 @@ void cli_print_decided(json_t *d);
 int cli_request_report(struct cli *k, long long id, const char *job, int markdown,
 		       const char *margin);
 
+/* cmd_watch.c: `kfleet watch add|list|rm` */
+int cli_watch(struct cli *k, int argc, char **argv);
 /* cmd_trees.c: `kfleet tree add|fetch`, `kfleet trees` */
 int cli_tree(struct cli *k, int argc, char **argv);
 

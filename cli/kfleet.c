@@ -52,6 +52,7 @@ static const struct command {
 	{ "submit", cmd_submit },
 	{ "tree", cli_tree },
 	{ "trees", cli_tree },
+	{ "watch", cli_watch },
 	{ "submission", cli_submission },
 	{ "submissions", cli_submission },
 	{ "builds", cli_builds },

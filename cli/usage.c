@@ -40,6 +40,8 @@ void cli_usage(FILE *f)
 	      "                                       the job's margin, else 2%)\n"
 	      "  tree add NAME PATH-or-URL [--branch B] | tree fetch NAME | trees\n"
 	      "                                       kernel git trees kfleetd builds from\n"
+	      "  watch add NAME KEY=VALUE... | watch list | watch rm NAME\n"
+	      "                                       follow a patchwork project, test and report\n"
 	      "  submit --tree T (--mbox F | --url U | --msgid ID | --patchwork P) [--base REV]\n"
 	      "      [--arch A,B] [--config C] [--fragment F]... [--job J,..] [--vcpus N,..]\n"
 	      "      [--repeat N] [--wait]          build base and patched, queue their runs\n"

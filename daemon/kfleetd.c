@@ -18,6 +18,7 @@
 #include "common/util.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
+#include "orchestrator/watch.h"
 #include "web/web.h"
 
 static void usage(FILE *out)
@@ -114,6 +115,13 @@ static int serve(struct config *c)
 		bisect_driver_stop(bd);
 		orch_free(o);
 		return 1;
+	}
+	{
+		char url[160];
+
+		snprintf(url, sizeof(url), "http://%s%s%s:%d", strchr(c->listen_addr, ':') ? "[" : "",
+			 c->listen_addr, strchr(c->listen_addr, ':') ? "]" : "", web_port(w));
+		orch_set_url(o, url);
 	}
 	if (orch_start(o) < 0) {
 		log_error("cannot start the workers");

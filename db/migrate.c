@@ -232,6 +232,44 @@ const char *const db_migrations[] = {
 	"  pruned_at INTEGER NOT NULL,"
 	"  why TEXT NOT NULL CHECK (why IN ('budget', 'retention')));"
 	"CREATE INDEX pruned_files_run ON pruned_files (run_id) WHERE run_id IS NOT NULL;",
+	/* 15: watches (orchestrator/watch*.c): a patchwork project followed,
+	 * its spec (the config's or `kfleet watch add`'s keys, as JSON), the
+	 * position reached (the newest series id and date taken) and what its
+	 * polls saw; each series version seen (one row per message-id and
+	 * version, whatever became of it) with its submission and what was
+	 * reported; each check posted; and the watch's recent errors */
+	"CREATE TABLE watches ("
+	"  name TEXT PRIMARY KEY, source TEXT NOT NULL CHECK (source IN ('config','cli')),"
+	"  spec TEXT NOT NULL, created_at INTEGER NOT NULL,"
+	"  position INTEGER NOT NULL DEFAULT 0, position_date TEXT NOT NULL,"
+	"  last_poll_at INTEGER, last_ok_at INTEGER, next_poll_at INTEGER NOT NULL DEFAULT 0,"
+	"  polls INTEGER NOT NULL DEFAULT 0, found INTEGER NOT NULL DEFAULT 0,"
+	"  queued INTEGER NOT NULL DEFAULT 0, errors INTEGER NOT NULL DEFAULT 0,"
+	"  failing INTEGER NOT NULL DEFAULT 0, last_error TEXT, last_error_at INTEGER);"
+	"CREATE TABLE watch_series ("
+	"  id INTEGER PRIMARY KEY, watch TEXT NOT NULL, remote_id INTEGER NOT NULL,"
+	"  msgid TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,"
+	"  subject TEXT, submitter TEXT, web_url TEXT, mbox_url TEXT NOT NULL,"
+	"  patches TEXT NOT NULL, seen_at INTEGER NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN"
+	"    ('new','queued','skipped','error','superseded','reported')),"
+	"  detail TEXT, tree TEXT, base TEXT, tries INTEGER NOT NULL DEFAULT 0,"
+	"  next_try_at INTEGER NOT NULL DEFAULT 0,"
+	"  submission_id INTEGER REFERENCES submissions(id), superseded_by INTEGER,"
+	"  pending_posted INTEGER NOT NULL DEFAULT 0, verdict TEXT, verdict_detail TEXT,"
+	"  reported_at INTEGER, mail_path TEXT, mail_sent_at INTEGER, mail_error TEXT,"
+	"  mail_tries INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (watch, msgid, version));"
+	"CREATE INDEX watch_series_open ON watch_series (watch, state)"
+	"  WHERE state IN ('new','queued','superseded');"
+	"CREATE TABLE watch_checks ("
+	"  id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL REFERENCES watch_series(id),"
+	"  patch_id INTEGER NOT NULL, state TEXT NOT NULL, description TEXT,"
+	"  target_url TEXT, posted_at INTEGER NOT NULL, http_status INTEGER, error TEXT);"
+	"CREATE TABLE watch_log ("
+	"  id INTEGER PRIMARY KEY, watch TEXT NOT NULL, at INTEGER NOT NULL,"
+	"  level TEXT NOT NULL, text TEXT NOT NULL);"
+	"CREATE INDEX watch_log_watch ON watch_log (watch, id);",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "images/images.h"
+#include "orchestrator/watch.h"
 
 #define DEFAULT_STATE_DIR "./var"
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
@@ -48,6 +49,7 @@ void config_release(struct config *c)
 	free(c->build_config);
 	free(c->configs_dir);
 	free(c->build_arches);
+	watch_config_release(c);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -201,9 +203,16 @@ static int check_section(struct parse *p, const char *l)
 		else
 			perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
 			     name, h);
+	} else if (!strncmp(name, "watch", 5) && (name[5] == ' ' || name[5] == '\t')) {
+		char msg[256];
+
+		if (watch_config_section(name, msg, sizeof(msg)) == 0)
+			p->skip_section = 0;
+		else
+			perr(p, "%s", msg);
 	} else {
 		perr(p, "unknown section '[%s]' (known: daemon, host NAME, run, image, build, "
-		     "quiet, storage)", name);
+		     "quiet, storage, watch NAME)", name);
 	}
 	return 0;
 }
@@ -562,6 +571,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 		quiet_key(p, key, v);
 	} else if (!strcmp(section, "storage")) {
 		storage_key(p, key, v);
+	} else if (!strncmp(section, "watch", 5) && (section[5] == ' ' || section[5] == '\t')) {
+		char msg[512];
+
+		if (watch_config_key(c, section, key, v, msg, sizeof(msg)) < 0)
+			perr(p, "[%s]: %s", section, msg);
 	} else if (!*section) {
 		perr(p, "'%s' is outside any section", key);
 	}
@@ -587,6 +601,14 @@ int config_load(struct config *c, const char *path, struct buf *err)
 	} else if (rc < 0) {
 		buf_printf(err, "%s: cannot read\n", path);
 		p.nerr++;
+	}
+	for (size_t i = 0; !p.nerr && i < c->nwatches; i++) {
+		char msg[512];
+
+		if (watch_config_check(c, i, msg, sizeof(msg)) < 0) {
+			buf_printf(err, "%s: [watch %s]: %s\n", path, c->watches[i].name, msg);
+			p.nerr++;
+		}
 	}
 	if (!p.nerr && c->nhosts == 0) {
 		buf_printf(err, "%s: no [host NAME] section\n", path);
@@ -656,4 +678,5 @@ void config_print(const struct config *c, FILE *out)
 	print_size(out, "large", c->storage_large);
 	fprintf(out, "interval = %d\nkeep_initrd = %s\n", c->storage_interval_s,
 		c->storage_keep_initrd ? "yes" : "no");
+	watch_config_print(c, out);
 }

@@ -26,6 +26,14 @@ struct config_host {
 /* QEMU's qboot ROM on a host, for firmware = qboot */
 #define CONFIG_QBOOT_ROM "/usr/share/qemu/qboot.rom"
 
+/* A [watch NAME] section: its keys as written (orchestrator/watch_spec.c
+ * checks them) */
+struct config_watch {
+	char *name;
+	char **keys, **values;
+	size_t n;
+};
+
 struct config {
 	char *path;              /* the file read, NULL for the embedded defaults */
 	char *state_dir;         /* database, token, runs/, cache/ */
@@ -77,6 +85,8 @@ struct config {
 	int storage_interval_s;  /* a pass this often (and after runs conclude) */
 	int storage_keep_initrd; /* keep each run's whole initrd (kfleet before the
 				    manifest): for comparison, bench/storage.sh */
+	struct config_watch *watches;  /* [watch NAME] sections (orchestrator/watch.h) */
+	size_t nwatches;
 };
 
 enum { QUIET_PIN_AUTO, QUIET_PIN_YES, QUIET_PIN_NO };   /* auto: jobs with metrics */

@@ -5,6 +5,7 @@
  * through submit.c. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/storage.h"
+#include "orchestrator/watch.h"
 
 #include <errno.h>
 #include <libvirt/virterror.h>
@@ -263,7 +264,9 @@ int orch_start(struct orch *o)
 {
 	if (storage_start(o) < 0 || sched_start(o) < 0 || builder_start(o) < 0)
 		return -1;
-	return decided_start(o);
+	if (decided_start(o) < 0)
+		return -1;
+	return watcher_start(o);
 }
 
 const struct job_set *orch_jobs(const struct orch *o)
@@ -280,6 +283,7 @@ void orch_free(struct orch *o)
 {
 	if (!o)
 		return;
+	watcher_stop(o);
 	builder_stop(o);
 	decided_stop(o);
 	if (o->workers)

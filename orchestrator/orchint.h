@@ -288,6 +288,9 @@ struct orch {
 	pthread_t decided_thread;
 
 	struct storage *storage; /* storage.c: the pass's thread, the cache files held */
+
+	struct watcher *watcher; /* watch.c: the watch poller; NULL when it did not start */
+	char url[160];           /* where the pages are served (orch_set_url()) */
 };
 
 /* --- hosts.c: host health ------------------------------------------------ */

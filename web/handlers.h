@@ -106,4 +106,16 @@ WEB_HANDLER(pages_bisection);       /* GET /bisections/ID */
 WEB_HANDLER(pages_flaky);           /* GET /flaky: each with its history per kernel */
 WEB_HANDLER(api_flaky);             /* GET /api/flaky[?all=1]: released ones too */
 
+/* watches.c: watches (orchestrator/watch.h), their series and checks */
+WEB_HANDLER(pages_watches);         /* GET /watches */
+WEB_HANDLER(api_watches);           /* GET /api/watches */
+WEB_HANDLER(api_watches_add);       /* POST /api/watches: {"name", "spec": {...}} */
+WEB_HANDLER(api_watch_remove);      /* POST /api/watches/NAME/remove */
+/* Where a watch took the submission from and where it reported it (the
+ * checks, their states, the mail), as a section of its page; nothing
+ * when no watch made it */
+struct buf;
+struct db;
+void web_watch_reported_html(struct buf *b, struct db *db, int64_t submission_id);
+
 #endif

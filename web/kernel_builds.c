@@ -625,6 +625,7 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	buf_puts(&b, "</table>\n");
 	if (s.series_json)
 		series_html(&b, s.series_json);
+	web_watch_reported_html(&b, db, id);
 	buf_puts(&b, "<h2>Builds</h2>\n");
 	if (db_submission_builds(db, id, &v, &n) == 0 && n)
 		builds_table(db, &b, v, n, 1);

@@ -587,7 +587,8 @@ void web_page_head(struct buf *b, const char *title, int refresh)
 	buf_puts(b, "<nav><a href=\"/\">runs</a><a href=\"/queue\">queue</a>"
 		 "<a href=\"/submissions\">submissions</a><a href=\"/trees\">trees</a>"
 		 "<a href=\"/trends\">trends</a><a href=\"/flaky\">flaky</a>"
-		 "<a href=\"/hosts\">hosts</a><a href=\"/jobs\">jobs</a></nav>\n");
+		 "<a href=\"/watches\">watches</a><a href=\"/hosts\">hosts</a>"
+		 "<a href=\"/jobs\">jobs</a></nav>\n");
 }
 
 void web_page_tail(struct buf *b)

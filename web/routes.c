@@ -31,6 +31,7 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/bisections", pages_bisections, 0 },
 	{ WEB_GET,  "/bisections/{id}", pages_bisection, 0 },
 	{ WEB_GET,  "/flaky", pages_flaky, 0 },
+	{ WEB_GET,  "/watches", pages_watches, 0 },
 	/* any other path under these is 404 to GET, 405 to the rest */
 	{ WEB_GET,  "/submissions*", NULL, 0 },
 	{ WEB_GET,  "/builds*", NULL, 0 },
@@ -64,6 +65,9 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/api/bisections/{id}", api_bisection, 0 },
 	{ WEB_POST, "/api/bisections/{id}/cancel", api_bisection_cancel, 0 },
 	{ WEB_GET,  "/api/flaky", api_flaky, 0 },
+	{ WEB_GET,  "/api/watches", api_watches, 0 },
+	{ WEB_POST, "/api/watches", api_watches_add, 0 },
+	{ WEB_POST, "/api/watches/{name}/remove", api_watch_remove, 0 },
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))

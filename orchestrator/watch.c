@@ -1,0 +1,678 @@
+/* watch.c: the watch poller, a thread of the orchestrator beside the
+ * builder and decided.c. Each tick, for each watch: when its poll is due,
+ * the patchwork project's series since the stored position are read
+ * (watch_pw.c) and each new version is recorded, taken or skipped by the
+ * rules (watch_spec.c); the ones taken are fetched and handed to the
+ * series intake (orch_submit_series(), the path of `kfleet test`), a
+ * newer version cancelling its older one's queued work; then what was
+ * queued is reported (watch_report.c). Everything is in the database
+ * (db/watches.c): a restart takes up where the last daemon stopped. */
+#include "orchestrator/orchint.h"
+#include "orchestrator/watch.h"
+#include "orchestrator/watch_lore.h"
+#include "orchestrator/watch_pw.h"
+#include "orchestrator/watchint.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "db/watches.h"
+#include "kernels/kernels.h"
+
+#define WATCH_TICK_S 1
+
+struct watcher {
+	pthread_t thread;
+	struct db *db;
+};
+
+void wlog(struct db *db, const char *watch, const char *level, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!strcmp(level, "error"))
+		log_error("watch '%s': %s", watch, text);
+	else if (!strcmp(level, "warn"))
+		log_warn("watch '%s': %s", watch, text);
+	else
+		log_info("watch '%s': %s", watch, text);
+	if (db_watch_log(db, watch, level, text) < 0)
+		log_error("watch '%s': database: %s", watch, db_errmsg(db));
+}
+
+/* now as patchwork writes dates: "2026-12-02T13:37:07" (UTC) */
+static void iso_now(char *out, size_t n, int64_t minus_s)
+{
+	time_t t = time(NULL) - minus_s;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, n, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+/* The date a little before d, so a series whose date is a few minutes
+ * off the order of ids is not missed (ids taken are skipped anyway) */
+static void since_of(const char *d, char *out, size_t n)
+{
+	struct tm tm;
+	const char *end;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(d, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!end) {
+		snprintf(out, n, "%s", d);
+		return;
+	}
+	t = timegm(&tm) - WATCH_SINCE_SLACK_S;
+	gmtime_r(&t, &tm);
+	strftime(out, n, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+/* --- polling ------------------------------------------------------------ */
+
+/* err (n bytes) prefixed with "'URL': " */
+static void prefix_url(char *err, size_t n, const char *url)
+{
+	struct buf b = BUF_INIT(0);
+
+	buf_printf(&b, "'%s': %s", url, err);
+	snprintf(err, n, "%s", buf_str(&b));
+	buf_release(&b);
+}
+
+static char *patches_json(const struct pw_series *s)
+{
+	json_t *a = json_array();
+	char *out;
+
+	for (size_t i = 0; i < s->npatches; i++)
+		json_array_append_new(a, json_integer(s->patches[i]));
+	out = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return out;
+}
+
+/* Seconds since a patchwork date ("2026-12-02T13:37:07", UTC); 0 when
+ * it does not read as one */
+static int64_t age_s(const char *d)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!d || !strptime(d, "%Y-%m-%dT%H:%M:%S", &tm))
+		return 0;
+	return (int64_t)time(NULL) - (int64_t)timegm(&tm);
+}
+
+/* Records one series of the list (skipped, saying skip, when skip is
+ * set): 1 new, 0 seen already, -1 error */
+static int record(struct db *db, const struct watch_spec *sp, const struct pw_series *s,
+		  const char *skip)
+{
+	struct watch_series_row r;
+	const char *tree, *branch;
+	char why[512];
+	int taken = watch_rules_match(sp, s->name, s->subject, &tree, &branch, why, sizeof(why));
+	int rc;
+
+	if (skip) {
+		taken = 0;
+		snprintf(why, sizeof(why), "%s", skip);
+	}
+
+	memset(&r, 0, sizeof(r));
+	r.watch = sp->name;
+	r.remote_id = s->id;
+	r.msgid = s->msgid;
+	r.version = s->version;
+	r.name = s->name;
+	r.subject = s->subject;
+	r.submitter = s->submitter;
+	r.web_url = s->web_url;
+	r.mbox_url = s->mbox;
+	r.patches = patches_json(s);
+	r.state = taken ? "new" : "skipped";
+	r.detail = why;
+	rc = r.patches ? db_watch_series_add(db, &r) : -1;
+	free(r.patches);
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		return 0;
+	if (s->id)
+		wlog(db, sp->name, "info", "series %" PRId64 " v%d '%.200s' <%s>: %s%s", s->id,
+		     s->version, s->subject ? s->subject : s->name, s->msgid,
+		     taken ? "to take: " : "skipped: ", why);
+	else
+		wlog(db, sp->name, "info", "v%d '%.200s' <%s>: %s%s", s->version,
+		     s->subject ? s->subject : s->name, s->msgid, taken ? "to take: " : "skipped: ",
+		     why);
+	return 1;
+}
+
+/* One poll. 0, or -1 with err. *found: the new series versions seen */
+static int poll_once(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
+		     int *found, char *err, size_t errn)
+{
+	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
+				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX };
+	int64_t position = w->position;
+	char since[64];
+	int hold = 0;
+
+	since_of(w->position_date, since, sizeof(since));
+	for (int page = 1; page <= WATCH_PAGES_MAX; page++) {
+		struct buf body = BUF_INIT(0);
+		struct pw_series *list = NULL;
+		char *url = pw_series_url(sp->patchwork, sp->project, since, page), *e = NULL;
+		size_t n = 0;
+		int rc = 0;
+
+		if (!url)
+			return snprintf(err, errn, "out of memory"), -1;
+		if (fetch_url(url, &fo, &body, &e) < 0) {
+			snprintf(err, errn, "%s", e ? e : url);
+			rc = -1;
+		} else if (pw_series_parse(body.data, body.len, &list, &n, err, errn) < 0) {
+			prefix_url(err, errn, url);
+			rc = -1;
+		}
+		free(e);
+		free(url);
+		buf_release(&body);
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			const struct pw_series *s = &list[i];
+			int r;
+
+			if (s->id <= w->position)
+				continue;
+			if (!s->received_all && age_s(s->date) < WATCH_INCOMPLETE_S) {
+				/* the rest of its patches are on their way: not past it */
+				if (!hold)
+					log_debug("watch '%s': series %" PRId64 " is not complete yet",
+						 sp->name, s->id);
+				hold = 1;
+				continue;
+			}
+			r = record(db, sp, s, s->received_all ? NULL :
+				   "not all its patches arrived within an hour");
+			if (r < 0) {
+				snprintf(err, errn, "database: %s", db_errmsg(db));
+				rc = -1;
+				break;
+			}
+			*found += r;
+			if (!hold && s->id > position) {
+				position = s->id;
+				if (db_watch_advance(db, sp->name, position, s->date) < 0) {
+					snprintf(err, errn, "database: %s", db_errmsg(db));
+					rc = -1;
+				}
+			}
+		}
+		pw_series_free(list, n);
+		if (rc < 0)
+			return -1;
+		if (n < WATCH_PER_PAGE)
+			break;
+	}
+	return 0;
+}
+
+/* A lore list: its Atom feed; each message that starts a series, newer
+ * than the position, recorded (one per message-id and version). 0 / -1 */
+static int poll_lore(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
+		     int *found, char *err, size_t errn)
+{
+	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
+				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX };
+	struct buf body = BUF_INIT(0);
+	struct lore_entry *e = NULL;
+	char *url = NULL, *ferr = NULL, newest[64] = "";
+	size_t n = 0;
+	int rc = -1;
+
+	if (asprintf(&url, "%s/new.atom", sp->lore) < 0) {
+		url = NULL;
+		goto out;
+	}
+	if (fetch_url(url, &fo, &body, &ferr) < 0) {
+		snprintf(err, errn, "%s", ferr ? ferr : url);
+		goto out;
+	}
+	if (lore_feed_parse(body.data, body.len, &e, &n, err, errn) < 0) {
+		prefix_url(err, errn, url);
+		goto out;
+	}
+	/* newest first: taken oldest first */
+	for (size_t k = n; k-- > 0;) {
+		struct pw_series s;
+		char mbox[1200], *title;
+		int r;
+
+		if (strcmp(e[k].updated, w->position_date) < 0)
+			continue;
+		if (strcmp(e[k].updated, newest) > 0)
+			snprintf(newest, sizeof(newest), "%s", e[k].updated);
+		if (!e[k].starts_series)
+			continue;
+		memset(&s, 0, sizeof(s));
+		title = e[k].subject + strspn(e[k].subject, " ");
+		while (*title == '[' && strchr(title, ']'))
+			title = strchr(title, ']') + 1 + strspn(strchr(title, ']') + 1, " ");
+		snprintf(mbox, sizeof(mbox), "%s/%s/t.mbox.gz", sp->lore, e[k].msgid);
+		s.version = e[k].version;
+		s.name = title;
+		s.subject = e[k].subject;
+		s.msgid = e[k].msgid;
+		s.submitter = e[k].author;
+		s.mbox = mbox;
+		s.web_url = mbox;
+		r = record(db, sp, &s, NULL);
+		if (r < 0) {
+			snprintf(err, errn, "database: %s", db_errmsg(db));
+			goto out;
+		}
+		*found += r;
+	}
+	if (*newest && db_watch_advance_date(db, sp->name, newest) < 0) {
+		snprintf(err, errn, "database: %s", db_errmsg(db));
+		goto out;
+	}
+	rc = 0;
+out:
+	lore_entries_free(e, n);
+	buf_release(&body);
+	free(ferr);
+	free(url);
+	return rc;
+}
+
+static void poll_watch(struct db *db, const struct watch_spec *sp, const struct watch_row *w)
+{
+	char err[1024] = "";
+	int found = 0, rc = sp->lore ? poll_lore(db, sp, w, &found, err, sizeof(err)) :
+			poll_once(db, sp, w, &found, err, sizeof(err));
+	int64_t wait_s = sp->interval_s;
+
+	if (rc < 0) {
+		/* the interval doubled for each failure in a row, up to an hour */
+		for (int64_t i = 0; i <= w->failing && wait_s < WATCH_BACKOFF_MAX; i++)
+			wait_s *= 2;
+		if (wait_s > WATCH_BACKOFF_MAX)
+			wait_s = WATCH_BACKOFF_MAX;
+		wlog(db, sp->name, "error", "poll failed (%" PRId64 " in a row; next in %" PRId64
+		     " s): %s", w->failing + 1, wait_s, err);
+	}
+	if (db_watch_polled(db, sp->name, rc == 0, rc < 0 ? err : NULL,
+			    now_ms() + wait_s * 1000, found, 0) < 0)
+		log_error("watch '%s': database: %s", sp->name, db_errmsg(db));
+}
+
+/* --- taking a series ---------------------------------------------------- */
+
+/* Older versions of s still queued: their queued work canceled, each
+ * saying by what */
+static void supersede(struct db *db, const struct watch_spec *sp, const struct watch_series_row *s,
+		      int64_t submission_id)
+{
+	struct watch_series_row *old = NULL;
+	size_t n = 0;
+
+	if (db_watch_series_older(db, sp->name, s->name, s->submitter, s->version, &old, &n) < 0) {
+		log_error("watch '%s': database: %s", sp->name, db_errmsg(db));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char why[512];
+		int canceled = 0;
+
+		snprintf(why, sizeof(why), "superseded by v%" PRId64 " (patchwork series %" PRId64
+			 ", submission %" PRId64 ") of watch '%s'", s->version, s->remote_id,
+			 submission_id, sp->name);
+		if (old[i].submission_id)
+			canceled = db_watch_cancel_submission(db, old[i].submission_id, why);
+		if (canceled < 0 ||
+		    db_watch_series_superseded(db, old[i].id, s->id, why) < 0) {
+			log_error("watch '%s': database: %s", sp->name, db_errmsg(db));
+			continue;
+		}
+		wlog(db, sp->name, "info", "series %" PRId64 " v%" PRId64 ": %s: %d queued run%s "
+		     "canceled", old[i].remote_id, old[i].version, why, canceled,
+		     canceled == 1 ? "" : "s");
+	}
+	db_rows_free(db_watch_series_fields, old, sizeof(*old), n);
+}
+
+/* A try that failed for a reason that may pass (the network): again
+ * later, until WATCH_TRIES_MAX */
+static void take_failed(struct db *db, const struct watch_spec *sp,
+			const struct watch_series_row *s, const char *err)
+{
+	char d[1024];
+
+	if (s->tries + 1 >= WATCH_TRIES_MAX) {
+		snprintf(d, sizeof(d), "not taken after %d tries: %s", WATCH_TRIES_MAX, err);
+		db_watch_series_state(db, s->id, "error", d);
+		wlog(db, sp->name, "error", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id,
+		     s->version, d);
+		return;
+	}
+	snprintf(d, sizeof(d), "try %" PRId64 " failed: %s", s->tries + 1, err);
+	db_watch_series_retry(db, s->id, d, now_ms() + (int64_t)(5 << s->tries) * 1000);
+	wlog(db, sp->name, "warn", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id, s->version,
+	     d);
+}
+
+static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
+		     const struct watch_series_row *s)
+{
+	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
+				 .timeout_ms = sp->timeout_s * 4000L };
+	struct buf mbox = BUF_INIT(0);
+	struct series *ser = NULL;
+	struct submit_spec ss;
+	const char *tree, *branch;
+	char why[512], hash[65], *e = NULL, *path = NULL;
+	int64_t id = 0;
+	int rc;
+
+	fo.lore_base = sp->lore;
+	if ((sp->lore ? fetch_msgid(s->msgid, &fo, &mbox, NULL, &e) :
+	     fetch_url(s->mbox_url, &fo, &mbox, &e)) < 0) {
+		take_failed(db, sp, s, e ? e : s->mbox_url);
+		goto out;
+	}
+	/* the intake parses it again; here: what base it names */
+	if (series_parse_mem(s->mbox_url, mbox.data ? mbox.data : "", mbox.len, &ser, &e) < 0 &&
+	    sp->lore) {
+		/* a thread whose patches are not all in yet */
+		take_failed(db, sp, s, e ? e : "not a series");
+		goto out;
+	} else if (!ser) {
+		db_watch_series_state(db, s->id, "error", e);
+		wlog(db, sp->name, "error", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id,
+		     s->version, e ? e : "not a series");
+		goto out;
+	}
+	watch_rules_match(sp, s->name, s->subject, &tree, &branch, why, sizeof(why));
+	if (!tree) {
+		db_watch_series_state(db, s->id, "skipped", why);
+		goto out;
+	}
+	/* a submission made for it before the daemon stopped is it */
+	sha256_mem(mbox.data, mbox.len, hash);
+	if (asprintf(&path, "%s/series/%.16s.mbox", o->state_dir, hash) < 0)
+		path = NULL;
+	if (path && db_watch_find_submission(db, path, s->seen_at, &id) == 1) {
+		log_info("watch '%s': series %" PRId64 ": submission %" PRId64 " was made for it "
+			 "already", sp->name, s->remote_id, id);
+	} else {
+		memset(&ss, 0, sizeof(ss));
+		ss.tree = tree;
+		ss.mbox = mbox.data;
+		ss.mbox_len = mbox.len;
+		ss.mbox_name = s->mbox_url;
+		ss.base = ser->base_commit ? NULL : branch;
+		ss.arches = sp->arches;
+		ss.jobs = sp->jobs;
+		ss.vcpus = sp->vcpus;
+		ss.repeat = sp->repeat;
+		free(e);
+		e = NULL;
+		rc = orch_submit_series(o, &ss, &id, &e);
+		if (rc == -2) {
+			take_failed(db, sp, s, e ? e : "internal error");
+			goto out;
+		}
+		if (rc < 0) {
+			db_watch_series_state(db, s->id, "error", e);
+			wlog(db, sp->name, "error", "series %" PRId64 " v%" PRId64 ": not queued: %s",
+			     s->remote_id, s->version, e ? e : "?");
+			goto out;
+		}
+	}
+	if (ser->base_commit)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; base-commit %.12s from %s",
+			 ser->base_commit, ser->base_commit_from ? ser->base_commit_from : "the series");
+	if (db_watch_series_queued(db, s->id, id, tree, ser->base_commit ? ser->base_commit :
+				   branch, ser->cover ? ser->cover->subject : ser->count ?
+				   ser->patches[0].subject : NULL, why) < 0 || db_watch_count_queued(db, sp->name, 1) < 0) {
+		log_error("watch '%s': database: %s", sp->name, db_errmsg(db));
+		goto out;
+	}
+	wlog(db, sp->name, "info", "series %" PRId64 " v%" PRId64 ": queued as submission %" PRId64
+	     " (%s)", s->remote_id, s->version, id, why);
+	supersede(db, sp, s, id);
+out:
+	free(path);
+	free(e);
+	series_free(ser);
+	buf_release(&mbox);
+}
+
+static void take_new(struct orch *o, struct db *db, const struct watch_spec *sp)
+{
+	struct watch_series_row *rows = NULL;
+	size_t n = 0;
+	int64_t now = now_ms();
+
+	if (db_watch_series_list(db, sp->name, "new", 8, &rows, &n) < 0) {
+		log_error("watch '%s': database: %s", sp->name, db_errmsg(db));
+		return;
+	}
+	for (size_t i = 0; i < n && !orch_stopping(o); i++)
+		if (rows[i].next_try_at <= now)
+			take_one(o, db, sp, &rows[i]);
+	db_rows_free(db_watch_series_fields, rows, sizeof(*rows), n);
+}
+
+/* --- the thread ---------------------------------------------------------- */
+
+int orch_stopping(struct orch *o)
+{
+	int s;
+
+	pthread_mutex_lock(&o->lock);
+	s = o->stopping;
+	pthread_mutex_unlock(&o->lock);
+	return s;
+}
+
+static void tick(struct orch *o, struct db *db)
+{
+	struct watch_row *ws = NULL;
+	size_t n = 0;
+
+	if (db_watch_list(db, &ws, &n) < 0) {
+		log_error("watches: database: %s", db_errmsg(db));
+		return;
+	}
+	for (size_t i = 0; i < n && !orch_stopping(o); i++) {
+		struct watch_spec sp;
+		json_t *j = json_loads(ws[i].spec, 0, NULL);
+		char msg[512];
+
+		if (watch_spec_parse(ws[i].name, j, &sp, msg, sizeof(msg)) < 0) {
+			if (!ws[i].last_error || strcmp(ws[i].last_error, msg)) {
+				wlog(db, ws[i].name, "error", "spec: %s", msg);
+				db_watch_polled(db, ws[i].name, 0, msg, now_ms() + 3600000, 0, 0);
+			}
+		} else {
+			if (ws[i].next_poll_at <= now_ms())
+				poll_watch(db, &sp, &ws[i]);
+			take_new(o, db, &sp);
+			watch_report(o, db, &sp);
+		}
+		watch_spec_release(&sp);
+		json_decref(j);
+	}
+	db_rows_free(db_watch_fields, ws, sizeof(*ws), n);
+}
+
+static void *watcher_main(void *arg)
+{
+	struct orch *o = arg;
+	struct db *db = o->watcher->db;
+
+	while (!orch_stopping(o)) {
+		struct timespec ts;
+
+		tick(o, db);
+		pthread_mutex_lock(&o->lock);
+		if (!o->stopping) {
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += WATCH_TICK_S;
+			pthread_cond_timedwait(&o->build_work, &o->lock, &ts);
+		}
+		pthread_mutex_unlock(&o->lock);
+	}
+	return NULL;
+}
+
+/* The [watch] sections into the database: added, their specs updated,
+ * the ones gone from the config removed */
+static void sync_config(struct orch *o, struct db *db)
+{
+	const struct config *c = o->conf;
+	const char **names = calloc(c->nwatches + 1, sizeof(*names));
+	char now[32];
+
+	iso_now(now, sizeof(now), 0);
+	for (size_t i = 0; names && i < c->nwatches; i++) {
+		const struct config_watch *cw = &c->watches[i];
+		json_t *j = watch_spec_json((const char *const *)cw->keys,
+					    (const char *const *)cw->values, cw->n);
+		const char *since = json_string_value(json_object_get(j, "since"));
+		char *s = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+		int rc = s ? db_watch_sync_config(db, cw->name, s, since ? since : now) : -1;
+
+		if (rc < 0)
+			log_error("watch '%s': database: %s", cw->name, db_errmsg(db));
+		else if (rc == 1)
+			log_error("watch '%s': [watch %s] in the config, but `kfleet watch add` made "
+				  "one of that name: the config's is left out (kfleet watch rm %s)",
+				  cw->name, cw->name, cw->name);
+		names[i] = cw->name;
+		free(s);
+		json_decref(j);
+	}
+	if (names && db_watch_drop_config_except(db, names, c->nwatches) < 0)
+		log_error("watches: database: %s", db_errmsg(db));
+	free(names);
+}
+
+int watcher_start(struct orch *o)
+{
+	char *err = NULL;
+
+	o->watcher = calloc(1, sizeof(*o->watcher));
+	if (!o->watcher)
+		return -1;
+	o->watcher->db = db_open(o->db_path, &err);
+	if (!o->watcher->db) {
+		log_error("watches: %s", err ? err : "cannot open the database");
+		free(err);
+		free(o->watcher);
+		o->watcher = NULL;
+		return -1;
+	}
+	sync_config(o, o->watcher->db);
+	if (pthread_create(&o->watcher->thread, NULL, watcher_main, o) != 0) {
+		db_close(o->watcher->db);
+		free(o->watcher);
+		o->watcher = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void watcher_stop(struct orch *o)
+{
+	if (!o->watcher)
+		return;
+	pthread_mutex_lock(&o->lock);
+	if (!o->stopping)
+		o->stopping = 1;
+	pthread_cond_broadcast(&o->build_work);
+	pthread_mutex_unlock(&o->lock);
+	pthread_join(o->watcher->thread, NULL);
+	db_close(o->watcher->db);
+	free(o->watcher);
+	o->watcher = NULL;
+}
+
+/* --- kfleet watch add / rm ------------------------------------------------ */
+
+int orch_watch_add(struct orch *o, const char *name, const json_t *spec, char **err)
+{
+	struct watch_spec sp;
+	char msg[512], now[32], *s;
+	const char *since = json_string_value(json_object_get(spec, "since"));
+	int rc;
+
+	*err = NULL;
+	rc = watch_spec_parse(name, spec, &sp, msg, sizeof(msg));
+	watch_spec_release(&sp);
+	if (rc < 0)
+		return set_errf(err, "%s", msg);
+	iso_now(now, sizeof(now), 0);
+	s = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!s)
+		return set_errf(err, "out of memory"), -2;
+	pthread_mutex_lock(&o->db_lock);
+	rc = db_watch_add(o->db, name, s, since ? since : now);
+	if (rc < 0)
+		set_errf(err, "database: %s", db_errmsg(o->db));
+	pthread_mutex_unlock(&o->db_lock);
+	free(s);
+	if (rc < 0)
+		return -2;
+	if (rc == 1)
+		return set_errf(err, "watch '%s': exists already (kfleet watch rm %s first)", name,
+				name);
+	log_info("watch '%s': added", name);
+	pthread_mutex_lock(&o->lock);
+	pthread_cond_broadcast(&o->build_work);
+	pthread_mutex_unlock(&o->lock);
+	return 0;
+}
+
+int orch_watch_remove(struct orch *o, const char *name, char **err)
+{
+	int rc;
+
+	*err = NULL;
+	pthread_mutex_lock(&o->db_lock);
+	rc = db_watch_remove(o->db, name);
+	if (rc < 0)
+		set_errf(err, "database: %s", db_errmsg(o->db));
+	pthread_mutex_unlock(&o->db_lock);
+	if (rc < 0)
+		return -2;
+	if (rc == 0)
+		return set_errf(err, "watch '%.80s': no such watch (kfleet watch list)", name);
+	if (rc == 2)
+		return set_errf(err, "watch '%s': it is a [watch %s] section of the config: remove "
+				"it there and restart kfleetd", name, name);
+	log_info("watch '%s': removed", name);
+	return 0;
+}
+
+void orch_set_url(struct orch *o, const char *url)
+{
+	snprintf(o->url, sizeof(o->url), "%s", url);
+}

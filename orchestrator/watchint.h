@@ -1,0 +1,22 @@
+/* watchint.h: what the watch files share among themselves: the watch's
+ * log (the daemon's log and the watch_log table at once) and the report
+ * step (watch_report.c) that watch.c calls each tick. */
+#ifndef KF_ORCH_WATCHINT_H
+#define KF_ORCH_WATCHINT_H
+
+struct orch;
+struct db;
+struct watch_spec;
+
+#define WATCH_SINCE_SLACK_S 600   /* ?since= this much before the position's date */
+
+/* Logs a line of watch's, level "info", "warn" or "error" */
+void wlog(struct db *db, const char *watch, const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Whether the daemon is stopping */
+int orch_stopping(struct orch *o);
+/* Posts the checks and writes the reply mails that are due for the
+ * watch's series (pending once queued, the verdict once its runs ended) */
+void watch_report(struct orch *o, struct db *db, const struct watch_spec *sp);
+
+#endif
