@@ -6,9 +6,10 @@
 # a steady metric (identical kernels, the same output) stops after the
 # first round as decided; the page, the API and `kfleet test --wait` say
 # why it stopped. Bad options are refused with what is wrong.
-# The noisy case is A/A, so each of its two looks calls it better or worse
-# with 1% chance (the rule's level): about 2% of runs of this test fail
-# there, the honest cost of a real statistical test.
+# The noisy case is A/A with the same values on both sides (its job gives
+# each pair of runs 900 or 100 in turn, by run id), so no look can call it
+# better or worse: random noise here failed about 2% of runs of this test
+# at the rule's 1% level per look (and did, once, in this session).
 . "$(dirname "$0")/lib.sh"
 
 # one guest at a time: under TCG on a loaded machine two at once can miss
