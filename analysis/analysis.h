@@ -131,6 +131,9 @@ int cmp_cell_same(const struct cmp_cell *a, const struct cmp_cell *b);
 /* Appends "x86_64, 2 vcpus, 1024 MiB, tcg, host h1" to b, then
  * ", topology 1:2:1" and ", 2 NUMA nodes" when set */
 void cmp_cell_describe(const struct cmp_cell *c, struct buf *b);
+/* Its end, after the accel: ", host H", ", topology T", ", N NUMA nodes"
+ * where they are set */
+void cmp_cell_describe_rest(const struct cmp_cell *c, struct buf *b);
 
 enum cmp_verdict {
 	CMP_BETTER,      /* p (in a report: its BH q) < alpha, the good way */

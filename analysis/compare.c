@@ -54,6 +54,11 @@ void cmp_cell_describe(const struct cmp_cell *c, struct buf *b)
 {
 	buf_printf(b, "%s, %d vcpus, %d MiB, %s", *nz(c->arch) ? c->arch : "arch ?", c->vcpus,
 		   c->memory_mb, *nz(c->accel) ? c->accel : "accel ?");
+	cmp_cell_describe_rest(c, b);
+}
+
+void cmp_cell_describe_rest(const struct cmp_cell *c, struct buf *b)
+{
 	if (*nz(c->host))
 		buf_printf(b, ", host %s", c->host);
 	if (*nz(c->topology))

@@ -136,12 +136,7 @@ void scaling_cell_describe(const struct scaling *s, struct buf *b)
 
 	buf_printf(b, "%s, %d MiB, %s", *nz(c->arch) ? c->arch : "arch ?", c->memory_mb,
 		   *nz(c->accel) ? c->accel : "accel ?");
-	if (*nz(c->host))
-		buf_printf(b, ", host %s", c->host);
-	if (*nz(c->topology))
-		buf_printf(b, ", topology %s", c->topology);
-	if (c->numa_nodes > 1)
-		buf_printf(b, ", %d NUMA nodes", c->numa_nodes);
+	cmp_cell_describe_rest(c, b);
 }
 
 /* ---- tables ---- */
