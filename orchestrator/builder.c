@@ -817,10 +817,7 @@ void builder_stop(struct orch *o)
 
 	if (!b)
 		return;
-	pthread_mutex_lock(&o->lock);
-	o->stopping = 1;
-	pthread_cond_broadcast(&o->build_work);
-	pthread_mutex_unlock(&o->lock);
+	orch_ask_stop(o);
 	pthread_join(o->builder_thread, NULL);
 	db_close(b->db);
 	free(b);

@@ -245,11 +245,7 @@ void decided_stop(struct orch *o)
 {
 	if (!o->decided_db)
 		return;
-	pthread_mutex_lock(&o->lock);
-	if (!o->stopping)
-		o->stopping = 1;
-	pthread_cond_broadcast(&o->build_work);
-	pthread_mutex_unlock(&o->lock);
+	orch_ask_stop(o);
 	pthread_join(o->decided_thread, NULL);
 	db_close(o->decided_db);
 	o->decided_db = NULL;

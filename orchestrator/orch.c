@@ -279,6 +279,25 @@ const char *orch_db_path(const struct orch *o)
 	return o->db_path;
 }
 
+void orch_wake(struct orch *o, pthread_cond_t *cond, int all)
+{
+	pthread_mutex_lock(&o->lock);
+	if (all)
+		pthread_cond_broadcast(cond);
+	else
+		pthread_cond_signal(cond);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void orch_ask_stop(struct orch *o)
+{
+	pthread_mutex_lock(&o->lock);
+	if (!o->stopping)
+		o->stopping = 1;
+	pthread_cond_broadcast(&o->build_work);
+	pthread_mutex_unlock(&o->lock);
+}
+
 void orch_free(struct orch *o)
 {
 	if (!o)
@@ -290,10 +309,7 @@ void orch_free(struct orch *o)
 		sched_stop(o);
 	storage_stop(o);   /* after the workers, which hold its cache files */
 	/* a KVM probe still booting gives up; it records its host's accel */
-	pthread_mutex_lock(&o->lock);
-	if (!o->stopping)
-		o->stopping = 1;
-	pthread_mutex_unlock(&o->lock);
+	orch_ask_stop(o);
 	for (size_t i = 0; i < o->nhosts; i++)
 		kvmprobe_join(&o->hosts[i]);
 	pthread_mutex_lock(&o->lock);

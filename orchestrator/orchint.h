@@ -538,6 +538,14 @@ void sched_stop(struct orch *o);
 
 /* --- builder.c ----------------------------------------------------------- */
 
+/* orch.c: wakes the threads waiting on cond (o->work: the workers,
+ * o->build_work: the builder and the other background threads), all of
+ * them or one, under o->lock */
+void orch_wake(struct orch *o, pthread_cond_t *cond, int all);
+/* Sets o->stopping (if not set yet) and wakes the threads that wait on
+ * o->build_work, so a background thread can be joined */
+void orch_ask_stop(struct orch *o);
+
 /* The thread that clones trees and builds submissions (o->build_work
  * wakes it); stop cancels a build in flight (the submission carries on
  * after a restart). */

@@ -24,17 +24,6 @@
 #define SUBMIT_LIST_MAX 16
 #define COMMAND_MAX (16 * 1024)
 
-/* Wakes the threads waiting on cond (the workers or the builder) */
-static void wake(struct orch *o, pthread_cond_t *cond, int all)
-{
-	pthread_mutex_lock(&o->lock);
-	if (all)
-		pthread_cond_broadcast(cond);
-	else
-		pthread_cond_signal(cond);
-	pthread_mutex_unlock(&o->lock);
-}
-
 /* --- runs --------------------------------------------------------------- */
 
 /* The job s names, with its programs built for arch; NULL with *err */
@@ -214,7 +203,7 @@ int orch_submit(struct orch *o, const struct run_spec *s, int64_t *id, char **er
 	pthread_mutex_unlock(&o->db_lock);
 	if (rc < 0)
 		return -2;
-	wake(o, &o->work, 0);
+	orch_wake(o, &o->work, 0);
 	log_info("run %" PRId64 ": queued: %s on '%s', %d vCPUs, %d MiB", *id, req.arch,
 		 s->kernel, req.vcpus, req.memory_mb);
 	return 0;
@@ -399,7 +388,7 @@ int orch_submit_request_mode(struct orch *o, const struct run_spec *s, const cha
 	pthread_mutex_unlock(&o->db_lock);
 	if (rc < 0)
 		return -2;
-	wake(o, &o->work, 1);
+	orch_wake(o, &o->work, 1);
 	if (m.until_decided)
 		log_info("request %" PRId64 ": %d x (base '%s', patched '%s'), interleaved, until "
 			 "decided (at most %d a side)", *id, repeat, s->kernel, patched, m.max_runs);
@@ -454,7 +443,7 @@ int orch_tree_add(struct orch *o, const char *name, const char *url, const char 
 				name, name);
 	log_info("tree '%s': added: '%s'%s%s", name, url, branch ? " branch " : "",
 		 branch ? branch : "");
-	wake(o, &o->build_work, 1);
+	orch_wake(o, &o->build_work, 1);
 	return 0;
 }
 
@@ -472,7 +461,7 @@ int orch_tree_fetch(struct orch *o, const char *name, char **err)
 		return -2;
 	if (rc == 0)
 		return set_errf(err, "tree '%.80s': no such tree (kfleet trees lists them)", name);
-	wake(o, &o->build_work, 1);
+	orch_wake(o, &o->build_work, 1);
 	return 0;
 }
 
@@ -697,7 +686,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	*id = s.id;
 	log_info("submission %" PRId64 ": tree '%s', %s, %s", s.id, tree,
 		 ser ? ser->name : sp->kernel ? sp->kernel : "no series", s.arches);
-	wake(o, &o->build_work, 1);
+	orch_wake(o, &o->build_work, 1);
 out:
 	db_row_release(db_tree_fields, &t, sizeof(t));
 	series_free(ser);

@@ -604,11 +604,7 @@ void watcher_stop(struct orch *o)
 {
 	if (!o->watcher)
 		return;
-	pthread_mutex_lock(&o->lock);
-	if (!o->stopping)
-		o->stopping = 1;
-	pthread_cond_broadcast(&o->build_work);
-	pthread_mutex_unlock(&o->lock);
+	orch_ask_stop(o);
 	pthread_join(o->watcher->thread, NULL);
 	db_close(o->watcher->db);
 	free(o->watcher);
@@ -645,9 +641,7 @@ int orch_watch_add(struct orch *o, const char *name, const json_t *spec, char **
 		return set_errf(err, "watch '%s': exists already (kfleet watch rm %s first)", name,
 				name);
 	log_info("watch '%s': added", name);
-	pthread_mutex_lock(&o->lock);
-	pthread_cond_broadcast(&o->build_work);
-	pthread_mutex_unlock(&o->lock);
+	orch_wake(o, &o->build_work, 1);
 	return 0;
 }
 
