@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 
@@ -28,6 +29,7 @@ int cli_runs_where(struct cli *k)
 	}
 	json_array_foreach(json_object_get(r.j, "runs"), i, run) {
 		char a[32], b[32];
+		const char *phase;
 
 		if (!i)
 			printf("\nwhere the runs not done are:\n");
@@ -44,6 +46,14 @@ int cli_runs_where(struct cli *k)
 				printf("starts as soon as a slot frees\n");
 			else
 				printf("starts in about %s\n", a);
+			continue;
+		}
+		phase = cli_jstr(run, "phase", "running");
+		if (strcmp(phase, "running")) {
+			/* preparing its guest, booting, storing its results */
+			dur(run, "phase_ms", a);
+			printf("%s for %s\n", !strcmp(phase, "preparing") ? "preparing its guest" :
+			       !strcmp(phase, "storing") ? "storing its results" : phase, a);
 			continue;
 		}
 		dur(run, "running_ms", a);

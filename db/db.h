@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 15
+#define DB_SCHEMA_VERSION 16
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -232,7 +232,13 @@ int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fi
 int db_run_cpu_model(struct db *db, int64_t id, const char *model);
 int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,
 		   const char *qemu_version, const char *libvirt_version, const char *run_dir);
-/* Records the agent's hello. 0 / -1 */
+/* Where a running run is: its guest being prepared (from the claim),
+ * booting (from the domain's start), running the command (from the
+ * agent's hello: db_run_booted() sets it), storing its results (from the
+ * guest's end). Cleared when the run ends or is queued again. 0 / -1 */
+enum run_phase { RUN_PHASE_PREPARING, RUN_PHASE_BOOTING, RUN_PHASE_RUNNING, RUN_PHASE_STORING };
+int db_run_phase(struct db *db, int64_t id, enum run_phase p);
+/* Records the agent's hello (and the phase "running"). 0 / -1 */
 int db_run_booted(struct db *db, int64_t id, int64_t at, const char *release, int nproc,
 		  int64_t mem_kb);
 

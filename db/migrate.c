@@ -270,6 +270,12 @@ const char *const db_migrations[] = {
 	"  id INTEGER PRIMARY KEY, watch TEXT NOT NULL, at INTEGER NOT NULL,"
 	"  level TEXT NOT NULL, text TEXT NOT NULL);"
 	"CREATE INDEX watch_log_watch ON watch_log (watch, id);",
+	/* 16: where a running run is (orchestrator/run.c's stages): preparing
+	 * its guest, booting, running the command, storing its results; and
+	 * since when. NULL once it is queued again or done. */
+	"ALTER TABLE runs ADD COLUMN phase TEXT"
+	"  CHECK (phase IN ('preparing','booting','running','storing'));"
+	"ALTER TABLE runs ADD COLUMN phase_at INTEGER;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -33,6 +33,9 @@ struct dbq_queue_run {
 	enum run_state state;  /* RUN_QUEUED or RUN_RUNNING */
 	int attempt;
 	int64_t queued_at, started_at;   /* ms since the epoch, 0 when not reached */
+	char *phase;           /* a running run's: "preparing", "booting", "running",
+				  "storing"; NULL queued (or from before schema 16) */
+	int64_t phase_at;      /* since when, ms since the epoch; 0 with no phase */
 };
 
 /* The running runs (oldest start first), then the queued ones in the order

@@ -55,7 +55,8 @@ static const struct db_field queue_fields[] = {
 	F(dbq_queue_run, arch, TEXT), F(dbq_queue_run, vcpus, INT32),
 	F(dbq_queue_run, host, TEXT), F(dbq_queue_run, state, STATE),
 	F(dbq_queue_run, attempt, INT32), F(dbq_queue_run, queued_at, TIME),
-	F(dbq_queue_run, started_at, TIME), { NULL, 0, 0 },
+	F(dbq_queue_run, started_at, TIME), F(dbq_queue_run, phase, TEXT),
+	F(dbq_queue_run, phase_at, TIME), { NULL, 0, 0 },
 };
 
 void run_release(struct run *r)
@@ -197,7 +198,8 @@ static int claim_locked(struct db *db, int64_t id, int64_t attempt, int64_t host
 	if (dbi_exec(db, "UPDATE runs SET state = 'running', attempt = ?2, host_id = ?3,"
 		     " domain = ?4, started_at = ?5, booted_at = NULL, ended_at = NULL,"
 		     " outcome = NULL, exit_code = NULL, guest_release = NULL,"
-		     " guest_nproc = NULL, guest_mem_kb = NULL, splat = NULL"
+		     " guest_nproc = NULL, guest_mem_kb = NULL, splat = NULL,"
+		     " phase = 'preparing', phase_at = ?5"
 		     " WHERE id = ?1 AND state = 'queued'", DBI_INT(id), DBI_INT(attempt),
 		     DBI_INT(host_id), DBI_TEXT(domain), DBI_INT(now)) < 0)
 		return -1;
@@ -264,8 +266,22 @@ int db_run_booted(struct db *db, int64_t id, int64_t at, const char *release, in
 		  int64_t mem_kb)
 {
 	return dbi_exec(db, "UPDATE runs SET booted_at = ?2, guest_release = ?3,"
-			" guest_nproc = ?4, guest_mem_kb = ?5 WHERE id = ?1", DBI_INT(id),
-			DBI_OPT(at), DBI_TEXT(release), DBI_INT(nproc), DBI_INT(mem_kb));
+			" guest_nproc = ?4, guest_mem_kb = ?5,"
+			" phase = CASE state WHEN 'running' THEN 'running' END,"
+			" phase_at = CASE state WHEN 'running' THEN coalesce(?2, ?6) END WHERE id = ?1",
+			DBI_INT(id), DBI_OPT(at), DBI_TEXT(release), DBI_INT(nproc),
+			DBI_INT(mem_kb), DBI_INT(now_ms()));
+}
+
+int db_run_phase(struct db *db, int64_t id, enum run_phase p)
+{
+	static const char *const names[] = { "preparing", "booting", "running", "storing" };
+
+	if ((int)p < 0 || (size_t)p >= sizeof(names) / sizeof(names[0]))
+		return -1;
+	return dbi_exec(db, "UPDATE runs SET phase = ?2, phase_at = ?3"
+			" WHERE id = ?1 AND state = 'running'", DBI_INT(id), DBI_TEXT(names[p]),
+			DBI_INT(now_ms()));
 }
 
 /* The body of db_run_finish, inside the caller's transaction. */
@@ -285,10 +301,12 @@ static int finish_locked(struct db *db, int64_t id, enum run_outcome o, const ch
 		return -1;
 	if (requeue)
 		return dbi_exec(db, "UPDATE runs SET state = 'queued', outcome = NULL, detail = ?2,"
-				" splat = NULL, exit_code = NULL, ended_at = NULL WHERE id = ?1",
+				" splat = NULL, exit_code = NULL, ended_at = NULL, phase = NULL,"
+				" phase_at = NULL WHERE id = ?1",
 				DBI_INT(id), DBI_TEXT(detail));
 	return dbi_exec(db, "UPDATE runs SET state = 'done', outcome = ?3, detail = ?2,"
-			" splat = ?4, exit_code = ?5, ended_at = ?6 WHERE id = ?1",
+			" splat = ?4, exit_code = ?5, ended_at = ?6, phase = NULL, phase_at = NULL"
+			" WHERE id = ?1",
 			DBI_INT(id), DBI_TEXT(detail), DBI_TEXT(run_outcome_name(o)),
 			DBI_TEXT(splat), has_exit_code ? DBI_INT(exit_code) : DBI_NULL,
 			DBI_INT(now));
@@ -364,8 +382,8 @@ int dbq_queue(struct db *db, size_t max, struct dbq_queue_run **out, size_t *n)
 {
 	return dbi_rows(dbi_stmt(db,
 		"SELECT r.id, r.request_id, r.kernel_id, k.path, r.job, r.command, r.arch,"
-		" r.vcpus, h.name, r.state, r.attempt, r.queued_at, r.started_at"
-		" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
+		" r.vcpus, h.name, r.state, r.attempt, r.queued_at, r.started_at, r.phase,"
+		" r.phase_at FROM runs r JOIN kernels k ON k.id = r.kernel_id"
 		" LEFT JOIN hosts h ON h.id = r.host_id"
 		" WHERE r.state IN ('queued', 'running')"
 		" ORDER BY r.state = 'queued', CASE WHEN r.state = 'running' THEN r.started_at END,"

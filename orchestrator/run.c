@@ -341,6 +341,9 @@ static int stage_start(struct run_ctx *x)
 		outcome_set(x->out, RUN_OUT_INFRA, "host '%s': %s", h->conf->name, err ? err : e);
 		goto out;
 	}
+	if (db_run_phase(x->db, x->r->id, RUN_PHASE_BOOTING) < 0)
+		log_warn("run %" PRId64 ": cannot record it booting: %s", x->r->id,
+			 db_errmsg(x->db));
 	record_start(x);
 	rc = 0;
 out:
@@ -545,6 +548,9 @@ static void stage_conclude(struct run_ctx *x)
 	const struct config *c = x->c;
 	struct buf text;
 
+	if (db_run_phase(x->db, x->r->id, RUN_PHASE_STORING) < 0)
+		log_warn("run %" PRId64 ": cannot record it storing: %s", x->r->id,
+			 db_errmsg(x->db));
 	/* all that is kept of the console, across rotations, for the scan */
 	buf_init(&text, 0);
 	if (conlog_text(&x->conlog, x->console, &text, CONSOLE_SCAN_MAX) < 0)

@@ -203,8 +203,8 @@ static void fmt_ms(int64_t ms, char out[32])
 
 /* ---- /queue ---- */
 
-/* Where a run is: "#2 in the queue, starts in about 40 s" or "12 s of
- * its usual 30 s (40%)" */
+/* Where a run is: "#2 in the queue, starts in about 40 s", "booting for
+ * 3 s" or (running its command) "12 s of its usual 30 s (40%)" */
 static void where_html(struct buf *b, const struct queue *m, const struct qrun *q)
 {
 	char t[32], u[32];
@@ -214,6 +214,13 @@ static void where_html(struct buf *b, const struct queue *m, const struct qrun *
 		buf_printf(b, "#%d in the queue, starts %s%s", q->position,
 			   q->start_ms < 0 ? "at a time not known yet" : q->start_ms == 0 ?
 			   "as soon as a slot frees" : "in about ", q->start_ms > 0 ? t : "");
+		return;
+	}
+	if (q->r->phase && strcmp(q->r->phase, "running")) {
+		/* preparing, booting, storing: how long in it */
+		web_fmt_duration(q->r->phase_at, m->now, t);
+		buf_printf(b, "%s for %s", !strcmp(q->r->phase, "preparing") ? "preparing its guest" :
+			   !strcmp(q->r->phase, "storing") ? "storing its results" : q->r->phase, t);
 		return;
 	}
 	web_fmt_duration(q->r->started_at, m->now, t);
@@ -353,7 +360,7 @@ WEB_HANDLER(api_queue)
 		int running = q->state == RUN_RUNNING;
 
 		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:o, s:o, s:{s:I, s:o},"
-			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}",
+			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
 			"id", (json_int_t)q->id, "state", run_state_name(q->state),
 			"request", q->request_id > 0 ? json_integer(q->request_id) : json_null(),
 			"job", web_json_str(q->job),
@@ -366,7 +373,9 @@ WEB_HANDLER(api_queue)
 			"median_ms", jms(m.q[i].median_ms), "median_runs", m.q[i].median_n,
 			"expected_end_in_ms", jms(m.q[i].finish_ms),
 			"position", m.q[i].position ? json_integer(m.q[i].position) : json_null(),
-			"expected_start_in_ms", running ? json_null() : jms(m.q[i].start_ms))) < 0)
+			"expected_start_in_ms", running ? json_null() : jms(m.q[i].start_ms),
+			"phase", web_json_str(q->phase),
+			"phase_ms", q->phase ? jms(m.now - q->phase_at) : json_null())) < 0)
 			bad = 1;
 	}
 	for (size_t i = 0; reqs && i < m.nreqs; i++)

@@ -147,6 +147,63 @@ static void test_queue(void **state)
 	dbq_queue_free(v, n);
 }
 
+/* A running run's phase through its life, as the queue reads it: from
+ * the claim to the end, and cleared when it is queued again */
+static const char *queue_phase(struct db *db, int64_t id, int64_t *at)
+{
+	static char name[16];
+	struct dbq_queue_run *v;
+	size_t n;
+
+	*at = -1;
+	name[0] = 0;
+	assert_int_equal(dbq_queue(db, DBQ_QUEUE_MAX, &v, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id == id) {
+			snprintf(name, sizeof(name), "%s", v[i].phase ? v[i].phase : "none");
+			*at = v[i].phase_at;
+		}
+	dbq_queue_free(v, n);
+	return name;
+}
+
+static void test_phases(void **state)
+{
+	struct dbt *f = *state;
+	struct run r;
+	int64_t id, at, before;
+
+	dbt_host(f->db, "local");
+	id = dbt_insert_run(f->db, "true", 2);
+	assert_string_equal(queue_phase(f->db, id, &at), "none");
+	before = now_ms();
+	/* not running: no phase is taken */
+	assert_int_equal(db_run_phase(f->db, id, RUN_PHASE_BOOTING), 0);
+	assert_string_equal(queue_phase(f->db, id, &at), "none");
+	assert_int_equal(db_run_claim(f->db, "local", &r), 1);
+	run_release(&r);
+	assert_string_equal(queue_phase(f->db, id, &at), "preparing");
+	assert_true(at >= before);
+	assert_int_equal(db_run_phase(f->db, id, RUN_PHASE_BOOTING), 0);
+	assert_string_equal(queue_phase(f->db, id, &at), "booting");
+	assert_int_equal(db_run_booted(f->db, id, 1700000000123LL, "6.1", 2, 1000), 0);
+	assert_string_equal(queue_phase(f->db, id, &at), "running");
+	assert_int_equal(at, 1700000000123LL);   /* since the hello */
+	assert_int_equal(db_run_phase(f->db, id, RUN_PHASE_STORING), 0);
+	assert_string_equal(queue_phase(f->db, id, &at), "storing");
+	assert_int_equal(db_run_phase(f->db, id, (enum run_phase)7), -1);
+	/* queued again after an infra attempt: no phase */
+	assert_int_equal(db_run_finish(f->db, id, RUN_OUT_INFRA, "lost", NULL, 0, 0), 0);
+	assert_string_equal(queue_phase(f->db, id, &at), "none");
+	assert_int_equal(at, 0);
+	assert_int_equal(db_run_claim(f->db, "local", &r), 1);
+	run_release(&r);
+	assert_string_equal(queue_phase(f->db, id, &at), "preparing");
+	assert_int_equal(db_run_finish(f->db, id, RUN_OUT_PASSED, NULL, NULL, 1, 0), 0);
+	assert_int_equal(dbt_sql_int(f->db, "SELECT count(*) FROM runs WHERE phase IS NULL"
+				      " AND phase_at IS NULL"), 1);
+}
+
 /* Sets a done run's start and end so it took ms */
 static void set_duration(struct db *db, int64_t id, int64_t ms)
 {
@@ -801,6 +858,7 @@ int main(void)
 		T(test_attempt_list_empty),
 		T(test_run_columns),
 		T(test_queue),
+		T(test_phases),
 		T(test_median_duration),
 		T(test_run_request),
 		T(test_recover_domains),
