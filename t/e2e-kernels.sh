@@ -171,6 +171,12 @@ prog=$(curl -sf "$KF_URL/api/builds/$bl" | sed 's/.*"progress"/"progress"/')
 check "progress: a building build has its stage (its last step's) and objects" contains "$prog" "\"progress\":{\"stage\":\"$stage\",\"objects\":$objs,"
 check "progress: ...against an earlier build's of its config" sh -c "echo '$prog' | grep -q '\"expected\":[1-9][0-9]*,'"
 check "progress: the build page says it" contains "$(curl -sf "$KF_URL/builds/$bl")" "$stage: $objs"
+page=$(kf_dom "/builds/$bl")
+check "progress: the build page in Chromium: the stage and objects" contains "$page" "$stage: $objs "
+check "...and it reloads itself while the build runs" contains "$page" '<meta http-equiv="refresh" content="5">'
+sb=$(db "select submission_id from submission_builds where build_id = $bl limit 1")
+page=$(kf_dom "/submissions/$sb")
+check "progress: the submission page in Chromium: the build's stage and objects" contains "$page" "$stage: $objs "
 pd=$(db "select p.dir from builds p, builds b where b.id = $bl and p.state = 'done' and p.id != b.id and p.arch = b.arch and p.config_hash = b.config_hash order by p.ended_at desc limit 1")
 check "progress: the earlier build's count is kept beside its log, read once" equals "$(cat "$pd/build.objects" 2>&1)" "$(grep -c '^  [A-Z][A-Z0-9_]* ' "$pd/build.log")"
 check "progress: the log's kbuild lines were seen" test "$objs" -gt 0

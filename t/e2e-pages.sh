@@ -9,12 +9,6 @@
 # noise from those runs. SCREENSHOT=FILE keeps a picture of the request page.
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
-# dom PATH: the page as Chromium rendered it
-dom() {
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \
-		--dump-dom "$KF_URL$1" 2>>"$T/chromium.log"
-}
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # before A B TEXT: A comes before B in TEXT
 before() {
@@ -49,7 +43,7 @@ cp "$KERNEL" "$T/patched-vmlinuz"
 out=$(kf test --base "$KERNEL" --patched "$T/patched-vmlinuz" --job pages-demo --repeat 2 2>&1)
 rq=$(echo "$out" | sed -n 's/^request \([0-9]*\) queued.*/\1/p')
 check "a request of four runs is queued" equals "$(db "select count(*) from runs where request_id = '$rq'")" 4
-page=$(dom /queue)
+page=$(kf_dom /queue)
 check "/queue: the request with its progress" contains "$page" "<a href=\"/requests/$rq\">request $rq</a>"
 check "/queue: its runs, waiting or running" equals "$(count "href=\"/requests/$rq\">$rq<" "$page")" 4
 check "/queue: no turnaround without finished runs of the job" contains "$page" "unknown"
@@ -69,19 +63,19 @@ db "update results set status = 'fail', detail = 'injected' where run_id in ($p1
 db "update results set status = 'fail' where run_id = $b1 and path = 'alpha'"
 db "delete from results where run_id = $p1 and path = 'delta'"
 
-page=$(dom /)
+page=$(kf_dom /)
 check "/: links to the queue and the hosts" has "$page" 'href="/queue"' 'href="/hosts"'
 check "/: the request's runs are listed" contains "$page" "<a href=\"/runs/$p2\">$p2</a>"
 
-page=$(dom /queue)
+page=$(kf_dom /queue)
 check "/queue: nothing waiting once done" contains "$page" "nothing is running or waiting"
 
-page=$(dom /hosts)
+page=$(kf_dom /hosts)
 check "/hosts: the host, healthy" line "$page" '<td>local</td><td class="passed">healthy</td>'
 check "/hosts: its QEMU version" contains "$page" "$(db "select qemu_version from hosts where name = 'local'")"
 check "/hosts: max vCPUs from libvirt" contains "$page" "<td class=\"num\">$(db "select max_vcpus from hosts where name = 'local'")</td>"
 
-page=$(dom "/requests/$rq")
+page=$(kf_dom "/requests/$rq")
 check "/requests: done, with the job" has "$page" "<h1>request $rq: done</h1>" 'href="/jobs/pages-demo"'
 check "/requests: both kernels, named and with their files" has "$page" \
 	"<td>kernel 1 ($(basename "$KERNEL"))<br><span class=\"note\">$KERNEL</span>" \
@@ -106,9 +100,9 @@ check "/requests: a dot per run and metric" equals "$(count '<circle class="dot"
 check "/requests: a median mark per side and metric" equals "$(count '<line class="median"' "$page")" 4
 check "/requests: the text table for a commit message" contains "$page" "as text, for a commit message"
 
-page=$(dom "/runs/$p1")
+page=$(kf_dom "/runs/$p1")
 check "/runs: links to its request" contains "$page" "<a href=\"/requests/$rq\">request $rq</a>"
-page=$(dom "/requests/999")
+page=$(kf_dom "/requests/999")
 check "/requests: an unknown request is a 404 page" contains "$page" "request 999: no such request"
 
 # pyjson PATH PYTHON [ARG...]: asserts on the JSON of GET PATH, as j (the
@@ -161,7 +155,7 @@ for m, c in cal.items():
 		want = min(max(want, 5), 1000)
 		assert r["runs"] == want, (m, r, want)
 	assert [r["change"] for r in c["runs_needed"]] == [0.02, 0.05, 0.1], c' "$T/var/kfleet.db"
-page=$(dom /jobs/pages-demo)
+page=$(kf_dom /jobs/pages-demo)
 check "/jobs/NAME: the noise table, a row per metric and cell" has "$page" "<h2>noise</h2>" \
 	"<th>runs a side for 5%</th>" "<tr><td>ops</td><td>M/s</td><td>x86_64</td>" \
 	"<tr><td>lat_p99</td><td>ms</td><td>x86_64</td>"

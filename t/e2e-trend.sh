@@ -7,11 +7,6 @@
 # the /trends pages (in headless Chromium) must find exactly that.
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
-dom() {
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \
-		--dump-dom "$KF_URL$1" 2>>"$T/chromium.log"
-}
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 sub_id() { sed -n 's/^submission \([0-9]*\) queued.*/\1/p'; }
 count() { printf '%s' "$2" | grep -o -F -- "$1" | wc -l | tr -d ' '; }
@@ -103,9 +98,9 @@ check "a trend needs a tree and a job" contains "$(curl -s "$KF_URL/api/trend?jo
 
 # the pages in a browser
 check "chromium is installed" test -x "$CHROMIUM"
-page=$(dom "/trends")
+page=$(kf_dom "/trends")
 check "/trends lists the series with a link to its chart" contains "$page" "/trends/view?tree=fk&amp;job=metrics-demo&amp;metric=ops&amp;arch="
-page=$(dom "/trends/view?tree=fk&job=metrics-demo&metric=ops")
+page=$(kf_dom "/trends/view?tree=fk&job=metrics-demo&metric=ops")
 check "/trends/view draws the SVG chart" contains "$page" '<svg class="trend"'
 check "...with a point per commit" equals "$(count 'class="point"' "$page")" 6
 check "...one change marker, worse" equals "$(count '<g class="change worse">' "$page")" 1

@@ -109,6 +109,13 @@ kf_wait_state() {
 	return 1
 }
 
+# kf_dom PATH: the page at PATH as headless Chromium renders it (its DOM)
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+kf_dom() {
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--user-data-dir="$T/chromium" --dump-dom "$KF_URL$1" 2>>"$T/chromium.log"
+}
+
 kf_done() {
 	echo "$NAME: $PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ] || { echo "--- kfleetd.log ---"; tail -n 40 "$T/kfleetd.log"; }
