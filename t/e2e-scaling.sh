@@ -9,11 +9,6 @@
 # the chart is taken (SCREENSHOT=docs/scaling-chart.png keeps it).
 . "$(dirname "$0")/lib.sh"
 
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
-dom() {
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--user-data-dir="$T/chromium" --dump-dom "$KF_URL$1" 2>>"$T/chromium.log"
-}
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 count() { printf '%s' "$2" | grep -o -F -- "$1" | wc -l | tr -d ' '; }
 matches() {
@@ -60,7 +55,7 @@ db "update samples set value = value * (1 + ((run_id % 3) - 1) / 100.0)
 	* (case when $vc = 2 then (case when $side = 0 then 2.0 else 1.6 end) else 1 end)
 	where metric = 'ops' and run_id in (select id from runs where request_id in ($r1, $r2))"
 
-page=$(dom "/requests/$r2")
+page=$(kf_dom "/requests/$r2")
 check "/requests/ID: a scaling section" contains "$page" '<h2 id="scaling">scaling: base vs patched by vCPUs</h2>'
 check "...naming both requests" contains "$page" "<a href=\"/requests/$r1\">request $r1</a> (1 vCPU), <a href=\"/requests/$r2\">request $r2</a> (2 vCPUs)"
 check "...a chart per metric" equals "$(count '<svg class="scaling"' "$page")" 2
@@ -72,7 +67,19 @@ check "...and lat_p99, not rewritten, unchanged at 2" contains "$page" ">0.0%<ti
 check "...the base doubling in its tooltip" matches "$page" "<title>base at 2 vCPUs: median 25[0-9]\\.[0-9] M/s"
 check "...the table as text" matches "$page" "^    2  2  25[0-9]\\.[0-9] +200\\.0 +-20\\.[0-9]%  "
 check "...and as markdown" contains "$page" "| vCPUs | n | base | patched | change | verdict |"
-page1=$(dom "/requests/$r1")
+sc=$(curl -sf "$KF_URL/api/requests/$r2" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["scaling"]
+g = s[0]
+ops = [m for m in g["metrics"] if m["name"] == "ops"][0]
+p2 = [p for p in ops["points"] if p["vcpus"] == 2][0]
+print(len(s), g["vcpus"], [r["id"] for r in g["requests"]], ops["unit"], ops["better"],
+      len(ops["points"]), p2["base_n"], p2["patched_n"], round(p2["base_median"]),
+      round(p2["patched_median"]), round(p2["change_pct"]), p2["verdict"] in ("worse", "uncertain"))
+' 2>&1)
+check "/api/requests/ID: the scaling, by vCPUs, from both requests, ops at 2 vCPUs -20%" \
+	matches "$sc" "^1 \\[1, 2\\] \\[$r1, $r2\\] M/s higher 2 2 2 25[0-9] 200 -20 True\$"
+page1=$(kf_dom "/requests/$r1")
 check "/requests/ID of the other count: the same section" equals "$(count '<svg class="scaling"' "$page1")" 2
 
 # the chart alone, as the browser draws it

@@ -812,13 +812,14 @@ WEB_HANDLER(api_request)
 		rc = MHD_NO;
 		goto out;
 	}
-	o = json_pack("{s:I, s:I, s:o, s:i, s:I, s:I, s:o, s:b, s:o, s:o, s:o, s:o*}",
+	o = json_pack("{s:I, s:I, s:o, s:i, s:I, s:I, s:o, s:b, s:o, s:o, s:o, s:o*, s:o*}",
 		      "id", (json_int_t)r.q.id, "created_at", (json_int_t)r.q.created_at,
 		      "job", web_json_str(r.q.job), "repeat", r.q.repeats,
 		      "base_kernel_id", (json_int_t)r.q.base_kernel_id,
 		      "patched_kernel_id", (json_int_t)r.q.patched_kernel_id, "runs", runs,
 		      "done", r.done, "passfail", pf, "comparisons", comps, "unmatched", unmatched,
-		      "decided", web_decided_json(db, &r.q));
+		      "decided", web_decided_json(db, &r.q),
+		      "scaling", web_scaling_json(w, db, &r.q));
 	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
 out:
 	reqcmp_release(&x);
