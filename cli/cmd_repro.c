@@ -83,6 +83,100 @@ static int write_text(const char *path, const char *s, int mode, struct buf *err
 	return 0;
 }
 
+/* src into a new dst with src's holes left holes (a root image is mostly
+ * holes: 49 MB of data in 596 MB); 0, or -1 with err */
+static int copy_sparse(const char *src, const char *dst, struct buf *err)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	char *b = malloc(1 << 20);
+	struct stat st;
+	off_t at = 0;
+
+	if (in < 0 || fstat(in, &st) < 0 || !b) {
+		buf_printf(err, "'%s': %s", src, b ? strerror(errno) : "out of memory");
+		goto out;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		buf_printf(err, "'%s': %s", dst, strerror(errno));
+		goto out;
+	}
+	while (at < st.st_size) {
+		off_t data = lseek(in, at, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break;                          /* holes to the end */
+		if (data < 0)
+			data = at;                      /* no SEEK_DATA here: all data */
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			hole = st.st_size;
+		for (at = data; at < hole;) {
+			size_t want = (size_t)(hole - at) < (1u << 20) ? (size_t)(hole - at) : 1u << 20;
+			ssize_t n = pread(in, b, want, at);
+
+			if (n <= 0 || pwrite(out, b, (size_t)n, at) != n) {
+				buf_printf(err, "'%s' to '%s': %s", src, dst,
+					   n == 0 ? "cut short" : strerror(errno));
+				goto out;
+			}
+			at += n;
+		}
+	}
+	if (ftruncate(out, st.st_size) < 0) {
+		buf_printf(err, "'%s': %s", dst, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (out >= 0 && close(out) < 0 && !rc) {
+		buf_printf(err, "'%s': %s", dst, strerror(errno));
+		rc = -1;
+	}
+	if (in >= 0)
+		close(in);
+	free(b);
+	return rc;
+}
+
+/* The root image the run's overlay was on (run_dir/disk.base, written by
+ * orchestrator/disk.c) into dst, when it is still the file it was then.
+ * *fmt gets its format ("raw", "qcow2"). 0, or -1 with err */
+static int disk_make(const char *run_dir, const char *dst, char fmt[16], struct buf *err)
+{
+	char *note = path_join(run_dir, "disk.base"), path[4096];
+	struct buf b = BUF_INIT(8192);
+	long long size, mtime;
+	struct stat st;
+	int rc = -1;
+
+	if (!note || read_file(note, &b, 8192) < 0) {
+		buf_printf(err, "'%s': %s (a run from before kfleet noted its root image)",
+			   note ? note : "disk.base", strerror(errno));
+		goto out;
+	}
+	if (sscanf(buf_str(&b), "%15s %lld %lld %4095[^\n]", fmt, &size, &mtime, path) != 4 ||
+	    (strcmp(fmt, "raw") && strcmp(fmt, "qcow2"))) {
+		buf_printf(err, "'%s': not 'FORMAT SIZE MTIME PATH'", note);
+		goto out;
+	}
+	if (stat(path, &st) < 0) {
+		buf_printf(err, "the run's root image '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (st.st_size != size ||
+	    (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec != mtime) {
+		buf_printf(err, "the run's root image '%s' changed since the run (size or time)",
+			   path);
+		goto out;
+	}
+	rc = copy_sparse(path, dst, err);
+out:
+	free(note);
+	buf_release(&b);
+	return rc;
+}
+
 /* The run's initrd into dst: the whole one when it was kept, else made
  * again from initrd.manifest's parts and checked against its hash */
 static int initrd_make(const char *run_dir, const char *dst, struct buf *err)
@@ -207,9 +301,23 @@ static int domain_make(const char *run_dir, const char *kernel, struct buf *x, c
 		goto out;
 	}
 	if (strstr(buf_str(x), "<disk ")) {
-		buf_printf(err, "'%s': the run booted a root disk; kfleet repro makes reproducers "
-			   "of initramfs runs only so far", src);
-		goto out;
+		/* the run's overlay (here or on a remote host's pool): run.sh
+		 * makes a fresh one on the image, as each run gets */
+		char *d = between(buf_str(x), "<disk ", "</disk>");
+		char *f = d ? between(d, "<source file='", "'/>") : NULL;
+		struct buf from = BUF_INIT(8192);
+
+		buf_printf(&from, "<source file='%s'/>", f ? f : "");
+		if (!f || replace_all(x, buf_str(&from), "<source file='@DIR@/root.qcow2'/>") < 0) {
+			buf_printf(err, "'%s': a disk with no source file", src);
+			free(d);
+			free(f);
+			buf_release(&from);
+			goto out;
+		}
+		free(d);
+		free(f);
+		buf_release(&from);
 	}
 	chan = between(buf_str(x), "<channel type='unix'>", "</channel>");
 	if (!chan || !strstr(chan, "org.kfleet.agent.0")) {
@@ -272,7 +380,10 @@ static const char run_sh[] =
 	"set -e\n"
 	"D=$(cd \"$(dirname \"$0\")\" && pwd)\n"
 	"WAIT=%d\n"
-	"rm -f \"$D/agent.out\" \"$D/console.log\"\n"
+	"DISKFMT=%s\n"
+	"rm -f \"$D/agent.out\" \"$D/console.log\" \"$D/root.qcow2\"\n"
+	"# a root disk: a fresh overlay on the image, as each run of the job boots\n"
+	"[ -z \"$DISKFMT\" ] || qemu-img create -q -f qcow2 -F \"$DISKFMT\" -b \"$D/root-base.img\" \"$D/root.qcow2\"\n"
 	"case ${1:-virsh} in\n"
 	"virsh)\n"
 	"\tURI=${LIBVIRT_DEFAULT_URI:-qemu:///system}\n"
@@ -293,6 +404,7 @@ static const char run_sh[] =
 	"qemu)\n"
 	"\ttimeout $WAIT %s -accel ${ACCEL:-%s} -m %d -smp %d \\\n"
 	"\t\t-kernel \"$D/vmlinuz\" -initrd \"$D/initrd.img\" -append '%s' \\\n"
+	"\t\t${DISKFMT:+-drive \"file=$D/root.qcow2,format=qcow2,if=virtio\"} \\\n"
 	"\t\t-display none -no-reboot -serial \"file:$D/console.log\" \\\n"
 	"\t\t-device virtio-serial -chardev \"file,id=agent,path=$D/agent.out\" \\\n"
 	"\t\t-device virtserialport,chardev=agent,name=org.kfleet.agent.0 </dev/null\n"
@@ -332,8 +444,8 @@ static char *config_find(const char *kernel)
 /* The files of dir into a gzipped tar at out, under the directory name top */
 static int tar_write(const char *dir, const char *top, const char *out, struct buf *err)
 {
-	static const char *const files[] = { "vmlinuz", "initrd.img", "domain.xml", "run.sh",
-		"command", "run.json", "config", "README" };
+	static const char *const files[] = { "vmlinuz", "initrd.img", "root-base.img",
+		"domain.xml", "run.sh", "command", "run.json", "config", "README" };
 	struct archive *a = archive_write_new();
 	int rc = -1;
 
@@ -397,9 +509,9 @@ static int repro_write(json_t *run, const char *dir, struct buf *err)
 	const char *run_dir = cli_jstr(run, "run_dir", NULL), *kernel = cli_jstr(json_object_get(run, "kernel"), "path", NULL);
 	const char *arch = cli_jstr(run, "arch", "x86_64");
 	struct buf x = BUF_INIT(REPRO_XML_MAX), t = BUF_INIT(0);
-	char *cmdline = NULL, *cfg, *p = NULL;
+	char *cmdline = NULL, *cfg, *p = NULL, fmt[16] = "";
 	long long id = cli_jint(run, "id", 0);
-	int rc = -1, wait = (int)cli_jint(run, "timeout_s", 600) + 300;
+	int rc = -1, wait = (int)cli_jint(run, "timeout_s", 600) + 300, have_cfg;
 
 	if (!run_dir || !kernel) {
 		buf_printf(err, "run %lld: no run directory or kernel recorded (did it start?)", id);
@@ -418,11 +530,14 @@ static int repro_write(json_t *run, const char *dir, struct buf *err)
 	    !IN("domain.xml") || write_text(p, buf_str(&x), 0644, err) < 0 ||
 	    !IN("command") || write_text(p, cli_jstr(run, "command", ""), 0644, err) < 0)
 		goto out;
+	if (strstr(buf_str(&x), "<disk ") &&
+	    (!IN("root-base.img") || disk_make(run_dir, p, fmt, err) < 0))
+		goto out;
 	if (cmdline && strchr(cmdline, '\'')) {
 		buf_printf(err, "run %lld: the kernel command line has a quote", id);
 		goto out;
 	}
-	buf_printf(&t, run_sh, id, wait, id, !strcmp(arch, "arm64") ?
+	buf_printf(&t, run_sh, id, wait, fmt, id, !strcmp(arch, "arm64") ?
 		   "qemu-system-aarch64 -M virt -cpu max" : "qemu-system-x86_64 -M q35",
 		   !strcmp(cli_jstr(run, "accel", "tcg"), "kvm") ? "kvm" : "tcg",
 		   (int)cli_jint(run, "memory_mb", 512), (int)cli_jint(run, "vcpus", 1),
@@ -444,13 +559,16 @@ static int repro_write(json_t *run, const char *dir, struct buf *err)
 		free(cfg);
 		goto out;
 	}
+	have_cfg = cfg != NULL;
 	free(cfg);
 	buf_reset(&t);
 	buf_printf(&t, "kfleet run %lld, made again: sh run.sh (virsh create) or sh run.sh qemu.\n"
 		   "vmlinuz: the kernel (%s); initrd.img: the initrd it booted (its sha256 as the run's\n"
 		   "manifest says); domain.xml: the run's domain, @DIR@ and @NAME@ filled in by run.sh;\n"
-		   "command: what the guest ran; run.json: the run as kfleet recorded it%s.\n",
-		   id, kernel, access(p, R_OK) == 0 ? "; config: the kernel's config" : "");
+		   "command: what the guest ran; run.json: the run as kfleet recorded it%s%s.\n",
+		   id, kernel, have_cfg ? "; config: the kernel's config" : "",
+		   *fmt ? ";\nroot-base.img: the root disk's image (run.sh boots a fresh qcow2 overlay "
+		   "on it, root.qcow2, each time)" : "");
 	if (!IN("README") || write_text(p, buf_str(&t), 0644, err) < 0)
 		goto out;
 #undef IN

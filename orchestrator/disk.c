@@ -107,6 +107,25 @@ static char *job_root_image(struct orch *o, const struct job_def *d, const char 
 	return img_rootfs(&spec, o->cache_dir, err);
 }
 
+/* dir/disk.base: which image the overlay is on, as it was then (a
+ * reproducer checks that it is still the same file); not fatal */
+static void base_note(const struct run_disk *rd, const char *dir)
+{
+	char *p = path_join(dir, RUN_FILE_DISK_BASE);
+	struct buf b = BUF_INIT(PATH_MAX + 128);
+	struct stat st;
+
+	if (p && stat(rd->image, &st) == 0) {
+		buf_printf(&b, "%s %lld %lld %s\n", rd->di.fmt, (long long)st.st_size,
+			   (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
+			   rd->image);
+		if (write_file(p, b.data, b.len, 0644) < 0)
+			log_warn("'%s': %s", p, strerror(errno));
+	}
+	buf_release(&b);
+	free(p);
+}
+
 int disk_prepare(struct orch *o, const struct job_def *d, const char *arch, const char *dir,
 		 int local, struct run_disk *rd, char **err)
 {
@@ -129,6 +148,7 @@ int disk_prepare(struct orch *o, const struct job_def *d, const char *arch, cons
 		free(e);
 		return -1;
 	}
+	base_note(rd, dir);
 	return 0;
 }
 

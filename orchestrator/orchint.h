@@ -474,7 +474,10 @@ struct run_disk {
 };
 
 /* The job's image (made or inspected once, then cached) and, when local,
- * the run's overlay on it in dir. 0 / -1 with *err (for the outcome) */
+ * the run's overlay on it in dir; dir/disk.base names the image for `kfleet
+ * repro` (cli/cmd_repro.c): "FORMAT SIZE MTIME-NS PATH". 0 / -1 with *err
+ * (for the outcome) */
+#define RUN_FILE_DISK_BASE "disk.base"
 int disk_prepare(struct orch *o, const struct job_def *d, const char *arch, const char *dir,
 		 int local, struct run_disk *rd, char **err);
 /* qemu-img on a local overlay: "create" a new one on image, or "rebase" it

@@ -54,6 +54,23 @@ check "result file served" equals "$(curl -sf "$KF_URL/runs/$p1/results/a.txt")"
 check "result path escaping the directory refused" equals "$(curl -s -o /dev/null -w '%{http_code}' --path-as-is "$KF_URL/runs/$p1/results/../console.log")" 400
 check "API: result files with sizes" contains "$(curl -sf "$KF_URL/api/runs/$p1")" '"path":"sub/zeros.bin","bytes":100000'
 
+# the probe's reproducer: its root image beside the kernel and initrd, and
+# run.sh boots a fresh overlay on it each time (the probe fails on a disk
+# an earlier boot wrote its marker to)
+out=$(kf repro "$p1" -d "$T/repro" 2>&1)
+check "repro: a root-disk run's reproducer" contains "$out" "$T/repro: run $p1's reproducer"
+check "repro: ...with the image the run's overlay was on" cmp -s "$T/repro/root-base.img" "$(cut -d' ' -f4- "$dir/disk.base")"
+check "repro: ...kept sparse" test "$(du -k "$T/repro/root-base.img" | cut -f1)" -lt "$(( $(stat -c %s "$T/repro/root-base.img") / 2048 ))"
+check "repro: ...the domain boots the reproducer's overlay" contains "$(cat "$T/repro/domain.xml")" "<source file='@DIR@/root.qcow2'/>"
+recorded=$(cat "$dir/output.txt")
+check "repro: run.sh (virsh create) prints the run's output" equals "$(sh "$T/repro/run.sh" 2>"$T/repro.err")" "$recorded"
+check "repro: ...and again on bare QEMU, on a fresh overlay" equals "$(sh "$T/repro/run.sh" qemu 2>>"$T/repro.err")" "$recorded"
+base=$(cut -d' ' -f4- "$dir/disk.base")
+touch -r "$base" "$T/mtime.ref"; touch "$base"
+out=$(kf repro "$p1" -d "$T/repro2" 2>&1)
+check "repro: an image changed since the run is refused, naming it" contains "$out" "the run's root image '$base' changed since the run"
+touch -r "$T/mtime.ref" "$base"
+
 hdir=$(kf_field "$hb" run_dir)
 check "hackbench: passed" equals "$(kf_field "$hb" outcome)" passed
 check "hackbench: three time samples" equals "$(db "select count(*) from samples where run_id = $hb and metric = 'hackbench-time' and unit = 's' and value > 0")" 3
