@@ -147,8 +147,11 @@ static void test_answer_is_kept(void **state)
 	assert_true(!strcmp(h.accel, "kvm") || !strcmp(h.accel, "tcg"));
 	a = !strcmp(h.accel, "kvm");
 	snprintf(why1, sizeof(why1), "%s", h.why_accel);
-	if (!a)
-		assert_non_null(strstr(why1, "kvm guest starts but does not boot"));
+	/* a KVM that fails at once (QEMU's MSR write) or one that starts
+	 * guests but boots no kernel: both machines of this kind are seen */
+	if (!a && !strstr(why1, "kvm guest starts but does not boot") &&
+	    !strstr(why1, "kvm guest does not start"))
+		fail_msg("tcg for a reason that is not the probe's: '%s'", why1);
 	kept = path_join(cdir, "kvm-probe");
 	assert_non_null(d = opendir(kept));
 	while ((e = readdir(d)))
