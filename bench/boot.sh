@@ -9,6 +9,11 @@
 # FIRMWARE=qboot gives kfleet's x86_64 guests QEMU's qboot.rom ([host]
 # firmware = qboot) while the bare side keeps QEMU's default (SeaBIOS):
 # the ratio is then kfleet's fastest setup against bare default QEMU.
+# Under the table, where a kfleet run's time went (medians, ms): queued to
+# claimed, then each stage of its "timings" file (orchestrator/run.c:
+# prepare = disk, initrd, upload, XML; create = virDomainCreateXML; boot =
+# to the agent's hello; command; stop = the exit frame to the guest gone;
+# conclude = results and outcome) and the rest to the outcome stored.
 set -e
 N=${1:-3}; [ $# -gt 0 ] && shift
 SIZES=${*:-1 16 96}
@@ -29,7 +34,7 @@ for arch in $ARCHES; do
 	kernel=$X86_KERNEL; [ "$arch" = arm64 ] && kernel=$ARM_KERNEL
 	for v in $SIZES; do
 		mem=$((512 + v * 16))
-		: > "$T/kh"; : > "$T/bh"; : > "$T/kr"; : > "$T/br"
+		: > "$T/kh"; : > "$T/bh"; : > "$T/kr"; : > "$T/br"; : > "$T/tm"
 		for i in $(seq 1 "$N"); do
 			id=$(kf run --arch "$arch" --kernel "$kernel" --vcpus "$v" --memory "$mem" \
 				--timeout 900 -- "$CMD" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
@@ -38,6 +43,11 @@ for arch in $ARCHES; do
 				{ echo "run $id: $(db "select outcome || ': ' || detail from runs where id = $id")" >&2; exit 1; }
 			db "select booted_at - started_at from runs where id = $id" >> "$T/kh"
 			db "select ended_at - queued_at from runs where id = $id" >> "$T/kr"
+			rd=$(db "select run_dir from runs where id = $id")
+			{ db "select 'queue ' || (started_at - queued_at) || char(10) || 'span ' ||
+				(ended_at - started_at) from runs where id = $id"
+			  cat "$rd/timings"; } | awk -v i="$i" '{ v[$1] = $2 } $1 != "span" && $1 != "queue" { s += $2 }
+				END { for (k in v) if (k != "span") print i, k, v[k]; print i, "store", v["span"] - s }' >> "$T/tm"
 			set -- $(python3 "$TOP/bench/bare-qemu.py" "$arch" "$kernel" \
 				"$(db "select run_dir from runs where id = $id")/initrd.img" "$v" "$mem")
 			echo "$1" >> "$T/bh"; echo "$2" >> "$T/br"
@@ -45,6 +55,13 @@ for arch in $ARCHES; do
 		kh=$(med < "$T/kh"); bh=$(med < "$T/bh"); kr=$(med < "$T/kr"); br=$(med < "$T/br")
 		printf '%-7s %5s | %9s ms %9s ms %6.2f | %9s ms %9s ms %6.2f\n' "$arch" "$v" \
 			"$kh" "$bh" "$(awk "BEGIN { print $kh / $bh }")" "$kr" "$br" "$(awk "BEGIN { print $kr / $br }")"
+		line=""
+		for st in queue prepare create boot command stop conclude store; do
+			line="$line $st $(awk -v s="$st" '$2 == s { print $3 }' "$T/tm" | med)"
+		done
+		echo "$arch $v" >> "$T/breakdown"; echo "   $line" >> "$T/breakdown"
 	done
 done
+echo "where a kfleet run's time went, medians in ms (bare QEMU: its hello above is its boot):"
+cat "$T/breakdown"
 echo "median of $N, interleaved; $(db "select accel from hosts") on this host; kfleet's x86_64 firmware ${FIRMWARE:-seabios}, bare QEMU's its default"

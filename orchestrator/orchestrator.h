@@ -15,6 +15,8 @@
 #define RUN_FILE_XML     "domain.xml"   /* the domain XML the guest was made from */
 #define RUN_FILE_INITRD  "initrd.img"   /* the run's initrd */
 #define RUN_FILE_QEMU_LOG "qemu.log"    /* libvirt's log of QEMU: its command line */
+#define RUN_FILE_TIMINGS "timings"      /* where the run's time went: "STAGE MS" lines
+					   (orchestrator/run.c's stages; bench/boot.sh) */
 #define RUN_FILE_DISK    "root.qcow2"   /* the run's overlay on a job's root disk, removed
 					   once its results are copied out */
 #define RUN_DIR_RESULTS  "results"      /* the files a job left in its results directory */

@@ -31,6 +31,13 @@
 #define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
 #define POWEROFF_GRACE_MS 5000 /* from the agent's exit frame to the guest gone */
 
+/* The moments of a run's time, for RUN_FILE_TIMINGS: from the claim to
+ * the guest made (prepare), the domain's creation (create), to the agent's
+ * hello (boot), the command (command), the exit frame to the guest gone
+ * (stop) and what the conclusion takes (conclude) */
+enum { TM_CLAIMED, TM_CREATE, TM_CREATED, TM_HELLO, TM_EXIT, TM_GONE, TM_CONCLUDED,
+       TM_COUNT };
+
 struct run_ctx {
 	struct orch *o;
 	struct host *h;
@@ -59,6 +66,7 @@ struct run_ctx {
 	int watching;
 	virDomainPtr d;
 	int64_t t0;                  /* mono_ms() at the start */
+	int64_t tm[TM_COUNT];        /* mono_ms() as each moment came; 0 not reached */
 	int destroyed;               /* the watch ended the guest */
 	struct conlog conlog;        /* the console file, across virtlogd's rotations */
 	int conlog_done;
@@ -87,6 +95,7 @@ static int ctx_init(struct run_ctx *x, struct orch *o, struct host *h, struct db
 	char rel[64];
 
 	memset(x, 0, sizeof(*x));
+	x->tm[TM_CLAIMED] = mono_ms();
 	x->o = o;
 	x->h = h;
 	x->db = db;
@@ -324,8 +333,9 @@ static int stage_start(struct run_ctx *x)
 	x->watching = 1;
 	/* a guest of an earlier attempt that outlived a lost connection */
 	guest_destroy_name(h, x->r->domain);
-	x->t0 = mono_ms();
+	x->t0 = x->tm[TM_CREATE] = mono_ms();
 	x->d = virDomainCreateXML(h->conn, x->xml.data, x->up ? VIR_DOMAIN_START_PAUSED : 0);
+	x->tm[TM_CREATED] = mono_ms();
 	if (!x->d) {
 		e = guest_last_error();
 		outcome_set(x->out, RUN_OUT_INFRA, "libvirt on host '%s': %s", h->conf->name, e);
@@ -426,12 +436,14 @@ static int watch_tick(struct run_ctx *x, struct timers *t, int64_t *now)
 	*now = mono_ms();
 	if (news > 0 && x->ch.hello && !t->run_deadline) {
 		t->run_deadline = *now + (int64_t)r->timeout_s * 1000 + EXIT_GRACE_MS;
+		x->tm[TM_HELLO] = *now;
 		db_run_booted(x->db, r->id, now_ms(), x->ch.release, x->ch.nproc, x->ch.mem_kb);
 		log_info("run %" PRId64 ": guest booted in %.1f s (%s, %d cpus)", r->id,
 			 (double)(*now - x->t0) / 1000, x->ch.release, x->ch.nproc);
 	}
 	if (x->ch.exited && !t->poweroff_deadline) {
 		t->poweroff_deadline = *now + POWEROFF_GRACE_MS;
+		x->tm[TM_EXIT] = *now;
 		ack_exit(x);
 	}
 	if (x->c->silence_timeout_s) {
@@ -516,6 +528,7 @@ static int stage_watch(struct run_ctx *x)
 		x->destroyed = 1;
 		break;
 	}
+	x->tm[TM_GONE] = mono_ms();
 	pump_all(x);
 	conlog_poll(&x->conlog, x->console);
 	channel_poll(&x->ch);
@@ -589,6 +602,30 @@ static void stage_conclude(struct run_ctx *x)
 	 * verdict already sees the quarantine they made */
 	if (x->job && x->out->o != RUN_OUT_INFRA && x->out->o != RUN_OUT_CANCELED)
 		quarantine_update(x->db, x->r);
+	x->tm[TM_CONCLUDED] = mono_ms();
+}
+
+/* RUN_FILE_TIMINGS: each stage the run went through, in ms */
+static void write_timings(const struct run_ctx *x)
+{
+	static const struct { const char *name; int from, to; } st[] = {
+		{ "prepare", TM_CLAIMED, TM_CREATE }, { "create", TM_CREATE, TM_CREATED },
+		{ "boot", TM_CREATED, TM_HELLO }, { "command", TM_HELLO, TM_EXIT },
+		{ "stop", TM_EXIT, TM_GONE }, { "conclude", TM_GONE, TM_CONCLUDED },
+	};
+	struct buf b = BUF_INIT(512);
+	char *p;
+
+	if (!x->dir || !(p = path_join(x->dir, RUN_FILE_TIMINGS)))
+		return;
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (x->tm[st[i].from] && x->tm[st[i].to])
+			buf_printf(&b, "%s %lld\n", st[i].name,
+				   (long long)(x->tm[st[i].to] - x->tm[st[i].from]));
+	if (b.len && write_file(p, b.data, b.len, 0644) < 0)
+		log_warn("'%s': %s", p, strerror(errno));
+	buf_release(&b);
+	free(p);
 }
 
 /* --- whatever stage it reached ------------------------------------------- */
@@ -638,5 +675,6 @@ void run_guest(struct orch *o, struct host *h, struct db *db, const struct run *
 	    stage_initrd(&x) == 0 && stage_upload(&x) == 0 && stage_domain(&x) == 0 &&
 	    stage_start(&x) == 0 && stage_watch(&x) == 0)
 		stage_conclude(&x);
+	write_timings(&x);
 	run_release_ctx(&x);
 }

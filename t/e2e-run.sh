@@ -41,6 +41,16 @@ check "pass: accel and machine recorded" sh -c "[ -n '$(kf_field "$id_ok" accel)
 check "pass: console log kept" grep -q "Run /init as init process" "$(kf_field "$id_ok" run_dir)/console.log"
 check "pass: domain XML kept" grep -q "<vcpu>2</vcpu>" "$(kf_field "$id_ok" run_dir)/domain.xml"
 check "pass: booted_at between started_at and ended_at" test "$(kf_field "$id_ok" "started_at <= booted_at and booted_at <= ended_at")" = 1
+tm=$(cat "$(kf_field "$id_ok" run_dir)/timings" 2>&1)
+check "pass: where its time went, stage by stage" equals "$(printf '%s\n' "$tm" | cut -d' ' -f1 | tr '\n' ' ')" "prepare create boot command stop conclude "
+# the stages add up to no more than the run's own start to end, and the
+# boot is most of it (seconds under TCG)
+check "...adding up to no more than the run took, the boot the most of it" python3 -c '
+import sys
+t = dict((k, int(v)) for k, v in (l.split() for l in sys.argv[1].splitlines()))
+assert all(v >= 0 for v in t.values()), t
+assert sum(t.values()) <= int(sys.argv[2]) + 50, (t, sys.argv[2])
+assert t["boot"] == max(t.values()) and t["boot"] > 500, t' "$tm" "$(kf_field "$id_ok" "ended_at - started_at")"
 
 # 2. a failing command
 kf show "$id_fail" >/dev/null 2>&1; rc=$?
