@@ -34,12 +34,19 @@ for _ in $(seq 1 1500); do
 done
 check "logs -f: the output's first line seen while the run is still running" equals "$seen" running
 check "logs -f: ...and its last line not yet" sh -c "! grep -q live-second '$T/live.out'"
+# the run page, as a browser shows it while the guest runs and after
+page=$(kf_dom "/runs/$live")
+check "run page (Chromium) while it runs: it reloads itself" contains "$page" '<meta http-equiv="refresh" content="5">'
+check "...and shows the console's tail so far" contains "$page" "kfleet-live: a console line"
 wait $lpid
 lrc=$?
 check "logs -f: exits 0 for a passed run" equals "$lrc" 0
 check "logs -f: the console followed too" grep -q "kfleet-live: a console line" "$T/live.out"
 check "logs -f: the line after the sleep" grep -q '^| live-second' "$T/live.out"
 check "logs -f: ends with the outcome" equals "$(tail -n 1 "$T/live.out")" "run $live: passed: command exited with code 0"
+page=$(kf_dom "/runs/$live")
+check "run page (Chromium) once done: no more reloads" lacks "$page" 'http-equiv="refresh"'
+check "...the outcome and the output's last line" has "$page" '<span class="passed">passed</span>' live-second
 check "logs --output: only the output, unmarked" equals "$(kf logs --output "$live")" "$(printf 'live-first\nlive-second')"
 check "logs --console: the boot log, no output lines" sh -c "'$BIN/kfleet' --url '$KF_URL' --token-file '$T/var/token' logs --console '$live' | grep -q 'Linux version' && ! '$BIN/kfleet' --url '$KF_URL' --token-file '$T/var/token' logs --console '$live' | grep -q live-first"
 check "logs of a run that does not exist: an error naming it" contains "$(kf logs 999999 2>&1)" "run 999999: no such run"

@@ -32,7 +32,6 @@ line() {
 	return 1
 }
 # has TEXT S1 S2...: TEXT holds all of them
-has() { text=$1; shift; for s in "$@"; do contains "$text" "$s" || return 1; done; }
 
 check "chromium is installed" test -x "$CHROMIUM"
 kf_config ""

@@ -38,6 +38,8 @@ check() {
 
 contains() { case "$1" in *"$2"*) return 0;; esac; echo "  expected to find '$2' in: $(printf '%s' "$1" | head -c 600)" >&2; return 1; }
 lacks() { case "$1" in *"$2"*) echo "  did not expect '$2' in: $(printf '%s' "$1" | head -c 600)" >&2; return 1;; esac; return 0; }
+# has TEXT S...: each S is in TEXT
+has() { text=$1; shift; for s in "$@"; do contains "$text" "$s" || return 1; done; }
 equals() { [ "$1" = "$2" ] && return 0; echo "  expected '$2', got '$1'" >&2; return 1; }
 
 # kf_config EXTRA: writes $T/kfleetd.ini with this test's state and port 0
