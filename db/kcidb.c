@@ -12,11 +12,14 @@
 
 #define F(st, f, t) { #f, offsetof(struct st, f), DB_FIELD_##t }
 
-/* ?1 since (ms), ?2 the submission (0: any) */
+/* ?1 since (ms), ?2 the submission (0: any): its plain runs and its
+ * requests' runs */
 #define RUN_BUILD "(SELECT b2.id FROM builds b2 WHERE b2.kernel_id = r.kernel_id" \
 	" AND b2.state = 'done' ORDER BY b2.id LIMIT 1)"
 #define RUNS_IN "r.state = 'done' AND coalesce(r.outcome, '') != 'canceled'" \
-	" AND (?2 = 0 OR r.submission_id = ?2) AND coalesce(r.ended_at, 0) >= ?1" \
+	" AND (?2 = 0 OR r.submission_id = ?2 OR r.request_id IN" \
+	" (SELECT q.id FROM requests q WHERE q.submission_id = ?2))" \
+	" AND coalesce(r.ended_at, 0) >= ?1" \
 	" AND " RUN_BUILD " IS NOT NULL"
 #define BUILD_IDS "SELECT b.id FROM builds b JOIN submission_builds sb ON sb.build_id = b.id" \
 	" WHERE b.state != 'building' AND (?2 = 0 OR sb.submission_id = ?2)" \

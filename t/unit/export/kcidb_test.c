@@ -163,7 +163,13 @@ static void fill(struct db *db)
 		" (3, 7, 'size/get_size', 'pass', 12), (4, 7, 'size/other', 'fail', NULL),"
 		" (5, 7, 'size/x', 'xfail', 1);"
 		"INSERT INTO samples (run_id, metric, value, unit) VALUES (7, 'rate', 3, 'op/s'),"
-		" (7, 'rate', 1, 'op/s'), (7, 'rate', 2, 'op/s');";
+		" (7, 'rate', 1, 'op/s'), (7, 'rate', 2, 'op/s');"
+		/* a run of the submission's request, on the base kernel: infra */
+		"INSERT INTO requests (id, created_at, base_kernel_id, patched_kernel_id, repeats,"
+		" submission_id) VALUES (1, 1, 1, 2, 1, 1);"
+		"INSERT INTO runs (id, kernel_id, request_id, arch, vcpus, memory_mb, timeout_s,"
+		" command, state, outcome, queued_at, started_at, ended_at) VALUES (8, 1, 1, 'x86_64',"
+		" 1, 256, 60, 'true', 'done', 'infra', 1714564830000, 1714564830000, 1714564835000);";
 	char *err = NULL;
 
 	if (sqlite3_exec(db_sqlite(db), sql, NULL, NULL, &err) != SQLITE_OK)
@@ -212,7 +218,11 @@ static void test_export(void **state)
 	assert_string_equal(a, "lab:build-1 lab:build-2");
 	ids(r1, "tests", a, sizeof(a));
 	assert_string_equal(a, "lab:run-7 lab:run-7-result-3 lab:run-7-result-4 "
-			    "lab:run-7-result-5 lab:run-7-metric-rate");
+			    "lab:run-7-result-5 lab:run-7-metric-rate lab:run-8");
+	t = find(r1, "tests", "lab:run-8");
+	assert_string_equal(json_string_value(json_object_get(t, "build_id")), "lab:build-1");
+	assert_string_equal(json_string_value(json_object_get(t, "status")), "MISS");
+	assert_string_equal(json_string_value(json_object_get(t, "path")), "command");
 
 	/* the links: build 2 is the series' checkout's, the tests build 2's */
 	assert_string_equal(json_string_value(json_object_get(find(r1, "builds", "lab:build-2"),
@@ -255,11 +265,18 @@ static void test_export(void **state)
 	assert_true(json_equal(r1, r2));
 	json_decref(r2);
 
-	/* since after the builds ended: the run, and what it hangs on */
+	/* since after the builds ended: the runs, and what they hang on */
 	o.since_ms = 1714564830000LL;
 	r2 = kcidb_export(f->db, &o, err, sizeof(err));
 	ids(r2, "builds", b, sizeof(b));
+	assert_string_equal(b, "lab:build-1 lab:build-2");
+	json_decref(r2);
+	/* since after run 8 ended: run 7 only, on build 2 */
+	o.since_ms = 1714564836000LL;
+	r2 = kcidb_export(f->db, &o, err, sizeof(err));
+	ids(r2, "builds", b, sizeof(b));
 	assert_string_equal(b, "lab:build-2");
+	assert_int_equal(json_array_size(json_object_get(r2, "tests")), 5);
 	ids(r2, "checkouts", b, sizeof(b));
 	assert_string_equal(b, "lab:net@" BASE " lab:net@" BASE "+" PATCHED);
 	json_decref(r2);
