@@ -270,6 +270,15 @@ const char *const db_migrations[] = {
 	"  id INTEGER PRIMARY KEY, watch TEXT NOT NULL, at INTEGER NOT NULL,"
 	"  level TEXT NOT NULL, text TEXT NOT NULL);"
 	"CREATE INDEX watch_log_watch ON watch_log (watch, id);",
+	/* 16 (kcidb): a watch's KCIDB export of each series it reported
+	 * (orchestrator/watch_kcidb.c): when it was written or POSTed, where
+	 * (the file, or NULL for a POST), the last error and the tries, the
+	 * next one after kcidb_next_at */
+	"ALTER TABLE watch_series ADD COLUMN kcidb_at INTEGER;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_path TEXT;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_error TEXT;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_tries INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_next_at INTEGER NOT NULL DEFAULT 0;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));
