@@ -23,7 +23,7 @@ endif
 
 ARCH_HOST := $(shell uname -m)
 LIB_SRCS := $(filter-out images/agent.c, \
-	$(wildcard analysis/*.c bisect/*.c common/*.c db/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
+	$(wildcard analysis/*.c bisect/*.c common/*.c db/*.c export/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 # the CLI's files but its main(), for kfleet and the CLI's unit tests
 CLI_SRCS := $(filter-out cli/kfleet.c, $(wildcard cli/*.c))

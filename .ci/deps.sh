@@ -9,7 +9,7 @@ busybox-static linux-image-amd64
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
 libinih-dev libarchive-dev libssl-dev zlib1g-dev libcmocka-dev python3-aiosmtpd libxml2-dev
-curl python3 clang git
+curl python3 python3-jsonschema clang git
 chromium linux-source-6.1 flex bison bc libelf-dev kmod cpio ccache bubblewrap xz-utils
 wrk mmdebstrap libguestfs-dev openssh-server openssh-client fdisk
 llvm rsync linux-headers-amd64 dwarves xxd"

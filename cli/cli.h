@@ -159,6 +159,8 @@ int cli_import(struct cli *k, int argc, char **argv);
  * points, and pass rates per test. */
 int cli_trend(struct cli *k, int argc, char **argv);
 
+/* cmd_export.c: `kfleet export kcidb [--since T] [-o FILE]` */
+int cli_export(struct cli *k, int argc, char **argv);
 /* cmd_flaky.c: `kfleet flaky [--all] [--json]`: the tests in quarantine */
 int cli_flaky(struct cli *k, int argc, char **argv);
 /* The answer of GET /api/flaky as `kfleet flaky` prints it (all: with the

@@ -49,6 +49,7 @@ static const struct command {
 	{ "import", cli_import },
 	{ "trend", cli_trend },
 	{ "flaky", cli_flaky },
+	{ "export", cli_export },
 	{ "submit", cmd_submit },
 	{ "tree", cli_tree },
 	{ "trees", cli_tree },

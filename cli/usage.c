@@ -56,6 +56,7 @@ void cli_usage(FILE *f)
 	      "  flaky [--all] [--json]               tests in quarantine: flaky on the same\n"
 	      "                                       kernel, failures not counted (--all:\n"
 	      "                                       released ones too)\n"
+	      "  export kcidb [--since T] [-o FILE]   checkouts, builds and tests as KCIDB data\n"
 	      "  bisect --tree T --good REV --bad REV --job J [--test P|--metric M|--crash]\n"
 	      "      [--arch A] [--vcpus N] [--repeat N] [--first-parent] [--wait]\n"
 	      "                                       the commit that broke it, checked by revert\n"

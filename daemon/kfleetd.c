@@ -108,6 +108,7 @@ static int serve(struct config *c)
 	wo.token = token;
 	wo.orch = o;
 	wo.bisect = bd;
+	wo.kcidb_origin = c->kcidb_origin;
 	w = web_start(&wo, &e);
 	if (!w) {
 		log_error("web: %s", e ? e : "cannot start");

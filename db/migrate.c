@@ -276,6 +276,15 @@ const char *const db_migrations[] = {
 	"ALTER TABLE runs ADD COLUMN phase TEXT"
 	"  CHECK (phase IN ('preparing','booting','running','storing'));"
 	"ALTER TABLE runs ADD COLUMN phase_at INTEGER;",
+	/* 17: a watch's KCIDB export of each series it reported
+	 * (orchestrator/watch_kcidb.c): when it was written or POSTed, where
+	 * (the file, or NULL for a POST), the last error and the tries, the
+	 * next one after kcidb_next_at */
+	"ALTER TABLE watch_series ADD COLUMN kcidb_at INTEGER;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_path TEXT;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_error TEXT;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_tries INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE watch_series ADD COLUMN kcidb_next_at INTEGER NOT NULL DEFAULT 0;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

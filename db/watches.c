@@ -41,7 +41,9 @@ const struct db_field db_watch_series_fields[] = {
 	F(watch_series_row, verdict_detail, TEXT), F(watch_series_row, reported_at, TIME),
 	F(watch_series_row, mail_path, TEXT), F(watch_series_row, mail_sent_at, TIME),
 	F(watch_series_row, mail_error, TEXT), F(watch_series_row, mail_tries, INT),
-	{ NULL, 0, 0 },
+	F(watch_series_row, kcidb_at, TIME), F(watch_series_row, kcidb_path, TEXT),
+	F(watch_series_row, kcidb_error, TEXT), F(watch_series_row, kcidb_tries, INT),
+	F(watch_series_row, kcidb_next_at, TIME), { NULL, 0, 0 },
 };
 
 const struct db_field db_watch_check_fields[] = {
@@ -420,5 +422,30 @@ int db_watch_series_mailed(struct db *db, int64_t id, const char *error, int64_t
 				DBI_INT(id));
 	return dbi_exec(db, "UPDATE watch_series SET mail_error = ?1, mail_tries = mail_tries + 1,"
 			" next_try_at = ?2 WHERE id = ?3", DBI_TEXT(error), DBI_INT(next_try_at),
+			DBI_INT(id));
+}
+
+int db_watch_series_kcidb_due(struct db *db, const char *watch, int max_tries,
+			      struct watch_series_row **rows, size_t *n)
+{
+	sqlite3_stmt *st = dbi_select(db, db_watch_series_fields, "watch_series",
+				      "WHERE watch = ?1 AND state = 'reported' AND submission_id IS NOT NULL"
+				      " AND kcidb_at IS NULL AND kcidb_tries < ?2 AND kcidb_next_at <= ?3"
+				      " ORDER BY id");
+
+	if (st)
+		dbi_bind(st, DBI_TEXT(watch), DBI_INT(max_tries), DBI_INT(now_ms()));
+	return dbi_rows(st, db_watch_series_fields, sizeof(**rows), 64, rows, n, NULL);
+}
+
+int db_watch_series_kcidb(struct db *db, int64_t id, const char *path, const char *error,
+			  int64_t next_at)
+{
+	if (!error)
+		return dbi_exec(db, "UPDATE watch_series SET kcidb_at = ?1, kcidb_path = ?2,"
+				" kcidb_error = NULL, kcidb_tries = kcidb_tries + 1 WHERE id = ?3",
+				DBI_INT(now_ms()), DBI_TEXT(path), DBI_INT(id));
+	return dbi_exec(db, "UPDATE watch_series SET kcidb_error = ?1, kcidb_tries = kcidb_tries + 1,"
+			" kcidb_next_at = ?2 WHERE id = ?3", DBI_TEXT(error), DBI_INT(next_at),
 			DBI_INT(id));
 }

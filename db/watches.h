@@ -55,6 +55,10 @@ struct watch_series_row {
 	int64_t mail_sent_at;      /* when SMTP took it (send = yes), 0: not sent */
 	char *mail_error;          /* why the last send failed */
 	int64_t mail_tries;
+	int64_t kcidb_at;          /* when its KCIDB export was written or POSTed, 0: not */
+	char *kcidb_path;          /* the file written, NULL for a POST */
+	char *kcidb_error;         /* why the last try failed */
+	int64_t kcidb_tries, kcidb_next_at;
 };
 extern const struct db_field db_watch_series_fields[];
 
@@ -147,6 +151,14 @@ int db_watch_series_unsent(struct db *db, const char *watch, int max_tries,
 			   struct watch_series_row **rows, size_t *n);
 /* A send: ok (error NULL) or not; the next try not before next_try_at */
 int db_watch_series_mailed(struct db *db, int64_t id, const char *error, int64_t next_try_at);
+/* Reported series of a submission whose KCIDB export is due: not done
+ * yet, fewer than max_tries tried, the next try's time reached */
+int db_watch_series_kcidb_due(struct db *db, const char *watch, int max_tries,
+			      struct watch_series_row **rows, size_t *n);
+/* A KCIDB export: done (error NULL; path the file, or NULL for a POST) or
+ * not, the next try not before next_at */
+int db_watch_series_kcidb(struct db *db, int64_t id, const char *path, const char *error,
+			  int64_t next_at);
 /* Reports of the series not before at (ms) */
 int db_watch_series_later(struct db *db, int64_t id, int64_t at);
 /* The submission's runs by job, arch and vCPUs: one line each onto out

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "export/kcidb.h"
 #include "images/images.h"
 #include "orchestrator/watch.h"
 
@@ -45,6 +46,7 @@ void config_release(struct config *c)
 	free(c->debian_mirror);
 	free(c->programs_dir);
 	free(c->job_dirs);
+	free(c->kcidb_origin);
 	free(c->agent_dir);
 	free(c->build_config);
 	free(c->configs_dir);
@@ -116,12 +118,13 @@ int config_defaults(struct config *c)
 	c->storage_interval_s = 600;
 	c->build_config = strdup("tinyconfig");
 	c->build_arches = strdup("x86_64");
+	c->kcidb_origin = strdup(KCIDB_ORIGIN_DEFAULT);
 	if (asprintf(&c->configs_dir, "%s/../../kernels/configs", c->agent_dir) < 0)
 		c->configs_dir = NULL;
 	if (!c->build_config || !c->configs_dir || !c->build_arches || !host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
 	    !c->agent_dir || !c->busybox_arm64 || !c->modules_path || !c->programs_dir ||
 	    !c->debian_suite || !c->debian_mirror ||
-	    !c->job_dirs)
+	    !c->job_dirs || !c->kcidb_origin)
 		return -1;
 	return 0;
 }
@@ -452,6 +455,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_listen(p, v);
 		} else if (!strcmp(key, "job_dirs")) {
 			set_str(&c->job_dirs, v);
+		} else if (!strcmp(key, "kcidb_origin")) {
+			if (!kcidb_origin_ok(v))
+				perr(p, "kcidb_origin: '%s' is not 1 to 64 of a-z 0-9 _", v);
+			else
+				set_str(&c->kcidb_origin, v);
 		} else if (!strcmp(key, "min_free_disk")) {
 			set_size(p, key, v, 0, &c->min_free_disk);
 		} else if (!strcmp(key, "log_level")) {
@@ -647,6 +655,7 @@ void config_print(const struct config *c, FILE *out)
 		c->listen_port);
 	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
 	fprintf(out, "job_dirs = %s\n", c->job_dirs);
+	fprintf(out, "kcidb_origin = %s\n", c->kcidb_origin);
 	print_size(out, "min_free_disk", c->min_free_disk);
 	for (size_t i = 0; i < c->nhosts; i++)
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\ntransfer = %s\n"

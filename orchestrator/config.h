@@ -41,6 +41,7 @@ struct config {
 	int listen_port;
 	enum log_level log_level;
 	unsigned long long min_free_disk; /* under state_dir; less: hosts out of placement */
+	char *kcidb_origin;      /* the KCIDB export's origin ("kfleet") */
 	struct config_host *hosts;
 	size_t nhosts;
 	/* [run] defaults and limits */

@@ -57,6 +57,9 @@ struct watch_spec {
 	int send;                 /* also send them (SMTP): off unless "send = yes" */
 	char *smtp, *from, *to;
 	char *link_base;          /* kfleet's pages as the checks link them ("http://host:port") */
+	char *kcidb;              /* the KCIDB export of each reported series: "file"
+				     (into report_dir), a directory, or an http(s) URL
+				     to POST it to; NULL: none */
 	char *since;              /* the first poll's position: a date, as patchwork's
 				     ?since= takes it; NULL: when the watch was added */
 };

@@ -369,4 +369,5 @@ void watch_report(struct orch *o, struct db *db, const struct watch_spec *sp)
 		db_rows_free(db_watch_series_fields, rows, sizeof(*rows), n);
 	}
 	send_due(o, db, sp);
+	watch_kcidb_due(o, db, sp);
 }

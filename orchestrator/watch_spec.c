@@ -17,7 +17,7 @@
 static const char *const keys[] = {
 	"patchwork", "project", "lore", "tags", "tree", "subject", "jobs", "arches", "vcpus", "repeat",
 	"interval", "timeout", "token", "token_file", "checks", "context", "report_dir", "send",
-	"smtp", "from", "to", "link_base", "since", NULL,
+	"smtp", "from", "to", "link_base", "since", "kcidb", NULL,
 };
 
 int watch_name_ok(const char *s)
@@ -131,7 +131,7 @@ int watch_key_check(const char *key, const char *v, char *msg, size_t n)
 		return snprintf(msg, n, "unknown key '%.40s' (known: patchwork, project, lore, tags, tree, "
 				"subject, jobs, arches, vcpus, repeat, interval, timeout, token, "
 				"token_file, checks, context, report_dir, send, smtp, from, to, "
-				"link_base, since)", key), -1;
+				"link_base, since, kcidb)", key), -1;
 	if (strlen(v) > 4096)
 		return snprintf(msg, n, "%s: longer than 4096 bytes", key), -1;
 	if ((!strcmp(key, "patchwork") || !strcmp(key, "lore")) && !is_http(v))
@@ -179,6 +179,9 @@ int watch_key_check(const char *key, const char *v, char *msg, size_t n)
 		return snprintf(msg, n, "%s: '%.40s' is not yes or no", key, v), -1;
 	if ((!strcmp(key, "report_dir") || !strcmp(key, "token_file")) && v[0] != '/')
 		return snprintf(msg, n, "%s: '%.200s' is not an absolute path", key, v), -1;
+	if (!strcmp(key, "kcidb") && strcmp(v, "file") && v[0] != '/' && !is_http(v))
+		return snprintf(msg, n, "kcidb: '%.200s' is not file, a directory (absolute) or an "
+				"http(s) URL", v), -1;
 	if (!strcmp(key, "since") && !date_ok(v))
 		return snprintf(msg, n, "since: '%.40s' is not a date (YYYY-MM-DD[THH:MM:SS])", v), -1;
 	if ((!strcmp(key, "context") || !strcmp(key, "from") || !strcmp(key, "to")) &&
@@ -282,6 +285,9 @@ int watch_spec_parse(const char *name, const json_t *obj, struct watch_spec *s, 
 		return snprintf(msg, n, "send: yes needs report_dir (every mail is kept there)"), -1;
 	s->link_base = get(obj, "link_base");
 	s->since = get(obj, "since");
+	s->kcidb = get(obj, "kcidb");
+	if (s->kcidb && !strcmp(s->kcidb, "file") && !s->report_dir)
+		return snprintf(msg, n, "kcidb: file needs report_dir (the export is written there)"), -1;
 	return 0;
 }
 
@@ -323,6 +329,7 @@ void watch_spec_release(struct watch_spec *s)
 	free(s->to);
 	free(s->link_base);
 	free(s->since);
+	free(s->kcidb);
 	memset(s, 0, sizeof(*s));
 }
 

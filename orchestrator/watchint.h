@@ -18,5 +18,8 @@ int orch_stopping(struct orch *o);
 /* Posts the checks and writes the reply mails that are due for the
  * watch's series (pending once queued, the verdict once its runs ended) */
 void watch_report(struct orch *o, struct db *db, const struct watch_spec *sp);
+/* Writes or POSTs the KCIDB exports that are due for the watch's reported
+ * series (watch_kcidb.c) */
+void watch_kcidb_due(struct orch *o, struct db *db, const struct watch_spec *sp);
 
 #endif

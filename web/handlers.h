@@ -111,6 +111,10 @@ WEB_HANDLER(pages_watches);         /* GET /watches */
 WEB_HANDLER(api_watches);           /* GET /api/watches */
 WEB_HANDLER(api_watches_add);       /* POST /api/watches: {"name", "spec": {...}} */
 WEB_HANDLER(api_watch_remove);      /* POST /api/watches/NAME/remove */
+/* export.c: KCIDB report data (export/kcidb.h) of the runs, builds and
+ * submissions since a time (?since=2024-05-01, ?since=7d; all without it),
+ * or of one submission's (?submission=ID) */
+WEB_HANDLER(api_export_kcidb);      /* GET /api/export/kcidb */
 /* Where a watch took the submission from and where it reported it (the
  * checks, their states, the mail), as a section of its page; nothing
  * when no watch made it */

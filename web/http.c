@@ -173,6 +173,8 @@ struct web *web_start(const struct web_opts *o, char **err)
 	w->bisect = o->bisect;
 	w->db_path = strdup(o->db_path);
 	w->token = strdup(o->token ? o->token : "");
+	snprintf(w->kcidb_origin, sizeof(w->kcidb_origin), "%s",
+		 o->kcidb_origin ? o->kcidb_origin : "kfleet");
 	if (!w->db_path || !w->token || pthread_key_create(&w->db_key, NULL) != 0)
 		goto out;
 	key_made = 1;
@@ -199,6 +201,9 @@ struct web *web_start(const struct web_opts *o, char **err)
 	}
 	info = MHD_get_daemon_info(w->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	w->port = info ? info->port : o->port;
+	snprintf(w->link_base, sizeof(w->link_base), "http://%s%s%s:%d",
+		 strchr(o->listen_addr, ':') ? "[" : "", o->listen_addr,
+		 strchr(o->listen_addr, ':') ? "]" : "", w->port);
 	log_info("web: listening on '%s' port %d", o->listen_addr, w->port);
 	msg[0] = '\0';
 out:

@@ -66,6 +66,7 @@ static const struct web_route routes[] = {
 	{ WEB_POST, "/api/bisections/{id}/cancel", api_bisection_cancel, 0 },
 	{ WEB_GET,  "/api/flaky", api_flaky, 0 },
 	{ WEB_GET,  "/api/watches", api_watches, 0 },
+	{ WEB_GET,  "/api/export/kcidb", api_export_kcidb, 0 },
 	{ WEB_POST, "/api/watches", api_watches_add, 0 },
 	{ WEB_POST, "/api/watches/{name}/remove", api_watch_remove, 0 },
 };

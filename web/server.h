@@ -43,6 +43,8 @@ struct web {
 	size_t ndbs;
 	struct web_cache *cache;       /* cache.c: answers kept until their data change */
 	struct web_guard guard;        /* guard.c: a deadline for a request's headers */
+	char kcidb_origin[65];         /* the KCIDB export's origin (export.c) */
+	char link_base[160];           /* "http://ADDR:PORT": links in the KCIDB export */
 };
 
 /* One request being received (MHD's con_cls). */

@@ -52,7 +52,7 @@ static json_t *series_json(struct db *db, const struct watch_series_row *s)
 		db_rows_free(db_watch_check_fields, ck, sizeof(*ck), n);
 	}
 	return json_pack("{s:I, s:I, s:s, s:I, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o,"
-			 " s:o, s:o, s:o, s:o, s:o, s:o}",
+			 " s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:I}}",
 			 "id", (json_int_t)s->id, "remote_id", (json_int_t)s->remote_id,
 			 "msgid", s->msgid, "version", (json_int_t)s->version,
 			 "name", web_json_str(s->name), "subject", web_json_str(s->subject),
@@ -65,7 +65,9 @@ static json_t *series_json(struct db *db, const struct watch_series_row *s)
 			 "verdict_detail", web_json_str(s->verdict_detail),
 			 "mail", web_json_str(s->mail_path), "seen_at", web_json_time(s->seen_at),
 			 "checks", checks, "mail_sent_at", web_json_time(s->mail_sent_at),
-			 "mail_error", web_json_str(s->mail_error));
+			 "mail_error", web_json_str(s->mail_error),
+			 "kcidb", "at", web_json_time(s->kcidb_at), "path", web_json_str(s->kcidb_path),
+			 "error", web_json_str(s->kcidb_error), "tries", (json_int_t)s->kcidb_tries);
 }
 
 static json_t *watch_json(struct db *db, const struct watch_row *w)
@@ -234,6 +236,14 @@ static void series_rows(struct buf *b, struct db *db, const char *watch)
 				web_html_str(b, s[i].mail_error);
 				buf_puts(b, "</span>");
 			}
+		}
+		if (s[i].kcidb_at) {
+			buf_puts(b, "<br>KCIDB: ");
+			web_html_str(b, s[i].kcidb_path ? s[i].kcidb_path : "posted");
+		} else if (s[i].kcidb_error) {
+			buf_puts(b, "<br><span class=\"failed\">KCIDB export not sent: ");
+			web_html_str(b, s[i].kcidb_error);
+			buf_puts(b, "</span>");
 		}
 		buf_puts(b, "</td><td>");
 		if (db_watch_checks(db, s[i].id, &ck, &nc) == 0) {

@@ -16,6 +16,7 @@ struct web_opts {
 	const char *token;        /* the bearer token state-changing calls need */
 	struct orch *orch;        /* for orch_submit() */
 	struct bisect_driver *bisect;  /* for bisect_submit(), or NULL */
+	const char *kcidb_origin;      /* the KCIDB export's origin; NULL: "kfleet" */
 };
 
 /* Starts serving in background threads. NULL with *err (caller frees). */
