@@ -207,7 +207,7 @@ struct db *db_open(const char *path, char **err)
 	if (sqlite3_open_v2(path, &db->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK)
 		goto sqlerr;
-	sqlite3_busy_timeout(db->sql, 10000);
+	sqlite3_busy_timeout(db->sql, DB_BUSY_MS);
 	if (set_wal(db) < 0 ||
 	    exec(db, "PRAGMA foreign_keys = ON") < 0 ||
 	    exec(db, "PRAGMA synchronous = NORMAL") < 0)

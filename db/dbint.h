@@ -102,4 +102,7 @@ int dbi_run_insert(struct db *db, const struct run_request *req, int64_t request
 extern const char *const db_migrations[];
 extern const int db_migration_count;
 
+/* How long a statement waits for another writer before "database is locked" */
+#define DB_BUSY_MS 10000
+
 #endif

@@ -277,11 +277,18 @@ int db_run_phase(struct db *db, int64_t id, enum run_phase p)
 {
 	static const char *const names[] = { "preparing", "booting", "running", "storing" };
 
+	int rc;
+
 	if ((int)p < 0 || (size_t)p >= sizeof(names) / sizeof(names[0]))
 		return -1;
-	return dbi_exec(db, "UPDATE runs SET phase = ?2, phase_at = ?3"
-			" WHERE id = ?1 AND state = 'running'", DBI_INT(id), DBI_TEXT(names[p]),
-			DBI_INT(now_ms()));
+	/* a hint for the queue page: not worth the run waiting on another
+	 * process's lock (the outcome's store waits, and says so) */
+	sqlite3_busy_timeout(db->sql, 0);
+	rc = dbi_exec(db, "UPDATE runs SET phase = ?2, phase_at = ?3"
+		      " WHERE id = ?1 AND state = 'running'", DBI_INT(id), DBI_TEXT(names[p]),
+		      DBI_INT(now_ms()));
+	sqlite3_busy_timeout(db->sql, DB_BUSY_MS);
+	return rc;
 }
 
 /* The body of db_run_finish, inside the caller's transaction. */
