@@ -1,14 +1,14 @@
 /* watch_kcidb.c: a watch's KCIDB export (kcidb = file | DIR | URL): once a
  * series is reported (watch_report.c), the checkouts, builds and tests of
  * its submission (export/kcidb.c) are written to a file in report_dir (or
- * DIR), or POSTed as JSON to URL with libcurl. A POST that fails (refused,
+ * DIR), or POSTed as JSON to URL (watch_http.c). A POST that fails (refused,
  * not 2xx, slower than the watch's timeout) is logged, kept on the
  * series for /watches and tried again 10, 20, 40... s later, 6 times. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/watch.h"
+#include "orchestrator/watch_pw.h"
 #include "orchestrator/watchint.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -22,68 +22,6 @@
 #include "export/kcidb.h"
 
 #define KCIDB_TRIES 6
-#define ANSWER_MAX  (64 * 1024)   /* of the receiver's answer: only quoted */
-
-static size_t sink(char *p, size_t size, size_t nmemb, void *ud)
-{
-	struct buf *b = ud;
-	size_t n = size * nmemb;
-
-	if (b->len + n > ANSWER_MAX)
-		return 0;
-	return buf_append(b, p, n) < 0 ? 0 : n;
-}
-
-/* POSTs body to url: 0, or -1 with err ("'URL': HTTP 500: ...") */
-static int post(const char *url, const char *body, long timeout_s, char *err, size_t errn)
-{
-	char cerr[CURL_ERROR_SIZE] = "";
-	struct curl_slist *h = NULL;
-	struct buf ans = BUF_INIT(0);
-	CURL *c = curl_easy_init();
-	long status = 0;
-	CURLcode rc;
-	int ret = -1;
-
-	if (!c)
-		return snprintf(err, errn, "cannot start libcurl"), -1;
-	h = curl_slist_append(h, "Content-Type: application/json");
-	if (!h || curl_easy_setopt(c, CURLOPT_URL, url) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout_s) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_USERAGENT, "kfleet") != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_WRITEDATA, &ans) != CURLE_OK) {
-		snprintf(err, errn, "'%s': libcurl lacks an option kfleet needs", url);
-		goto out;
-	}
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
-		snprintf(err, errn, "'%s': %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
-		goto out;
-	}
-	if (status < 200 || status > 299) {
-		snprintf(err, errn, "'%s': HTTP %ld%s%.200s", url, status, ans.len ? ": " : "",
-			 buf_str(&ans));
-		for (char *p = err; *p; p++)
-			if (*p == '\n' || *p == '\r')
-				*p = ' ';
-		goto out;
-	}
-	ret = 0;
-out:
-	buf_release(&ans);
-	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
-	return ret;
-}
-
 static int is_url(const char *s)
 {
 	return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
@@ -106,7 +44,9 @@ static int export_one(struct orch *o, struct db *db, const struct watch_spec *sp
 	if (!text) {
 		snprintf(err, n, "out of memory");
 	} else if (is_url(sp->kcidb)) {
-		rc = post(sp->kcidb, text, sp->timeout_s, err, n);
+		long status;
+
+		rc = watch_http_post_json(sp->kcidb, NULL, text, sp->timeout_s, &status, err, n);
 	} else if (mkdir_p(dir, 0755) < 0 ||
 		   asprintf(path, "%s/%s-%s%" PRId64 "-v%" PRId64 ".kcidb.json", dir, sp->name,
 			    s->remote_id ? "" : "m", s->remote_id ? s->remote_id : s->id,

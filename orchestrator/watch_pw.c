@@ -1,11 +1,10 @@
 /* watch_pw.c: patchwork's REST shapes for the watch poller: reads a page
  * of GET /api/1.2/series/ (fetched by kernels/fetch.c's fetch_url(), the
  * series intake's own client, under the watch's size cap and timeout),
- * and posts a check with libcurl (POST /api/1.2/patches/ID/checks/,
- * "Authorization: Token ..."), its answer bounded too. */
+ * and posts a check (POST /api/1.2/patches/ID/checks/, "Authorization:
+ * Token ...") through watch_http.c. */
 #include "orchestrator/watch_pw.h"
 
-#include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,67 +178,12 @@ char *pw_check_body(const char *state, const char *target_url, const char *descr
 	return s;
 }
 
-static size_t sink(char *p, size_t size, size_t nmemb, void *ud)
-{
-	struct buf *b = ud;
-	size_t n = size * nmemb;
-
-	if (b->len + n > 64 * 1024)
-		return 0;   /* an answer we only quote: 64 KiB is plenty */
-	return buf_append(b, p, n) < 0 ? 0 : n;
-}
-
 int pw_post_check(const char *base, int64_t patch_id, const char *token, const char *body,
 		  long timeout_s, long *status, char *err, size_t errn)
 {
-	char url[1200], auth[600], cerr[CURL_ERROR_SIZE] = "";
-	struct curl_slist *h = NULL;
-	struct buf ans = BUF_INIT(0);
-	CURL *c = curl_easy_init();
-	CURLcode rc;
-	int ret = -1;
+	char url[1200], auth[600];
 
-	*status = 0;
-	if (!c)
-		return snprintf(err, errn, "cannot start libcurl"), -1;
 	snprintf(url, sizeof(url), "%s/api/1.2/patches/%lld/checks/", base, (long long)patch_id);
 	snprintf(auth, sizeof(auth), "Authorization: Token %s", token);
-	h = curl_slist_append(h, auth);
-	h = curl_slist_append(h, "Content-Type: application/json");
-	h = curl_slist_append(h, "Accept: application/json");
-	if (!h || curl_easy_setopt(c, CURLOPT_URL, url) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout_s) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_USERAGENT, "kfleet") != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_WRITEDATA, &ans) != CURLE_OK) {
-		snprintf(err, errn, "'%s': libcurl lacks an option kfleet needs", url);
-		goto out;
-	}
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-	if (rc != CURLE_OK && rc != CURLE_WRITE_ERROR) {
-		snprintf(err, errn, "'%s': %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
-		goto out;
-	}
-	if (*status < 200 || *status > 299) {
-		const char *a = buf_str(&ans);
-
-		snprintf(err, errn, "'%s': HTTP %ld%s%.200s", url, *status, *a ? ": " : "", a);
-		for (char *p = err; *p; p++)
-			if (*p == '\n' || *p == '\r')
-				*p = ' ';
-		goto out;
-	}
-	ret = 0;
-out:
-	buf_release(&ans);
-	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
-	return ret;
+	return watch_http_post_json(url, auth, body, timeout_s, status, err, errn);
 }
