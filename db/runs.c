@@ -56,7 +56,8 @@ static const struct db_field queue_fields[] = {
 	F(dbq_queue_run, host, TEXT), F(dbq_queue_run, state, STATE),
 	F(dbq_queue_run, attempt, INT32), F(dbq_queue_run, queued_at, TIME),
 	F(dbq_queue_run, started_at, TIME), F(dbq_queue_run, phase, TEXT),
-	F(dbq_queue_run, phase_at, TIME), { NULL, 0, 0 },
+	F(dbq_queue_run, phase_at, TIME), F(dbq_queue_run, watch, TEXT),
+	F(dbq_queue_run, submission_id, INT), { NULL, 0, 0 },
 };
 
 void run_release(struct run *r)
@@ -473,14 +474,18 @@ void dbq_queue_free(struct dbq_queue_run *v, size_t n)
 
 int dbq_queue(struct db *db, size_t max, struct dbq_queue_run **out, size_t *n)
 {
+	/* a watch's n-th queued run comes in the n-th round of turns */
 	return dbi_rows(dbi_stmt(db,
 		"SELECT r.id, r.request_id, r.kernel_id, k.path, r.job, r.command, r.arch,"
 		" r.vcpus, h.name, r.state, r.attempt, r.queued_at, r.started_at, r.phase,"
-		" r.phase_at FROM runs r JOIN kernels k ON k.id = r.kernel_id"
-		" LEFT JOIN hosts h ON h.id = r.host_id"
+		" r.phase_at, r.watch, coalesce(r.submission_id, q.submission_id),"
+		" CASE WHEN r.state = 'queued' AND r.watch IS NOT NULL THEN"
+		"   row_number() OVER (PARTITION BY r.state, r.watch ORDER BY r.id) END AS turn"
+		" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
+		" LEFT JOIN hosts h ON h.id = r.host_id LEFT JOIN requests q ON q.id = r.request_id"
 		" WHERE r.state IN ('queued', 'running')"
 		" ORDER BY r.state = 'queued', CASE WHEN r.state = 'running' THEN r.started_at END,"
-		" r.id LIMIT ?", DBI_INT((int64_t)max)),
+		" r.watch IS NOT NULL, turn, r.id LIMIT ?", DBI_INT((int64_t)max)),
 		queue_fields, sizeof(**out), SIZE_MAX, out, n, NULL);
 }
 

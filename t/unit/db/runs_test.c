@@ -148,6 +148,33 @@ static void test_queue(void **state)
 	dbq_queue_free(v, n);
 }
 
+/* Queued runs in the fair queue's order: people's, then the watches' in
+ * turns (net's three older runs interleaved with bpf's two) */
+static void test_queue_turns(void **state)
+{
+	struct dbt *f = *state;
+	static const char *const who[] = { "net", "net", "net", NULL, "bpf", "bpf", NULL };
+	static const int order[] = { 4, 7, 1, 5, 2, 6, 3 };   /* ids */
+	struct dbq_queue_run *v;
+	size_t n;
+
+	for (size_t i = 0; i < 7; i++) {
+		struct run_request req = dbt_req("/k", DBT_SHA_A, NULL, 1);
+		int64_t id;
+
+		req.watch = who[i];
+		assert_int_equal(db_run_insert(f->db, &req, &id), 0);
+	}
+	assert_int_equal(dbq_queue(f->db, DBQ_QUEUE_MAX, &v, &n), 0);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(v[i].id, order[i]);
+	assert_null(v[0].watch);
+	assert_string_equal(v[2].watch, "net");
+	assert_string_equal(v[3].watch, "bpf");
+	dbq_queue_free(v, n);
+}
+
 /* A running run's phase through its life, as the queue reads it: from
  * the claim to the end, and cleared when it is queued again */
 static const char *queue_phase(struct db *db, int64_t id, int64_t *at)
@@ -1008,6 +1035,7 @@ int main(void)
 		T(test_median_duration),
 		T(test_run_request),
 		T(test_recover_domains),
+		T(test_queue_turns),
 		T(test_classes),
 		T(test_classes_fit),
 	};
