@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 17
+#define DB_SCHEMA_VERSION 18
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -49,6 +49,8 @@ struct run_request {
 	const char *topology;      /* "S:C:T" sockets:cores:threads, or NULL */
 	int numa_nodes;            /* 1 or more */
 	int max_attempts;          /* infra failures retried until this many attempts */
+	const char *watch;         /* the watch it tests a series for, or NULL: a person's
+				      (the fair queue puts people's runs first) */
 };
 
 /* A run as stored. All strings are owned; run_release() frees them.
@@ -85,6 +87,7 @@ struct run {
 	int guest_nproc;
 	int64_t guest_mem_kb;
 	char *run_dir;         /* directory with console.log, output.txt, domain.xml */
+	char *watch;           /* the watch it is for, or NULL: a person's */
 };
 
 void run_release(struct run *r);
@@ -223,9 +226,40 @@ struct claim_fit {
 	const char *pin_jobs;   /* runs of these jobs (",a,b,"; "*": all; NULL: none) ... */
 	int pin_max;            /* ... of at most this many vCPUs wait ... */
 	int pin_free;           /* ... while fewer cores than their vCPUs are free */
+	int cpus;               /* the host's CPUs runs are packed into, a run taking
+				   min(vCPUs, cpus) of them (0: CPUs not counted) ... */
+	int cpus_free;          /* ... and those its running runs leave */
+	int memory_total_mb;    /* the host's memory for guests with none running (0:
+				   max_memory_mb): what a run must fit to be waited for */
+	int64_t hold_before;    /* a run queued before this (ms since the epoch) that fits
+				   the host only once it is emptier is waited for (0: none) */
 };
+/* Claims the oldest queued run that fits (first in, first out, whoever it
+ * is for: the workers choose with the fair queue instead). 1 / 0 / -1 */
 int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fit,
 		     struct run *r);
+
+/* The queue as one host sees it, a class per whom runs are for: people
+ * (watch NULL) and each watch with queued runs. Strings owned. */
+struct queue_class {
+	char *watch;            /* NULL: people's runs */
+	int64_t fit_id;         /* the oldest queued run that fits the host now; 0 none */
+	int64_t held_id;        /* the oldest run queued before hold_before that fits the
+				   host only emptier (CPUs, memory, cores to pin); 0 none */
+	int64_t oldest_id;      /* the oldest queued run, fitting or not */
+	int queued;             /* its queued runs */
+	int max_running;        /* a watch's cap ([watch] max_running; 0: none) */
+	int running;            /* its runs running now, on any host */
+	int64_t last_start;     /* when the newest of its runs started; 0 never */
+};
+/* Reads the classes (people first, then the watches by name): *v an array
+ * the caller frees with queue_classes_free(). 0 / -1 */
+int db_queue_classes(struct db *db, const struct claim_fit *fit, struct queue_class **v,
+		     size_t *n);
+void queue_classes_free(struct queue_class *v, size_t n);
+/* Claims run id for host when it is still queued, as db_run_claim(): 1
+ * claimed (r filled), 0 no longer queued, -1 error */
+int db_run_claim_id(struct db *db, const char *host, int64_t id, struct run *r);
 
 /* Records what the run's guest runs with, once it is defined. 0 / -1 */
 /* Records the guest's CPU model. 0 / -1 */
@@ -362,6 +396,8 @@ struct submission {
 				      the tree's commits are built */
 	int64_t speculative;       /* built ahead for a bisection: no runs, and built
 				      after every other queued submission */
+	char *watch;               /* the watch that made it, or NULL: a person's; its
+				      runs are for it (the fair queue) */
 };
 extern const struct db_field db_submission_fields[];
 

@@ -285,6 +285,25 @@ const char *const db_migrations[] = {
 	"ALTER TABLE watch_series ADD COLUMN kcidb_error TEXT;"
 	"ALTER TABLE watch_series ADD COLUMN kcidb_tries INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE watch_series ADD COLUMN kcidb_next_at INTEGER NOT NULL DEFAULT 0;",
+	/* 18: the fair queue (orchestrator/fairq.c): whom a run is for, the
+	 * watch whose series it tests or NULL for a person's, set when it is
+	 * queued (a submission a watch made says which, and passes it to its
+	 * runs); the runs of each watch by state and start, for its running
+	 * count and its turn; the watches' runs so far filled in */
+	"ALTER TABLE submissions ADD COLUMN watch TEXT;"
+	"ALTER TABLE runs ADD COLUMN watch TEXT;"
+	"UPDATE submissions SET watch = (SELECT ws.watch FROM watch_series ws"
+	"  WHERE ws.submission_id = submissions.id ORDER BY ws.id LIMIT 1);"
+	/* by the indexes of a submission's runs and a request's: a busy
+	 * fleet's million runs are not read one by one */
+	"UPDATE runs SET watch = (SELECT s.watch FROM submissions s WHERE s.id = runs.submission_id)"
+	"  WHERE submission_id IS NOT NULL"
+	"  AND submission_id IN (SELECT id FROM submissions WHERE watch IS NOT NULL);"
+	"UPDATE runs SET watch = (SELECT s.watch FROM requests q JOIN submissions s"
+	"  ON s.id = q.submission_id WHERE q.id = runs.request_id)"
+	"  WHERE request_id IN (SELECT q.id FROM requests q JOIN submissions s"
+	"  ON s.id = q.submission_id WHERE s.watch IS NOT NULL);"
+	"CREATE INDEX runs_watch ON runs (watch, state, started_at) WHERE watch IS NOT NULL;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

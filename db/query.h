@@ -36,10 +36,14 @@ struct dbq_queue_run {
 	char *phase;           /* a running run's: "preparing", "booting", "running",
 				  "storing"; NULL queued (or from before schema 16) */
 	int64_t phase_at;      /* since when, ms since the epoch; 0 with no phase */
+	char *watch;           /* the watch it is for, NULL: a person's */
+	int64_t submission_id; /* its submission (its own or its request's), 0 none */
 };
 
 /* The running runs (oldest start first), then the queued ones in the order
- * they are claimed (by id); at most max. 0 / -1 */
+ * the fair queue serves them when all fit: people's by id, then the
+ * watches' taking turns (each watch's first run, then each one's second,
+ * ...); at most max. 0 / -1 */
 int dbq_queue(struct db *db, size_t max, struct dbq_queue_run **v, size_t *n);
 void dbq_queue_free(struct dbq_queue_run *v, size_t n);
 
@@ -50,6 +54,26 @@ void dbq_queue_free(struct dbq_queue_run *v, size_t n);
  * such runs, -1 error. */
 int dbq_median_duration(struct db *db, const char *job, const char *command,
 			const char *arch, int vcpus, int64_t *median_ms, int *n);
+
+/* A series a watch took, with when its work was queued (the submission),
+ * started (its build) and finished (the build that failed, or its last
+ * run), 0 when not yet; and its runs so far. Strings owned. */
+struct dbq_series {
+	int64_t id;            /* the watch_series row */
+	char *watch;
+	char *name;
+	int64_t version;
+	int64_t submission_id;
+	char *state;           /* the submission's */
+	int64_t queued_at, started_at, finished_at;
+	int runs, done;
+	int open;              /* not finished */
+};
+#define DBQ_SERIES_MAX 50
+/* The watches' series whose work is not finished, then the newest finished
+ * ones, at most max. Free with dbq_series_free(). 0 / -1 */
+int dbq_series_times(struct db *db, size_t max, struct dbq_series **v, size_t *n);
+void dbq_series_free(struct dbq_series *v, size_t n);
 
 /* The request a run belongs to: 1 (*request_id set), 0 none or no such
  * run, -1 error. */

@@ -147,9 +147,10 @@ int db_request_round_add(struct db *db, int64_t id, int rounds, int pairs, const
 	for (int i = 0; i < 2 * pairs; i++)
 		if (dbi_exec(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s,"
 			     " command, state, max_attempts, queued_at, job, topology, numa_nodes,"
-			     " request_id, submission_id) SELECT kernel_id, arch, vcpus, memory_mb,"
-			     " timeout_s, command, 'queued', max_attempts, ?, job, topology,"
-			     " numa_nodes, request_id, submission_id FROM runs WHERE id = ?",
+			     " request_id, submission_id, watch) SELECT kernel_id, arch, vcpus,"
+			     " memory_mb, timeout_s, command, 'queued', max_attempts, ?, job,"
+			     " topology, numa_nodes, request_id, submission_id, watch FROM runs"
+			     " WHERE id = ?",
 			     DBI_INT(now), DBI_INT(tmpl[i % 2])) < 0)
 			goto fail;
 	if (dbi_exec(db, "INSERT INTO request_rounds (request_id, n, pairs, queued_at, why)"

@@ -31,7 +31,7 @@ static const struct db_field run_fields[] = {
 	F(run, exit_code, INT32), F(run, guest_release, TEXT), F(run, guest_nproc, INT32),
 	F(run, guest_mem_kb, INT), F(run, run_dir, TEXT), F(run, job, TEXT),
 	F(run, topology, TEXT), F(run, numa_nodes, INT32), F(run, cpu_model, TEXT),
-	{ NULL, 0, 0 },
+	F(run, watch, TEXT), { NULL, 0, 0 },
 };
 
 #define RUN_COLUMNS \
@@ -39,7 +39,7 @@ static const struct db_field run_fields[] = {
 	" r.state, r.outcome, r.detail, r.splat, r.attempt, r.max_attempts, h.name, r.accel," \
 	" r.machine, r.qemu_version, r.libvirt_version, r.domain, r.queued_at, r.started_at," \
 	" r.booted_at, r.ended_at, r.exit_code, r.guest_release, r.guest_nproc," \
-	" r.guest_mem_kb, r.run_dir, r.job, r.topology, r.numa_nodes, r.cpu_model" \
+	" r.guest_mem_kb, r.run_dir, r.job, r.topology, r.numa_nodes, r.cpu_model, r.watch" \
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN hosts h ON h.id = r.host_id"
 
 static const struct db_field attempt_fields[] = {
@@ -56,7 +56,8 @@ static const struct db_field queue_fields[] = {
 	F(dbq_queue_run, host, TEXT), F(dbq_queue_run, state, STATE),
 	F(dbq_queue_run, attempt, INT32), F(dbq_queue_run, queued_at, TIME),
 	F(dbq_queue_run, started_at, TIME), F(dbq_queue_run, phase, TEXT),
-	F(dbq_queue_run, phase_at, TIME), { NULL, 0, 0 },
+	F(dbq_queue_run, phase_at, TIME), F(dbq_queue_run, watch, TEXT),
+	F(dbq_queue_run, submission_id, INT), { NULL, 0, 0 },
 };
 
 void run_release(struct run *r)
@@ -80,13 +81,14 @@ int dbi_run_insert(struct db *db, const struct run_request *req, int64_t request
 	if (db_kernel_import(db, req->kernel_path, req->arch, req->kernel_sha256, &kid) < 0)
 		return -1;
 	if (dbi_exec(db, "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s, command,"
-		     " state, max_attempts, queued_at, job, topology, numa_nodes, request_id)"
-		     " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)",
+		     " state, max_attempts, queued_at, job, topology, numa_nodes, request_id, watch)"
+		     " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?)",
 		     DBI_INT(kid), DBI_TEXT(req->arch), DBI_INT(req->vcpus),
 		     DBI_INT(req->memory_mb), DBI_INT(req->timeout_s), DBI_TEXT(req->command),
 		     DBI_INT(req->max_attempts > 0 ? req->max_attempts : 2), DBI_INT(now_ms()),
 		     DBI_TEXT(req->job), DBI_TEXT(req->topology),
-		     DBI_INT(req->numa_nodes > 0 ? req->numa_nodes : 1), DBI_OPT(request_id)) < 0)
+		     DBI_INT(req->numa_nodes > 0 ? req->numa_nodes : 1), DBI_OPT(request_id),
+		     DBI_TEXT(req->watch)) < 0)
 		return -1;
 	*id = sqlite3_last_insert_rowid(db->sql);
 	return 0;
@@ -183,12 +185,13 @@ void attempt_list_free(struct attempt *a, size_t n)
 
 int db_run_claim(struct db *db, const char *host, struct run *r)
 {
-	struct claim_fit any = { INT_MAX, INT_MAX, INT_MAX, 0, 0, NULL, 0, 0 };
+	struct claim_fit any = { INT_MAX, INT_MAX, INT_MAX, 0, 0, NULL, 0, 0, 0, 0, 0, 0 };
 
 	return db_run_claim_fit(db, host, &any, r);
 }
 
-/* Takes run id (attempt n) for host_id, inside the caller's transaction */
+/* Takes run id (attempt n) for host_id, inside the caller's transaction:
+ * 1, 0 when it is no longer queued, -1 */
 static int claim_locked(struct db *db, int64_t id, int64_t attempt, int64_t host_id)
 {
 	char domain[64];
@@ -203,45 +206,129 @@ static int claim_locked(struct db *db, int64_t id, int64_t attempt, int64_t host
 		     " WHERE id = ?1 AND state = 'queued'", DBI_INT(id), DBI_INT(attempt),
 		     DBI_INT(host_id), DBI_TEXT(domain), DBI_INT(now)) < 0)
 		return -1;
+	if (sqlite3_changes(db->sql) != 1)
+		return 0;
 	return dbi_exec(db, "INSERT INTO attempts (run_id, n, host_id, domain, started_at)"
 			" VALUES (?, ?, ?, ?, ?)", DBI_INT(id), DBI_INT(attempt),
-			DBI_INT(host_id), DBI_TEXT(domain), DBI_INT(now));
+			DBI_INT(host_id), DBI_TEXT(domain), DBI_INT(now)) < 0 ? -1 : 1;
+}
+
+int db_run_claim_id(struct db *db, const char *host, int64_t id, struct run *r)
+{
+	int64_t attempt = 0, host_id = 0;
+	int rc;
+
+	if (dbi_begin(db) < 0)
+		return -1;
+	rc = dbi_row_ints(dbi_stmt(db, "SELECT attempt FROM runs WHERE id = ? AND state = 'queued'",
+				   DBI_INT(id)), &attempt, 1);
+	if (rc < 1)
+		goto out;   /* 0: canceled, or taken, since it was chosen */
+	rc = -1;
+	if (dbi_row_ints(dbi_stmt(db, "SELECT id FROM hosts WHERE name = ?", DBI_TEXT(host)),
+			 &host_id, 1) < 0 || !host_id)
+		goto out;
+	rc = claim_locked(db, id, (int)attempt + 1, host_id);
+	if (rc < 1 || dbi_commit(db) < 0)
+		goto out;
+	return db_run_get(db, id, r) == 1 ? 1 : -1;
+out:
+	dbi_rollback(db);
+	return rc > 0 ? -1 : rc;
+}
+
+/* Whether a queued run fits the host emptied of its runs: the arch and its
+ * vCPU limit, the memory it has for guests, and not one to leave to an
+ * idle KVM host (the parameters are claim_fit's, in db_queue_classes()'s
+ * order) */
+#define FITS_EMPTY \
+	"(((arch = 'x86_64' AND vcpus <= ?1 AND NOT (vcpus <= ?4 AND memory_mb <= ?5))" \
+	"  OR (arch = 'arm64' AND vcpus <= ?2)) AND memory_mb <= max(?11, ?3))"
+/* ... and whether it fits now, beside the runs there: the memory and CPUs
+ * they leave, and a run to pin waits for cores of its own */
+#define FITS_NOW \
+	"(memory_mb <= ?3 AND (?9 <= 0 OR min(vcpus, ?9) <= ?10)" \
+	" AND NOT (?6 IS NOT NULL AND (?6 = '*' OR" \
+	"      instr(?6, ',' || coalesce(job, '') || ',') > 0)" \
+	"      AND vcpus <= ?7 AND vcpus > ?8))"
+
+static const struct db_field class_fields[] = {
+	F(queue_class, watch, TEXT), F(queue_class, fit_id, INT), F(queue_class, held_id, INT),
+	F(queue_class, oldest_id, INT), F(queue_class, queued, INT32), { NULL, 0, 0 },
+};
+
+void queue_classes_free(struct queue_class *v, size_t n)
+{
+	db_rows_free(class_fields, v, sizeof(*v), n);
+}
+
+/* A watch's cap (from its stored spec), running runs and newest start */
+static int class_watch(struct db *db, struct queue_class *c)
+{
+	int64_t v[4] = { 0, 0, 0, 0 };
+
+	/* each max() one walk down runs_watch */
+	if (dbi_row_ints(dbi_stmt(db, "SELECT"
+		" (SELECT count(*) FROM runs WHERE watch = ?1 AND state = 'running'),"
+		" (SELECT max(started_at) FROM runs WHERE watch = ?1 AND state = 'running'),"
+		" (SELECT max(started_at) FROM runs WHERE watch = ?1 AND state = 'done'),"
+		" (SELECT CAST(json_extract(spec, '$.max_running') AS INTEGER) FROM watches"
+		"  WHERE name = ?1)", DBI_TEXT(c->watch)), v, 4) != 1)
+		return -1;
+	c->running = (int)v[0];
+	c->last_start = v[1] > v[2] ? v[1] : v[2];
+	c->max_running = v[3] > 0 && v[3] <= INT_MAX ? (int)v[3] : 0;
+	return 0;
+}
+
+int db_queue_classes(struct db *db, const struct claim_fit *fit, struct queue_class **v,
+		     size_t *n)
+{
+	*v = NULL;
+	*n = 0;
+	if (dbi_rows(dbi_stmt(db, "SELECT watch,"
+		" min(CASE WHEN " FITS_EMPTY " AND " FITS_NOW " THEN id END),"
+		" min(CASE WHEN " FITS_EMPTY " AND NOT " FITS_NOW " AND queued_at < ?12 THEN id END),"
+		" min(id), count(*)"
+		" FROM runs WHERE state = 'queued' GROUP BY watch ORDER BY watch IS NOT NULL, watch",
+		DBI_INT(fit->max_vcpus_x86_64), DBI_INT(fit->max_vcpus_arm64),
+		DBI_INT(fit->max_memory_mb), DBI_INT(fit->leave_vcpus),
+		DBI_INT(fit->leave_memory_mb), DBI_TEXT(fit->pin_jobs), DBI_INT(fit->pin_max),
+		DBI_INT(fit->pin_free), DBI_INT(fit->cpus), DBI_INT(fit->cpus_free),
+		DBI_INT(fit->memory_total_mb), DBI_INT(fit->hold_before)),
+		     class_fields, sizeof(**v), SIZE_MAX, v, n, NULL) < 0)
+		return -1;
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].watch && class_watch(db, &(*v)[i]) < 0) {
+			queue_classes_free(*v, *n);
+			*v = NULL;
+			*n = 0;
+			return -1;
+		}
+	return 0;
 }
 
 int db_run_claim_fit(struct db *db, const char *host, const struct claim_fit *fit,
 		     struct run *r)
 {
-	int64_t pick[2] = { 0, 0 }, host_id = 0;   /* the run's id and attempts so far */
-	int rc;
+	int rc = 0;
 
-	if (dbi_begin(db) < 0)
-		return -1;
-	rc = dbi_row_ints(dbi_stmt(db, "SELECT id, attempt FROM runs WHERE state = 'queued'"
-				   " AND ((arch = 'x86_64' AND vcpus <= ?1 AND"
-				   "       NOT (vcpus <= ?4 AND memory_mb <= ?5))"
-				   "      OR (arch = 'arm64' AND vcpus <= ?2))"
-				   " AND memory_mb <= ?3"
-				   /* a run to pin waits for cores of its own */
-				   " AND NOT (?6 IS NOT NULL AND (?6 = '*' OR"
-				   "      instr(?6, ',' || coalesce(job, '') || ',') > 0)"
-				   "      AND vcpus <= ?7 AND vcpus > ?8)"
-				   " ORDER BY id LIMIT 1",
-				   DBI_INT(fit->max_vcpus_x86_64), DBI_INT(fit->max_vcpus_arm64),
-				   DBI_INT(fit->max_memory_mb), DBI_INT(fit->leave_vcpus),
-				   DBI_INT(fit->leave_memory_mb), DBI_TEXT(fit->pin_jobs),
-				   DBI_INT(fit->pin_max), DBI_INT(fit->pin_free)), pick, 2);
-	if (rc < 1)
-		goto out;   /* 0: the queue is empty */
-	rc = -1;
-	if (!pick[0] ||
-	    dbi_row_ints(dbi_stmt(db, "SELECT id FROM hosts WHERE name = ?", DBI_TEXT(host)),
-			 &host_id, 1) < 0 || !host_id)
-		goto out;
-	if (claim_locked(db, pick[0], (int)pick[1] + 1, host_id) < 0 || dbi_commit(db) < 0)
-		goto out;
-	return db_run_get(db, pick[0], r) == 1 ? 1 : -1;
-out:
-	dbi_rollback(db);
+	/* a run taken meanwhile (by another connection's claim): the next one */
+	for (int tries = 0; rc == 0 && tries < 100; tries++) {
+		struct queue_class *v;
+		size_t n;
+		int64_t id = 0;
+
+		if (db_queue_classes(db, fit, &v, &n) < 0)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].fit_id && (!id || v[i].fit_id < id))
+				id = v[i].fit_id;
+		queue_classes_free(v, n);
+		if (!id)
+			return 0;
+		rc = db_run_claim_id(db, host, id, r);
+	}
 	return rc;
 }
 
@@ -387,14 +474,18 @@ void dbq_queue_free(struct dbq_queue_run *v, size_t n)
 
 int dbq_queue(struct db *db, size_t max, struct dbq_queue_run **out, size_t *n)
 {
+	/* a watch's n-th queued run comes in the n-th round of turns */
 	return dbi_rows(dbi_stmt(db,
 		"SELECT r.id, r.request_id, r.kernel_id, k.path, r.job, r.command, r.arch,"
 		" r.vcpus, h.name, r.state, r.attempt, r.queued_at, r.started_at, r.phase,"
-		" r.phase_at FROM runs r JOIN kernels k ON k.id = r.kernel_id"
-		" LEFT JOIN hosts h ON h.id = r.host_id"
+		" r.phase_at, r.watch, coalesce(r.submission_id, q.submission_id),"
+		" CASE WHEN r.state = 'queued' AND r.watch IS NOT NULL THEN"
+		"   row_number() OVER (PARTITION BY r.state, r.watch ORDER BY r.id) END AS turn"
+		" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
+		" LEFT JOIN hosts h ON h.id = r.host_id LEFT JOIN requests q ON q.id = r.request_id"
 		" WHERE r.state IN ('queued', 'running')"
 		" ORDER BY r.state = 'queued', CASE WHEN r.state = 'running' THEN r.started_at END,"
-		" r.id LIMIT ?", DBI_INT((int64_t)max)),
+		" r.watch IS NOT NULL, turn, r.id LIMIT ?", DBI_INT((int64_t)max)),
 		queue_fields, sizeof(**out), SIZE_MAX, out, n, NULL);
 }
 

@@ -25,7 +25,7 @@ const struct db_field db_submission_fields[] = {
 	F(submission, state, TEXT), F(submission, outcome, TEXT), F(submission, detail, TEXT),
 	F(submission, apply_log, TEXT), F(submission, started_at, TIME),
 	F(submission, ended_at, TIME), F(submission, kernel, TEXT),
-	F(submission, speculative, INT), { NULL, 0, 0 },
+	F(submission, speculative, INT), F(submission, watch, TEXT), { NULL, 0, 0 },
 };
 
 int db_submission_insert(struct db *db, struct submission *s)
@@ -34,14 +34,16 @@ int db_submission_insert(struct db *db, struct submission *s)
 	return dbi_row_ints(dbi_stmt(db,
 		"INSERT INTO submissions (created_at, tree, series_name, series_subject,"
 		" series_json, series_count, mbox_path, base_spec, arches, config, fragments,"
-		" jobs, vcpus, repeats, memory_mb, kernel, speculative, state)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued') RETURNING id",
+		" jobs, vcpus, repeats, memory_mb, kernel, speculative, watch, state)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')"
+		" RETURNING id",
 		DBI_INT(s->created_at), DBI_TEXT(s->tree), DBI_TEXT(s->series_name),
 		DBI_TEXT(s->series_subject), DBI_TEXT(s->series_json), DBI_INT(s->series_count),
 		DBI_TEXT(s->mbox_path), DBI_TEXT(s->base_spec), DBI_TEXT(s->arches),
 		DBI_TEXT(s->config), DBI_TEXT(s->fragments), DBI_TEXT(s->jobs),
 		DBI_TEXT(s->vcpus), DBI_INT(s->repeats > 0 ? s->repeats : 1),
-		DBI_INT(s->memory_mb), DBI_TEXT(s->kernel), DBI_INT(s->speculative)), &s->id,
+		DBI_INT(s->memory_mb), DBI_TEXT(s->kernel), DBI_INT(s->speculative),
+		DBI_TEXT(s->watch)), &s->id,
 		1) == 1 ? 0 : -1;
 }
 

@@ -2,9 +2,11 @@
  * tables (schema 15): what the watch poller (orchestrator/watch.c)
  * stores of each patchwork project it follows, so that a restarted
  * kfleetd takes up at the position it reached, neither missing nor
- * repeating a series. */
+ * repeating a series; and what the queue page shows of each series' work
+ * (queued, started, finished). */
 #include "db/db.h"
 #include "db/dbint.h"
+#include "db/query.h"
 #include "db/watches.h"
 
 #include <stddef.h>
@@ -448,4 +450,65 @@ int db_watch_series_kcidb(struct db *db, int64_t id, const char *path, const cha
 	return dbi_exec(db, "UPDATE watch_series SET kcidb_error = ?1, kcidb_tries = kcidb_tries + 1,"
 			" kcidb_next_at = ?2 WHERE id = ?3", DBI_TEXT(error), DBI_INT(next_at),
 			DBI_INT(id));
+}
+
+/* --- the queue page's series (query.h) ------------------------------------ */
+
+static const struct db_field series_time_fields[] = {
+	{ "id", offsetof(struct dbq_series, id), DB_FIELD_INT },
+	{ "watch", offsetof(struct dbq_series, watch), DB_FIELD_TEXT },
+	{ "name", offsetof(struct dbq_series, name), DB_FIELD_TEXT },
+	{ "version", offsetof(struct dbq_series, version), DB_FIELD_INT },
+	{ "submission_id", offsetof(struct dbq_series, submission_id), DB_FIELD_INT },
+	{ "state", offsetof(struct dbq_series, state), DB_FIELD_TEXT },
+	{ "queued_at", offsetof(struct dbq_series, queued_at), DB_FIELD_TIME },
+	{ "started_at", offsetof(struct dbq_series, started_at), DB_FIELD_TIME },
+	{ "finished_at", offsetof(struct dbq_series, finished_at), DB_FIELD_TIME },
+	{ "runs", offsetof(struct dbq_series, runs), DB_FIELD_INT32 },
+	{ "done", offsetof(struct dbq_series, done), DB_FIELD_INT32 },
+	{ "open", offsetof(struct dbq_series, open), DB_FIELD_INT32 },
+	{ NULL, 0, 0 },
+};
+
+void dbq_series_free(struct dbq_series *v, size_t n)
+{
+	db_rows_free(series_time_fields, v, sizeof(*v), n);
+}
+
+int dbq_series_times(struct db *db, size_t max, struct dbq_series **v, size_t *n)
+{
+	/* the series to show: those building or with runs not done (found
+	 * from the queue's side, not by reading every series), and the
+	 * newest; a series' runs are its submission's plain runs and its
+	 * requests'; it is finished once its build failed (or it had no
+	 * runs to queue) or every run is done */
+	return dbi_rows(dbi_stmt(db,
+		"WITH cand AS ("
+		"  SELECT ws.id FROM watch_series ws JOIN submissions sub ON sub.id = ws.submission_id"
+		"   WHERE sub.state IN ('queued', 'building')"
+		"  UNION SELECT ws.id FROM runs r LEFT JOIN requests q ON q.id = r.request_id"
+		"   JOIN watch_series ws ON ws.submission_id = coalesce(r.submission_id, q.submission_id)"
+		"   WHERE r.state IN ('queued', 'running') AND r.watch IS NOT NULL"
+		"  UNION SELECT id FROM (SELECT id FROM watch_series WHERE submission_id IS NOT NULL"
+		"   ORDER BY id DESC LIMIT ?1)),"
+		" sr AS (SELECT ws.id AS sid, r.state, r.ended_at FROM cand"
+		"   JOIN watch_series ws ON ws.id = cand.id"
+		"   JOIN runs r ON r.submission_id = ws.submission_id"
+		"  UNION ALL SELECT ws.id, r.state, r.ended_at FROM cand"
+		"   JOIN watch_series ws ON ws.id = cand.id"
+		"   JOIN requests q ON q.submission_id = ws.submission_id"
+		"   JOIN runs r ON r.request_id = q.id),"
+		" agg AS (SELECT sid, count(*) AS runs, sum(state = 'done') AS done,"
+		"   max(ended_at) AS last_end FROM sr GROUP BY sid),"
+		" s AS (SELECT ws.id, ws.watch, ws.name, ws.version, ws.submission_id, sub.state,"
+		"   sub.created_at, sub.started_at,"
+		"   CASE WHEN sub.state IN ('failed', 'done') THEN sub.ended_at"
+		"        WHEN sub.state = 'testing' AND coalesce(a.runs, 0) = 0 THEN sub.ended_at"
+		"        WHEN sub.state = 'testing' AND a.done = a.runs THEN a.last_end END AS fin,"
+		"   coalesce(a.runs, 0) AS runs, coalesce(a.done, 0) AS done"
+		"  FROM cand JOIN watch_series ws ON ws.id = cand.id"
+		"  JOIN submissions sub ON sub.id = ws.submission_id LEFT JOIN agg a ON a.sid = ws.id)"
+		" SELECT id, watch, name, version, submission_id, state, created_at, started_at,"
+		"  fin, runs, done, fin IS NULL FROM s ORDER BY fin IS NULL DESC, id DESC LIMIT ?1",
+		DBI_INT((int64_t)max)), series_time_fields, sizeof(**v), max, v, n, NULL);
 }

@@ -467,6 +467,7 @@ static void queue_runs(struct builder *b, const struct submission *s, char **arc
 						.kernel = kernels[2 * a], .arch = arches[a],
 						.job = jobs[j], .vcpus = nvcpus ? builder_vcpus(vcpus[v]) : 0,
 						.memory_mb = (int)s->memory_mb,
+						.watch = s->watch,
 					};
 					int64_t rid;
 					char *err = NULL;
@@ -502,6 +503,7 @@ static void queue_requests(struct builder *b, const struct submission *s, char *
 					.kernel = kernels[2 * a], .arch = arches[a], .job = jobs[j],
 					.vcpus = nvcpus ? builder_vcpus(vcpus[v]) : 0,
 					.memory_mb = (int)s->memory_mb,
+					.watch = s->watch,
 				};
 				int64_t rid;
 				char *err = NULL;

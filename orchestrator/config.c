@@ -72,6 +72,7 @@ static struct config_host *host_add(struct config *c, const char *name)
 	v->pool = strdup("kfleet");
 	v->pool_path = strdup("/var/lib/kfleet/pool");
 	v->slots = 2;
+	v->cpus = -1;
 	return v;
 }
 
@@ -86,6 +87,7 @@ int config_defaults(struct config *c)
 	c->run_timeout_s = 300;
 	c->boot_timeout_s = 120;
 	c->max_attempts = 2;
+	c->reserve_after_s = 60;
 	c->console_max = 16ULL << 20;
 	c->output_max = 4ULL << 20;
 	c->results_stream = IMG_RESULTS_STREAM_MAX;
@@ -480,6 +482,16 @@ static int handler(void *user, const char *section, const char *key, const char 
 				set_str(&h->uri, v);
 		} else if (!strcmp(key, "slots")) {
 			set_int(p, key, v, 1, 1024, &h->slots);
+		} else if (!strcmp(key, "cpus")) {
+			long long n;
+
+			if (!strcmp(v, "auto"))
+				h->cpus = -1;
+			else if (parse_int(v, 0, 1 << 20, &n) < 0)
+				perr(p, "cpus: '%s' is not auto or a whole number from 0 (not "
+				     "counted) to %d", v, 1 << 20);
+			else
+				h->cpus = (int)n;
 		} else if (!strcmp(key, "accel")) {
 			if (strcmp(v, "auto") && strcmp(v, "kvm") && strcmp(v, "tcg"))
 				perr(p, "accel: '%s' is not auto, kvm or tcg", v);
@@ -520,6 +532,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			set_int(p, key, v, 0, 7 * 86400, &c->silence_timeout_s);
 		else if (!strcmp(key, "max_attempts"))
 			set_int(p, key, v, 1, 10, &c->max_attempts);
+		else if (!strcmp(key, "reserve_after"))
+			set_int(p, key, v, 0, 7 * 86400, &c->reserve_after_s);
 		else if (!strcmp(key, "console_max"))
 			set_size(p, key, v, 4096, &c->console_max);
 		else if (!strcmp(key, "output_max"))
@@ -657,14 +671,23 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "job_dirs = %s\n", c->job_dirs);
 	fprintf(out, "kcidb_origin = %s\n", c->kcidb_origin);
 	print_size(out, "min_free_disk", c->min_free_disk);
-	for (size_t i = 0; i < c->nhosts; i++)
-		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\ntransfer = %s\n"
-			"pool = %s\npool_path = %s\nfirmware = %s\n", c->hosts[i].name,
-			c->hosts[i].uri, c->hosts[i].slots, c->hosts[i].accel, c->hosts[i].transfer,
-			c->hosts[i].pool, c->hosts[i].pool_path, c->hosts[i].firmware);
+	for (size_t i = 0; i < c->nhosts; i++) {
+		char cpus[16];
+
+		if (c->hosts[i].cpus < 0)
+			snprintf(cpus, sizeof(cpus), "auto");
+		else
+			snprintf(cpus, sizeof(cpus), "%d", c->hosts[i].cpus);
+		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\ncpus = %s\naccel = %s\n"
+			"transfer = %s\npool = %s\npool_path = %s\nfirmware = %s\n",
+			c->hosts[i].name, c->hosts[i].uri, c->hosts[i].slots, cpus, c->hosts[i].accel,
+			c->hosts[i].transfer, c->hosts[i].pool, c->hosts[i].pool_path,
+			c->hosts[i].firmware);
+	}
 	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\n"
-		"silence_timeout = %d\nmax_attempts = %d\n", c->run_memory_mb, c->run_timeout_s,
-		c->boot_timeout_s, c->silence_timeout_s, c->max_attempts);
+		"silence_timeout = %d\nmax_attempts = %d\nreserve_after = %d\n", c->run_memory_mb,
+		c->run_timeout_s, c->boot_timeout_s, c->silence_timeout_s, c->max_attempts,
+		c->reserve_after_s);
 	print_size(out, "console_max", c->console_max);
 	print_size(out, "output_max", c->output_max);
 	print_size(out, "results_stream", c->results_stream);

@@ -13,6 +13,8 @@ struct config_host {
 	char *name;
 	char *uri;      /* libvirt URI */
 	int slots;      /* guests at once on this host */
+	int cpus;       /* the CPUs runs are packed into, a run taking min(vCPUs, cpus):
+			   -1 auto (the host's, as libvirt says), 0 not counted */
 	char *accel;    /* "auto", "kvm" or "tcg" */
 	char *transfer; /* "auto", "files" or "upload": how kernels, initrds and disks reach
 			   the host (paths, or storage volumes), and whether console and
@@ -50,6 +52,8 @@ struct config {
 	int boot_timeout_s;
 	int silence_timeout_s;   /* no console or agent output this long: a hang; 0 = off */
 	int max_attempts;
+	int reserve_after_s;     /* a queued run that fits a host only emptier waits this
+				    long, then the host keeps room for it; 0: never */
 	unsigned long long console_max;   /* bytes of console kept; more ends the run */
 	unsigned long long output_max;    /* bytes of command output kept */
 	unsigned long long results_stream;/* a results archive up to this size comes from

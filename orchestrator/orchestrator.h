@@ -33,6 +33,8 @@ struct run_spec {
 	const char *job;         /* a job's name: its command, programs and defaults */
 	const char *topology;    /* "S:C:T" (sockets:cores:threads) or NULL */
 	int numa_nodes;          /* 0 or 1: none; N: vCPUs and memory split in N nodes */
+	const char *watch;       /* the watch it tests a series for, or NULL: a person's
+				    (set by kfleet itself, never from a request) */
 };
 
 
@@ -63,6 +65,8 @@ struct submit_spec {
 	int until_decided;       /* each request runs until decided (orch_submit_request_mode) */
 	int max_runs;            /* ... at most this many runs a side; 0: the default */
 	double margin;           /* ... each metric's margin, a fraction; 0: the job's */
+	const char *watch;       /* the watch that takes the series, or NULL: a person's
+				    (its runs are for the watch in the fair queue) */
 };
 
 /* Results of a run made elsewhere (another CI, by hand): the log is

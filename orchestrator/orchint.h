@@ -81,7 +81,10 @@ struct host {
 	char machine[128];       /* the machine libvirt runs on (its hostname), which two
 				    host entries may share: their cores are one machine's */
 	int busy;                /* workers with a run, under orch's lock ... */
-	int mem_used_mb;         /* ... and the memory their guests were given */
+	int mem_used_mb;         /* ... and the memory their guests were given ... */
+	int cpus_used;           /* ... and the CPUs they take (place_cpus_of()) */
+	int64_t held_for;        /* the run the host is kept for (fairq.c), 0 none;
+				    under claim_lock, for the log */
 	int upload;              /* files reach it as storage volumes in conf->pool,
 				    console and channel come back as streams */
 	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
@@ -307,6 +310,11 @@ void orch_host_orphan(struct host *h, const char *domain);
 
 /* What h may take now, into fit (o->lock held) */
 void place_fit(const struct orch *o, const struct host *h, struct claim_fit *fit);
+/* The CPUs runs are packed into on h ([host] cpus: auto is the host's as
+ * libvirt said), 0 when they are not counted */
+int place_cpus(const struct host *h);
+/* The CPUs of h a run of vcpus takes: min(vcpus, place_cpus(h)) */
+int place_cpus_of(const struct host *h, int vcpus);
 
 /* --- paths.c: what others made for a run --------------------------------- */
 

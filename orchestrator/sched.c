@@ -1,8 +1,10 @@
 /* sched.c: the workers, a thread per slot of each host. Each asks whether
- * its host can take a run (hosts.c), claims the oldest queued run that
- * fits it (place.c) in a transaction, runs it to its end (run.c) and
- * stores the outcome; a run that ended as an infrastructure failure goes
- * back to the queue for any worker. */
+ * its host can take a run (hosts.c) and what fits it (place.c), reads the
+ * queue's classes and claims the run the fair queue picks (fairq.c) in a
+ * transaction, runs it to its end (run.c) and stores the outcome; a run
+ * that ended as an infrastructure failure goes back to the queue for any
+ * worker. */
+#include "orchestrator/fairq.h"
 #include "orchestrator/orchint.h"
 #include "orchestrator/quiet.h"
 
@@ -18,6 +20,48 @@ struct worker {
 	struct host *h;
 	int slot;
 };
+
+/* The run the fair queue picks for the worker's host, claimed: 1 (r
+ * filled, its CPUs in *cpus), 0 none now, -1 error. claim_lock held. */
+static int claim(struct worker *wk, struct db *db, struct run *r, int *cpus)
+{
+	struct orch *o = wk->o;
+	struct host *h = wk->h;
+	struct claim_fit fit;
+	struct queue_class *v = NULL;
+	struct fairq_choice ch;
+	size_t n = 0;
+	int rc = 0;
+
+	/* the database waits are not taken under o->lock, which the
+	 * lifecycle events need */
+	pthread_mutex_lock(&o->lock);
+	place_fit(o, h, &fit);
+	pthread_mutex_unlock(&o->lock);
+	if (db_queue_classes(db, &fit, &v, &n) < 0)
+		return -1;
+	fairq_order(v, n);
+	fairq_pick(v, n, &ch);
+	if (ch.act == FAIRQ_HOLD && h->held_for != ch.run_id)
+		log_info("host '%s': %s", h->conf->name, ch.why);
+	h->held_for = ch.act == FAIRQ_HOLD ? ch.run_id : 0;
+	if (ch.act == FAIRQ_TAKE)
+		rc = db_run_claim_id(db, h->conf->name, ch.run_id, r);
+	if (rc > 0) {
+		*cpus = place_cpus_of(h, r->vcpus);
+		log_debug("run %" PRId64 ": %s", r->id, ch.why);
+		pthread_mutex_lock(&o->lock);
+		h->busy++;
+		h->mem_used_mb += r->memory_mb;
+		h->cpus_used += *cpus;
+		pthread_mutex_unlock(&o->lock);
+		/* its cores, as placement saw them free: no other claim
+		 * comes between */
+		quiet_begin(o, h, db, r);
+	}
+	queue_classes_free(v, n);
+	return rc;
+}
 
 static void *worker_main(void *arg)
 {
@@ -36,7 +80,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct run r;
 		struct outcome out;
-		int rc;
+		int rc, cpus = 0;
 
 		pthread_mutex_lock(&o->lock);
 		if (o->stopping) {
@@ -45,24 +89,8 @@ static void *worker_main(void *arg)
 		}
 		pthread_mutex_unlock(&o->lock);
 		if (orch_host_ready(o, wk->h, db)) {
-			struct claim_fit fit;
-
-			/* the database waits are not taken under o->lock, which
-			 * the lifecycle events need */
 			pthread_mutex_lock(&o->claim_lock);
-			pthread_mutex_lock(&o->lock);
-			place_fit(o, wk->h, &fit);
-			pthread_mutex_unlock(&o->lock);
-			rc = db_run_claim_fit(db, wk->h->conf->name, &fit, &r);
-			if (rc > 0) {
-				pthread_mutex_lock(&o->lock);
-				wk->h->busy++;
-				wk->h->mem_used_mb += r.memory_mb;
-				pthread_mutex_unlock(&o->lock);
-				/* its cores, as placement saw them free: no
-				 * other claim comes between */
-				quiet_begin(o, wk->h, db, &r);
-			}
+			rc = claim(wk, db, &r, &cpus);
 			pthread_mutex_unlock(&o->claim_lock);
 		} else {
 			rc = 0;
@@ -81,14 +109,16 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&o->lock);
 			continue;
 		}
-		log_info("run %" PRId64 ": claimed by %s/%d (attempt %d)", r.id,
-			 wk->h->conf->name, wk->slot, r.attempt);
+		log_info("run %" PRId64 ": claimed by %s/%d (attempt %d%s%s%s)", r.id,
+			 wk->h->conf->name, wk->slot, r.attempt, r.watch ? ", for watch '" : "",
+			 r.watch ? r.watch : "", r.watch ? "'" : "");
 		memset(&out, 0, sizeof(out));
 		run_guest(o, wk->h, db, &r, &out);
 		quiet_end(o, db, &r);
 		pthread_mutex_lock(&o->lock);
 		wk->h->busy--;
 		wk->h->mem_used_mb -= r.memory_mb;
+		wk->h->cpus_used -= cpus;
 		pthread_mutex_unlock(&o->lock);
 		for (int i = 0; db_run_finish(db, r.id, out.o, out.detail, out.splat, out.has_exit,
 					      out.exit_code) < 0; i++)

@@ -147,6 +147,7 @@ static int prepare(struct orch *o, const struct run_spec *s, struct run_request 
 	req.timeout_s = s->timeout_s ? s->timeout_s :
 			job && job->timeout_s ? job->timeout_s : c->run_timeout_s;
 	req.max_attempts = c->max_attempts;
+	req.watch = s->watch;
 	if (max_vcpus == 0)
 		return set_errf(err, "arch '%s': no host here runs it", arch);
 	if (req.vcpus < 1 || req.vcpus > max_vcpus)
@@ -674,6 +675,7 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	s.memory_mb = sp->memory_mb;
 	s.kernel = (char *)sp->kernel;
 	s.speculative = sp->speculative;
+	s.watch = (char *)sp->watch;
 	pthread_mutex_lock(&o->db_lock);
 	rc = db_submission_insert_mode(o->db, &s, &mode);
 	if (rc < 0)

@@ -431,6 +431,7 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 		ss.jobs = sp->jobs;
 		ss.vcpus = sp->vcpus;
 		ss.repeat = sp->repeat;
+		ss.watch = sp->name;
 		free(e);
 		e = NULL;
 		rc = orch_submit_series(o, &ss, &id, &e);

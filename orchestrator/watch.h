@@ -48,6 +48,8 @@ struct watch_spec {
 	int has_re;
 	char *jobs, *arches, *vcpus;
 	int repeat;
+	int max_running;          /* its runs going at once, at most (0: no cap); the fair
+				     queue reads it from the stored spec (db_queue_classes()) */
 	int interval_s;           /* between polls */
 	int timeout_s;            /* of one HTTP call */
 	char *token, *token_file; /* patchwork's API token, or the file holding it */

@@ -17,7 +17,7 @@
 static const char *const keys[] = {
 	"patchwork", "project", "lore", "tags", "tree", "subject", "jobs", "arches", "vcpus", "repeat",
 	"interval", "timeout", "token", "token_file", "checks", "context", "report_dir", "send",
-	"smtp", "from", "to", "link_base", "since", "kcidb", NULL,
+	"smtp", "from", "to", "link_base", "since", "kcidb", "max_running", NULL,
 };
 
 int watch_name_ok(const char *s)
@@ -131,7 +131,7 @@ int watch_key_check(const char *key, const char *v, char *msg, size_t n)
 		return snprintf(msg, n, "unknown key '%.40s' (known: patchwork, project, lore, tags, tree, "
 				"subject, jobs, arches, vcpus, repeat, interval, timeout, token, "
 				"token_file, checks, context, report_dir, send, smtp, from, to, "
-				"link_base, since, kcidb)", key), -1;
+				"link_base, since, kcidb, max_running)", key), -1;
 	if (strlen(v) > 4096)
 		return snprintf(msg, n, "%s: longer than 4096 bytes", key), -1;
 	if ((!strcmp(key, "patchwork") || !strcmp(key, "lore")) && !is_http(v))
@@ -167,6 +167,9 @@ int watch_key_check(const char *key, const char *v, char *msg, size_t n)
 		}
 		regfree(&re);
 	}
+	if (!strcmp(key, "max_running") && int_in(v, 0, 1024, &x) < 0)
+		return snprintf(msg, n, "max_running: '%.40s' is not a number from 0 (no cap) to 1024",
+				v), -1;
 	if (!strcmp(key, "repeat") && int_in(v, 1, 100, &x) < 0)
 		return snprintf(msg, n, "repeat: '%.40s' is not a number from 1 to 100", v), -1;
 	if (!strcmp(key, "interval") && int_in(v, 1, 86400, &x) < 0)
@@ -252,6 +255,9 @@ int watch_spec_parse(const char *name, const json_t *obj, struct watch_spec *s, 
 	s->vcpus = get(obj, "vcpus");
 	if ((t = get(obj, "repeat")))
 		int_in(t, 1, 100, &s->repeat);
+	free(t);
+	if ((t = get(obj, "max_running")))
+		int_in(t, 0, 1024, &s->max_running);
 	free(t);
 	if ((t = get(obj, "interval")))
 		int_in(t, 1, 86400, &s->interval_s);

@@ -8,7 +8,8 @@
 # right token (the server keeps what it received), the reply mail is
 # written; a second watch (kfleet watch add) meets bad answers (not JSON,
 # huge, slow, a 404 mbox, a rejected token), each shown on /watches, and
-# the daemon goes on.
+# the daemon goes on. The watch's runs are its own in the fair queue, and
+# /queue gives the series' times.
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
@@ -162,6 +163,9 @@ check "...naming the patch" contains "$(db "select verdict_detail from watch_ser
 check "...patch 2/2" contains "$(checks "print([x['description'] for x in c if x.get('state') == 'warning' and 'apply' in x['description']][0])")" "patch 2/2, src/string.c"
 check "v2 is tested on guests and reported" wait_for 200 "select verdict from watch_series where submission_id = $s2" success
 check "...its runs passed" equals "$(db "select group_concat(distinct outcome) from runs where request_id in (select id from requests where submission_id = $s2)")" passed
+check "...they were the watch's in the queue, not a person's" equals "$(db "select group_concat(distinct coalesce(watch, 'a person')) from runs where request_id in (select id from requests where submission_id = $s2)")" pw
+check "...and /api/queue gives the series' times and turnaround" equals "$(curl -sf "$KF_URL/api/queue" | python3 -c "import json,sys; s=[x for x in json.load(sys.stdin)['series'] if x['submission'] == $s2][0]; print(s['watch'], s['version'], s['finished'], s['done'], s['queued_at'] <= s['started_at'] <= s['finished_at'], s['turnaround_ms'] == s['finished_at'] - s['queued_at'] > 0)")" "pw 2 True 4 True True"
+check "...as does the /queue page" contains "$(curl -sf "$KF_URL/queue")" "<h2>watched series</h2>"
 v2p=$(db "select patches from watch_series where submission_id = $s2")
 check "...each v2 patch got pending, then success" equals "$(checks "p=json.loads('$v2p'); print(' '.join('%d:%s' % (x['patch'], x['state']) for x in c if x['patch'] in p and not x.get('rejected')))")" "$(python3 -c "p=$v2p; print(' '.join(['%d:pending' % i for i in p] + ['%d:success' % i for i in p]))")"
 check "...the success says what ran and links the page" equals "$(checks "print([x for x in c if x.get('state') == 'success'][0]['description'], [x for x in c if x.get('state') == 'success'][0]['target_url'])")" "builds, and all 4 runs passed http://kfleet.invalid/submissions/$s2"

@@ -1,6 +1,7 @@
-/* queue.c: the fleet as a whole: /queue (the runs running and waiting,
- * with how long each has waited or run and an expected turnaround per
- * request) and /hosts (what libvirt said about each host and whether it is
+/* queue.c: the fleet as a whole: /queue (the runs running and waiting in
+ * the fair queue's order, whom each is for, how long each has waited or
+ * run, an expected turnaround per request and, per series a watch took,
+ * when its work was queued, started and finished) and /hosts (what libvirt said about each host and whether it is
  * in placement), as HTML and as JSON under /api/. Reads come from
  * db/query.c on this thread's connection; text goes through web_html(). */
 #include "web/handlers.h"
@@ -34,6 +35,14 @@ struct qreq {
 	int64_t eta_ms;      /* expected until its last run ends; -1 unknown */
 };
 
+/* A watched series and its turnaround */
+struct qseries {
+	const struct dbq_series *s;
+	int64_t eta_ms;      /* open: expected until its last run ends; -1 unknown */
+	int64_t turnaround_ms;  /* finished: queued to finished; open: queued to its
+				   expected end; -1 unknown */
+};
+
 struct queue {
 	struct dbq_queue_run *v;
 	size_t n;             /* runs shown */
@@ -41,6 +50,9 @@ struct queue {
 	struct qrun *q;
 	struct qreq *reqs;
 	size_t nreqs;
+	struct dbq_series *sv;
+	struct qseries *series;
+	size_t nseries;
 	size_t running, queued;
 	size_t parallel;      /* runs assumed to run at a time */
 	int truncated;        /* more than DBQ_QUEUE_MAX runs */
@@ -52,6 +64,8 @@ static void queue_release(struct queue *m)
 	dbq_queue_free(m->v, m->nread);
 	free(m->q);
 	free(m->reqs);
+	dbq_series_free(m->sv, m->nseries);
+	free(m->series);
 }
 
 static int str_eq(const char *a, const char *b)
@@ -66,8 +80,46 @@ static int same_kind(const struct dbq_queue_run *a, const struct dbq_queue_run *
 		str_eq(a->arch, b->arch) && a->vcpus == b->vcpus;
 }
 
+/* A series' expected end and turnaround from its runs' ends */
+static void series_estimate(struct queue *m)
+{
+	for (size_t i = 0; i < m->nseries; i++) {
+		struct qseries *q = &m->series[i];
+		int any = 0;
+
+		q->eta_ms = q->turnaround_ms = -1;
+		if (!q->s->open) {
+			if (q->s->finished_at > 0 && q->s->queued_at > 0)
+				q->turnaround_ms = q->s->finished_at - q->s->queued_at;
+			continue;
+		}
+		/* still building: its runs are not queued yet */
+		if (!q->s->runs || q->s->state == NULL || strcmp(q->s->state, "testing"))
+			continue;
+		q->eta_ms = 0;
+		for (size_t j = 0; j < m->n; j++) {
+			if (m->v[j].submission_id != q->s->submission_id)
+				continue;
+			any = 1;
+			if (m->q[j].finish_ms < 0) {
+				q->eta_ms = -1;
+				break;
+			}
+			if (m->q[j].finish_ms > q->eta_ms)
+				q->eta_ms = m->q[j].finish_ms;
+		}
+		if (!any && !m->truncated)
+			q->eta_ms = 0;
+		else if (!any)
+			q->eta_ms = -1;
+		if (q->eta_ms >= 0)
+			q->turnaround_ms = m->now + q->eta_ms - q->s->queued_at;
+	}
+}
+
 /* Expected ends: the fleet keeps as many runs going as run now (at least
- * one) and claims the oldest queued run whenever one ends. A running run
+ * one) and claims the queued runs in the order listed (the fair queue's)
+ * whenever one ends. A running run
  * ends at its median duration (at once when past it); a queued run starts
  * when the earliest slot frees. Once a run's median is not known, no later
  * end is either. 0 / -1 (memory) */
@@ -115,6 +167,7 @@ static int queue_estimate(struct queue *m)
 		}
 	}
 	free(slot);
+	series_estimate(m);
 	for (size_t i = 0; i < m->nreqs; i++) {
 		struct qreq *rq = &m->reqs[i];
 
@@ -150,6 +203,13 @@ static int queue_load(struct db *db, struct queue *m)
 	m->reqs = calloc(m->n ? m->n : 1, sizeof(*m->reqs));
 	if (!m->q || !m->reqs)
 		return -2;
+	if (dbq_series_times(db, DBQ_SERIES_MAX, &m->sv, &m->nseries) < 0)
+		return -1;
+	m->series = calloc(m->nseries ? m->nseries : 1, sizeof(*m->series));
+	if (!m->series)
+		return -2;
+	for (size_t i = 0; i < m->nseries; i++)
+		m->series[i].s = &m->sv[i];
 	for (size_t i = 0; i < m->n; i++) {
 		struct qrun *q = &m->q[i];
 		size_t j;
@@ -251,6 +311,13 @@ static void queue_run_row(struct buf *b, const struct queue *m, const struct qru
 		buf_printf(b, "<a href=\"/requests/%lld\">%lld</a>", (long long)r->request_id,
 			   (long long)r->request_id);
 	buf_puts(b, "</td><td>");
+	if (r->watch) {
+		buf_puts(b, "watch ");
+		web_html_str(b, r->watch);
+	} else {
+		buf_puts(b, "a person");
+	}
+	buf_puts(b, "</td><td>");
 	web_job_link(b, r->job);
 	buf_puts(b, "</td>");
 	web_kernel_cell(b, r->kernel_path);
@@ -265,6 +332,57 @@ static void queue_run_row(struct buf *b, const struct queue *m, const struct qru
 	buf_printf(b, "</td><td class=\"num\">%s</td><td class=\"where\">", fin);
 	where_html(b, m, q);
 	buf_puts(b, "</td></tr>\n");
+}
+
+/* A time of day (UTC) for the series table, "-" when not reached */
+static void series_time(struct buf *b, int64_t ms)
+{
+	char t[40];
+
+	if (ms <= 0) {
+		buf_puts(b, "<td>-</td>");
+		return;
+	}
+	fmt_time_ms(ms, 0, t, sizeof(t));
+	buf_printf(b, "<td>%s</td>", t);
+}
+
+/* The series the watches took: when each one's work was queued, started
+ * and finished, and its turnaround (expected while it is not finished) */
+static void series_html(struct buf *b, const struct queue *m)
+{
+	if (!m->nseries)
+		return;
+	buf_puts(b, "<h2>watched series</h2>\n<table id=\"series\"><thead><tr><th>watch</th>"
+		 "<th>series</th><th>submission</th><th>runs done</th><th>queued (UTC)</th>"
+		 "<th>started</th><th>finished</th><th>turnaround</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < m->nseries; i++) {
+		const struct qseries *q = &m->series[i];
+		char t[32];
+
+		buf_puts(b, "<tr><td>");
+		web_html_str(b, q->s->watch);
+		buf_puts(b, "</td><td>");
+		web_html_str(b, q->s->name);
+		buf_printf(b, " v%lld</td><td><a href=\"/submissions/%lld\">%lld</a> ",
+			   (long long)q->s->version, (long long)q->s->submission_id,
+			   (long long)q->s->submission_id);
+		web_html_str(b, q->s->state);
+		buf_printf(b, "</td><td class=\"num\">%d of %d</td>", q->s->done, q->s->runs);
+		series_time(b, q->s->queued_at);
+		series_time(b, q->s->started_at);
+		series_time(b, q->s->open ? 0 : q->s->finished_at);
+		fmt_ms(q->turnaround_ms, t);
+		if (!q->s->open)
+			buf_printf(b, "<td class=\"num\">%s</td></tr>\n", t);
+		else if (q->turnaround_ms >= 0)
+			buf_printf(b, "<td class=\"num\">about %s (expected)</td></tr>\n", t);
+		else
+			buf_printf(b, "<td class=\"num\">%s</td></tr>\n",
+				   q->s->state && strcmp(q->s->state, "testing") ?
+				   "not known while it builds" : "unknown");
+	}
+	buf_puts(b, "</tbody></table>\n");
 }
 
 WEB_HANDLER(pages_queue)
@@ -301,6 +419,7 @@ WEB_HANDLER(pages_queue)
 		}
 		buf_puts(&b, "</tbody></table>\n");
 	}
+	series_html(&b, &m);
 	buf_puts(&b, "<h2>runs</h2>\n");
 	if (!m.n) {
 		buf_puts(&b, "<p class=\"note\">nothing is running or waiting</p>\n");
@@ -308,16 +427,18 @@ WEB_HANDLER(pages_queue)
 		if (m.truncated)
 			buf_printf(&b, "<p class=\"note\">showing the first %d</p>\n", DBQ_QUEUE_MAX);
 		buf_puts(&b, "<table id=\"queue\"><thead><tr><th>run</th><th>state</th>"
-			 "<th>request</th><th>job</th><th>kernel</th><th>arch</th><th>vCPUs</th>"
+			 "<th>request</th><th>for</th><th>job</th><th>kernel</th><th>arch</th><th>vCPUs</th>"
 			 "<th>host</th><th>waited</th><th>running for</th><th>median run</th>"
 			 "<th>expected end in</th><th>where</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < m.n; i++)
 			queue_run_row(&b, &m, &m.q[i]);
 		buf_puts(&b, "</tbody></table>\n");
 	}
-	buf_printf(&b, "<p class=\"note\">Estimates: a run takes the median time of the last %d "
+	buf_printf(&b, "<p class=\"note\">Queued runs are listed in the order the fair queue "
+		   "serves them: people's runs first, oldest first, then the watches' taking turns. "
+		   "Estimates: a run takes the median time of the last %d "
 		   "finished runs of the same job (or command), arch and vCPUs (how many in "
-		   "brackets); the fleet keeps %zu run%s going, as now, and starts the oldest "
+		   "brackets); the fleet keeps %zu run%s going, as now, and starts the next "
 		   "queued run when one ends. &ldquo;unknown&rdquo; when a run ahead has no "
 		   "finished runs of its kind yet.</p>\n", DBQ_MEDIAN_RUNS, m.parallel,
 		   m.parallel == 1 ? "" : "s");
@@ -341,7 +462,7 @@ WEB_HANDLER(api_queue)
 	struct queue m;
 	enum MHD_Result rc;
 	struct db *db = web_db_or_reply(w, c, 0, &rc);
-	json_t *runs = NULL, *reqs = NULL, *o;
+	json_t *runs = NULL, *reqs = NULL, *series = NULL, *o;
 	int r, bad = 0;
 
 	if (!db)
@@ -359,10 +480,11 @@ WEB_HANDLER(api_queue)
 		const struct dbq_queue_run *q = m.q[i].r;
 		int running = q->state == RUN_RUNNING;
 
-		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:o, s:o, s:{s:I, s:o},"
+		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:o, s:o, s:o, s:{s:I, s:o},"
 			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
 			"id", (json_int_t)q->id, "state", run_state_name(q->state),
 			"request", q->request_id > 0 ? json_integer(q->request_id) : json_null(),
+			"watch", web_json_str(q->watch),
 			"job", web_json_str(q->job),
 			"kernel", "id", (json_int_t)q->kernel_id, "path", web_json_str(q->kernel_path),
 			"arch", web_json_str(q->arch), "vcpus", q->vcpus,
@@ -383,15 +505,35 @@ WEB_HANDLER(api_queue)
 			"id", (json_int_t)m.reqs[i].id, "runs", m.reqs[i].runs,
 			"done", m.reqs[i].done, "expected_done_in_ms", jms(m.reqs[i].eta_ms))) < 0)
 			bad = 1;
-	if (!runs || !reqs || bad) {
+	series = json_array();
+	for (size_t i = 0; series && i < m.nseries; i++) {
+		const struct qseries *q = &m.series[i];
+
+		if (json_array_append_new(series, json_pack("{s:I, s:o, s:o, s:I, s:I, s:o, s:i,"
+			" s:i, s:o, s:o, s:o, s:b, s:o, s:o}", "id", (json_int_t)q->s->id,
+			"watch", web_json_str(q->s->watch), "name", web_json_str(q->s->name),
+			"version", (json_int_t)q->s->version,
+			"submission", (json_int_t)q->s->submission_id,
+			"state", web_json_str(q->s->state), "runs", q->s->runs, "done", q->s->done,
+			"queued_at", web_json_time(q->s->queued_at),
+			"started_at", web_json_time(q->s->started_at),
+			"finished_at", q->s->open ? json_null() : web_json_time(q->s->finished_at),
+			"finished", !q->s->open,
+			"turnaround_ms", q->s->open ? json_null() : jms(q->turnaround_ms),
+			"expected_turnaround_ms", q->s->open ? jms(q->turnaround_ms) : json_null())) < 0)
+			bad = 1;
+	}
+	if (!runs || !reqs || !series || bad) {
 		json_decref(runs);
 		json_decref(reqs);
+		json_decref(series);
 		rc = MHD_NO;
 		goto out;
 	}
-	o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:b}", "runs", runs, "requests", reqs,
-		      "running", (json_int_t)m.running, "queued", (json_int_t)m.queued,
-		      "parallel", (json_int_t)m.parallel, "truncated", m.truncated);
+	o = json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:b}", "runs", runs, "requests", reqs,
+		      "series", series, "running", (json_int_t)m.running,
+		      "queued", (json_int_t)m.queued, "parallel", (json_int_t)m.parallel,
+		      "truncated", m.truncated);
 	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
 out:
 	queue_release(&m);

@@ -124,6 +124,52 @@ static void test_newer_schema_refused(void **state)
 	}
 }
 
+/* Schema 18 on a file of 17: the runs of a watch's submission, plain or
+ * of its requests, are for that watch; a person's are for nobody */
+static void test_migrate_watch_runs(void **state)
+{
+	struct dbt *f = *state;
+	sqlite3 *s = db_sqlite(f->db);
+	int64_t mine, plain, req;
+
+	mine = dbt_insert_run(f->db, "mine", 1);
+	plain = dbt_insert_run(f->db, "plain", 1);
+	req = dbt_insert_run(f->db, "of a request", 1);
+	/* as schema 17 had it: a watch's series, its submission and links */
+	assert_int_equal(sqlite3_exec(s,
+		"DROP INDEX runs_watch;"
+		"ALTER TABLE runs DROP COLUMN watch;"
+		"ALTER TABLE submissions DROP COLUMN watch;"
+		"INSERT INTO submissions (id, created_at, tree, arches, config, state)"
+		"  VALUES (7, 1, 't', 'x86_64', 'tinyconfig', 'testing'),"
+		"         (8, 1, 't', 'x86_64', 'tinyconfig', 'testing');"
+		"INSERT INTO watch_series (watch, remote_id, msgid, version, name, mbox_url, patches,"
+		"  seen_at, state, submission_id) VALUES ('net', 1, 'm', 1, 'x', 'u', '[]', 1,"
+		"  'queued', 7);"
+		"INSERT INTO requests (id, created_at, base_kernel_id, patched_kernel_id, repeats,"
+		"  submission_id) VALUES (3, 1, 1, 1, 1, 7);"
+		"UPDATE runs SET submission_id = 7 WHERE command = 'plain';"
+		"UPDATE runs SET request_id = 3 WHERE command = 'of a request';"
+		"PRAGMA user_version = 17;", NULL, NULL, NULL), SQLITE_OK);
+	db_close(f->db);
+	f->db = dbt_open(f->path);
+	assert_int_equal(dbt_sql_int(f->db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	assert_int_equal(dbt_sql_int(f->db, "SELECT count(*) FROM submissions"
+				     " WHERE id = 7 AND watch = 'net'"), 1);
+	assert_int_equal(dbt_sql_int(f->db, "SELECT count(*) FROM submissions"
+				     " WHERE id = 8 AND watch IS NULL"), 1);
+	{
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM runs WHERE watch = 'net'"
+			 " AND id IN (%lld, %lld)", (long long)plain, (long long)req);
+		assert_int_equal(dbt_sql_int(f->db, sql), 2);
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM runs WHERE watch IS NULL"
+			 " AND id = %lld", (long long)mine);
+		assert_int_equal(dbt_sql_int(f->db, sql), 1);
+	}
+}
+
 static void test_open_errors(void **state)
 {
 	struct dbt *f = *state;
@@ -248,6 +294,7 @@ int main(void)
 		T(test_open_creates_schema),
 		T(test_reopen_keeps_data),
 		T(test_newer_schema_refused),
+		T(test_migrate_watch_runs),
 		T(test_open_errors),
 		T(test_concurrent_open_new_file),
 		cmocka_unit_test(test_state_and_outcome_names),

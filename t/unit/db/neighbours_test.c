@@ -54,7 +54,7 @@ static void test_claim_waits(void **state)
 	struct run_request bench = dbt_req("/k", DBT_SHA_A, "getpgid-rate", 1);
 	struct run_request wide = dbt_req("/k", DBT_SHA_A, "getpgid-rate", 4);
 	struct run_request plain = dbt_req("/k", DBT_SHA_A, NULL, 1);
-	struct claim_fit fit = { INT_MAX, INT_MAX, INT_MAX, 0, 0, ",getpgid-rate,", 1, 0 };
+	struct claim_fit fit = { INT_MAX, INT_MAX, INT_MAX, 0, 0, ",getpgid-rate,", 1, 0, 0, 0, 0, 0 };
 	int64_t b = 0, w = 0, p = 0;
 	struct run r;
 
@@ -82,7 +82,7 @@ static void test_claim_all(void **state)
 {
 	struct dbt *f = *state;
 	struct run_request plain = dbt_req("/k", DBT_SHA_A, NULL, 2);
-	struct claim_fit fit = { INT_MAX, INT_MAX, INT_MAX, 0, 0, "*", 3, 1 };
+	struct claim_fit fit = { INT_MAX, INT_MAX, INT_MAX, 0, 0, "*", 3, 1, 0, 0, 0, 0 };
 	int64_t p = 0;
 	struct run r;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <pthread.h>
 
 #include "common/util.h"
@@ -144,6 +145,33 @@ static void test_queue(void **state)
 	assert_int_equal(dbq_queue(f->db, 1, &v, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0].id, r2);
+	dbq_queue_free(v, n);
+}
+
+/* Queued runs in the fair queue's order: people's, then the watches' in
+ * turns (net's three older runs interleaved with bpf's two) */
+static void test_queue_turns(void **state)
+{
+	struct dbt *f = *state;
+	static const char *const who[] = { "net", "net", "net", NULL, "bpf", "bpf", NULL };
+	static const int order[] = { 4, 7, 1, 5, 2, 6, 3 };   /* ids */
+	struct dbq_queue_run *v;
+	size_t n;
+
+	for (size_t i = 0; i < 7; i++) {
+		struct run_request req = dbt_req("/k", DBT_SHA_A, NULL, 1);
+		int64_t id;
+
+		req.watch = who[i];
+		assert_int_equal(db_run_insert(f->db, &req, &id), 0);
+	}
+	assert_int_equal(dbq_queue(f->db, DBQ_QUEUE_MAX, &v, &n), 0);
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(v[i].id, order[i]);
+	assert_null(v[0].watch);
+	assert_string_equal(v[2].watch, "net");
+	assert_string_equal(v[3].watch, "bpf");
 	dbq_queue_free(v, n);
 }
 
@@ -842,6 +870,151 @@ static void test_attempt_list_empty(void **state)
 	assert_int_equal(n, 0);
 	attempt_list_free(at, n);
 }
+/* --- the fair queue's reads ------------------------------------------------ */
+
+static int64_t queue_for(struct db *db, const char *watch, int vcpus, int mem_mb)
+{
+	struct run_request req = dbt_req("/k", DBT_SHA_A, NULL, vcpus);
+	int64_t id = 0;
+
+	req.watch = watch;
+	req.memory_mb = mem_mb;
+	assert_int_equal(db_run_insert(db, &req, &id), 0);
+	return id;
+}
+
+static struct claim_fit fit_any(void)
+{
+	struct claim_fit fit = { INT_MAX, INT_MAX, INT_MAX, 0, 0, NULL, 0, 0, 0, 0, 0, 0 };
+
+	return fit;
+}
+
+/* People's runs and each watch's, with the watch's cap (from its stored
+ * spec), runs going and newest start; a run is for whom it was queued for */
+static void test_classes(void **state)
+{
+	struct dbt *f = *state;
+	struct claim_fit fit = fit_any();
+	struct queue_class *v;
+	int64_t p1, n1, n2, b1, p2;
+	struct run r;
+	size_t n;
+
+	dbt_host(f->db, "h1");
+	assert_int_equal(db_queue_classes(f->db, &fit, &v, &n), 0);
+	assert_int_equal(n, 0);
+	queue_classes_free(v, n);
+	assert_int_equal(sqlite3_exec(db_sqlite(f->db), "INSERT INTO watches (name, source, spec,"
+		" created_at, position_date) VALUES ('net', 'cli', '{\"max_running\": \"3\"}', 1,"
+		" '2026-01-01'), ('bpf', 'cli', '{}', 1, '2026-01-01')", NULL, NULL, NULL), SQLITE_OK);
+	n1 = queue_for(f->db, "net", 1, 512);
+	p1 = queue_for(f->db, NULL, 1, 512);
+	b1 = queue_for(f->db, "bpf", 1, 512);
+	n2 = queue_for(f->db, "net", 1, 512);
+	p2 = queue_for(f->db, NULL, 1, 512);
+	dbt_get(f->db, n1, &r);
+	assert_string_equal(r.watch, "net");
+	run_release(&r);
+	dbt_get(f->db, p1, &r);
+	assert_null(r.watch);
+	run_release(&r);
+	/* one of net's goes */
+	assert_int_equal(db_run_claim_id(f->db, "h1", n1, &r), 1);
+	assert_int_equal(r.id, n1);
+	assert_int_equal(r.state, RUN_RUNNING);
+	assert_int_equal(r.attempt, 1);
+	run_release(&r);
+	/* ... only once */
+	assert_int_equal(db_run_claim_id(f->db, "h1", n1, &r), 0);
+	assert_int_equal(sqlite3_get_autocommit(db_sqlite(f->db)), 1);
+	assert_int_equal(db_queue_classes(f->db, &fit, &v, &n), 0);
+	assert_int_equal(n, 3);
+	/* people first, then the watches by name */
+	assert_null(v[0].watch);
+	assert_int_equal(v[0].fit_id, p1);
+	assert_int_equal(v[0].oldest_id, p1);
+	assert_int_equal(v[0].queued, 2);
+	assert_int_equal(v[0].held_id, 0);
+	assert_string_equal(v[1].watch, "bpf");
+	assert_int_equal(v[1].fit_id, b1);
+	assert_int_equal(v[1].running, 0);
+	assert_int_equal(v[1].last_start, 0);
+	assert_int_equal(v[1].max_running, 0);
+	assert_string_equal(v[2].watch, "net");
+	assert_int_equal(v[2].fit_id, n2);
+	assert_int_equal(v[2].queued, 1);
+	assert_int_equal(v[2].running, 1);
+	assert_int_equal(v[2].max_running, 3);
+	assert_true(v[2].last_start == dbt_sql_int(f->db, "SELECT started_at FROM runs WHERE"
+						   " id = 1"));
+	queue_classes_free(v, n);
+	/* once done, its start still counts for its turn */
+	assert_int_equal(db_run_finish(f->db, n1, RUN_OUT_PASSED, NULL, NULL, 1, 0), 0);
+	assert_int_equal(db_queue_classes(f->db, &fit, &v, &n), 0);
+	assert_int_equal(v[2].running, 0);
+	assert_true(v[2].last_start > 0);
+	queue_classes_free(v, n);
+	/* the FIFO claim takes the oldest, whoever it is for */
+	assert_int_equal(db_run_claim_fit(f->db, "h1", &fit, &r), 1);
+	assert_int_equal(r.id, p1);
+	run_release(&r);
+	assert_int_equal(db_run_claim_fit(f->db, "h1", &fit, &r), 1);
+	assert_int_equal(r.id, b1);
+	run_release(&r);
+	(void)p2;
+}
+
+/* What fits a host now (its CPUs and memory left) and what waited long
+ * enough for room it does not find */
+static void test_classes_fit(void **state)
+{
+	struct dbt *f = *state;
+	struct claim_fit fit = fit_any();
+	struct queue_class *v;
+	int64_t big, small, huge, fat;
+	size_t n;
+
+	big = queue_for(f->db, NULL, 16, 512);
+	small = queue_for(f->db, NULL, 1, 512);
+	huge = queue_for(f->db, NULL, 1, 8192);   /* more than the host ever has */
+	fat = queue_for(f->db, NULL, 2, 2048);
+	/* 4 CPUs, 3 free; 4 GiB for guests, 1 GiB free */
+	fit.cpus = 4;
+	fit.cpus_free = 3;
+	fit.max_memory_mb = 1024;
+	fit.memory_total_mb = 4096;
+	assert_int_equal(db_queue_classes(f->db, &fit, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].fit_id, small);    /* 16 vCPUs take all 4 CPUs */
+	assert_int_equal(v[0].held_id, 0);       /* nobody waited long enough */
+	assert_int_equal(v[0].oldest_id, big);
+	assert_int_equal(v[0].queued, 4);
+	queue_classes_free(v, n);
+	/* all waited: the oldest that fits only an emptier host; never the
+	 * one no emptying makes room for */
+	fit.hold_before = now_ms() + 1000;
+	assert_int_equal(db_queue_classes(f->db, &fit, &v, &n), 0);
+	assert_int_equal(v[0].held_id, big);
+	assert_int_equal(v[0].fit_id, small);
+	queue_classes_free(v, n);
+	assert_int_equal(sqlite3_exec(db_sqlite(f->db), "UPDATE runs SET state = 'done'"
+				      " WHERE id IN (1, 2)", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_queue_classes(f->db, &fit, &v, &n), 0);
+	assert_int_equal(v[0].held_id, fat);     /* its memory is not free yet */
+	assert_int_equal(v[0].fit_id, 0);
+	queue_classes_free(v, n);
+	/* CPUs not counted: the 2-vCPU run fits once the memory is free */
+	fit.cpus = 0;
+	fit.cpus_free = 0;
+	fit.max_memory_mb = 4096;
+	assert_int_equal(db_queue_classes(f->db, &fit, &v, &n), 0);
+	assert_int_equal(v[0].fit_id, fat);
+	assert_int_equal(v[0].held_id, 0);
+	queue_classes_free(v, n);
+	(void)huge;
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, dbt_setup, dbt_teardown)
@@ -862,6 +1035,9 @@ int main(void)
 		T(test_median_duration),
 		T(test_run_request),
 		T(test_recover_domains),
+		T(test_queue_turns),
+		T(test_classes),
+		T(test_classes_fit),
 	};
 #undef T
 

@@ -103,6 +103,8 @@ static void test_defaults(void **state)
 	assert_string_equal(f->c.hosts[0].uri, "qemu:///system");
 	assert_string_equal(f->c.hosts[0].accel, "auto");
 	assert_true(f->c.hosts[0].slots >= 1);
+	assert_int_equal(f->c.hosts[0].cpus, -1);   /* auto: the host's */
+	assert_int_equal(f->c.reserve_after_s, 60);
 	assert_int_equal(f->c.run_memory_mb, 512);
 	assert_int_equal(f->c.run_timeout_s, 300);
 	assert_int_equal(f->c.boot_timeout_s, 120);
@@ -139,15 +141,18 @@ static void test_full_file(void **state)
 	assert_string_equal(f->c.hosts[0].name, "builder-1");
 	assert_string_equal(f->c.hosts[0].uri, "qemu+ssh://root@builder-1.example.org/system");
 	assert_int_equal(f->c.hosts[0].slots, 8);
+	assert_int_equal(f->c.hosts[0].cpus, 64);
 	assert_string_equal(f->c.hosts[0].accel, "kvm");
 	assert_string_equal(f->c.hosts[1].name, "tcg.box_2");
 	assert_string_equal(f->c.hosts[1].uri, "qemu:///session");
 	assert_int_equal(f->c.hosts[1].slots, 1);
+	assert_int_equal(f->c.hosts[1].cpus, 0);
 	assert_string_equal(f->c.hosts[1].accel, "tcg");
 	assert_int_equal(f->c.run_memory_mb, 2048);
 	assert_int_equal(f->c.run_timeout_s, 900);
 	assert_int_equal(f->c.boot_timeout_s, 45);
 	assert_int_equal(f->c.max_attempts, 3);
+	assert_int_equal(f->c.reserve_after_s, 300);
 	assert_true(f->c.console_max == 32ULL << 20);
 	assert_true(f->c.output_max == 1536ULL << 10);
 	assert_string_equal(f->c.busybox, "/opt/busybox/busybox-x86_64");
@@ -261,6 +266,11 @@ static void test_error_lines(void **state)
 		{ "[run]\nbogus = 1\n", 2, "[run]: unknown key 'bogus'" },
 		{ "[host a]\nuri = qemu:///system\naccel = hvf\n", 3, "accel: 'hvf' is not auto, kvm or tcg" },
 		{ "[host a]\nslots = 0\n", 2, "slots: '0' is not a whole number from 1 to 1024" },
+		{ "[host a]\nuri = qemu:///system\ncpus = many\n", 3,
+		  "cpus: 'many' is not auto or a whole number from 0 (not counted)" },
+		{ "[host a]\ncpus = -1\n", 2, "cpus: '-1' is not auto or a whole number" },
+		{ "[run]\nreserve_after = 1m\n", 2,
+		  "reserve_after: '1m' is not a whole number from 0 to 604800" },
 		{ "[host a]\ntransfer = nfs\n", 2, "transfer: 'nfs' is not auto, files or upload" },
 		{ "[host a]\npool = -x\n", 2, "pool: '-x' is not a pool name" },
 		{ "[host a]\nfirmware = ovmf\n", 2, "firmware: 'ovmf' is not seabios or qboot" },

@@ -321,9 +321,11 @@ static void two_hosts(struct fx *f)
 	f->c.hosts = realloc(f->c.hosts, 2 * sizeof(*f->c.hosts));
 	assert_non_null(f->c.hosts);
 	f->c.hosts[0].slots = 1;
-	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
-					      strdup("auto"), strdup("auto"), strdup("kfleet"),
-					      strdup("/var/lib/kfleet/pool"), strdup("seabios") };
+	f->c.hosts[1] = (struct config_host){
+		.name = strdup("second"), .uri = strdup("test:///default"), .slots = 1, .cpus = -1,
+		.accel = strdup("auto"), .transfer = strdup("auto"), .pool = strdup("kfleet"),
+		.pool_path = strdup("/var/lib/kfleet/pool"), .firmware = strdup("seabios"),
+	};
 	f->c.nhosts = 2;
 	f->o = orch_new(&f->c, &e);
 	if (!f->o)

@@ -134,6 +134,9 @@ static void keys(void **state)
 	key_bad("tree", "a b", "is not TREE[:BRANCH]");
 	key_bad("subject", "([a", "subject: '([a'");
 	key_bad("repeat", "0", "not a number from 1 to 100");
+	assert_int_equal(watch_key_check("max_running", "0", err, sizeof(err)), 0);
+	key_bad("max_running", "-1", "max_running: '-1' is not a number from 0 (no cap) to 1024");
+	key_bad("max_running", "many", "max_running: 'many' is not a number");
 	key_bad("interval", "5s", "not a number of seconds");
 	key_bad("checks", "maybe", "is not yes or no");
 	key_bad("report_dir", "mail", "is not an absolute path");
@@ -170,7 +173,8 @@ static void specs(void **state)
 
 	(void)state;
 	assert_int_equal(spec_of("{\"patchwork\": \"http://pw/\", \"project\": \"p\", \"tags\": "
-				 "\"bpf-next=bpfn:master,bpf=bpf\", \"token_file\": \"/t\", \"repeat\": \"3\"}",
+				 "\"bpf-next=bpfn:master,bpf=bpf\", \"token_file\": \"/t\", \"repeat\": \"3\","
+				 " \"max_running\": \"2\"}",
 				 &s, err, sizeof(err)), 0);
 	assert_string_equal(s.patchwork, "http://pw");
 	assert_int_equal(s.ntags, 2);
@@ -179,6 +183,7 @@ static void specs(void **state)
 	assert_true(s.checks);      /* a token: checks on */
 	assert_false(s.send);       /* never by default */
 	assert_int_equal(s.repeat, 3);
+	assert_int_equal(s.max_running, 2);
 	assert_int_equal(s.interval_s, 300);
 	assert_string_equal(s.context, "kfleet");
 	watch_spec_release(&s);

@@ -17,6 +17,7 @@
 #include <ftw.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1022,6 +1023,98 @@ static void test_jobs_pages(void **state)
 }
 
 /* A server without an orchestrator has no jobs and takes no runs */
+/* The queue in the fair queue's order, whom each run is for, and the
+ * watched series' times: a watch's run queued before a person's is
+ * listed after it; an open series and a finished one with its turnaround */
+static void test_queue_fair(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	char *err = NULL, sql[1024];
+	struct db *db = db_open(orch_db_path(fx->orch), &err);
+	int64_t wrun = 0, mine;
+	json_t *j, *runs, *series, *open = NULL, *done = NULL;
+	size_t i, at_w = 0, at_me = 0;
+	struct run_request req = {
+		.kernel_path = fx->kernel, .arch = "x86_64", .vcpus = 1, .memory_mb = 256,
+		.timeout_s = 60, .command = "for the watch", .max_attempts = 1, .watch = "net",
+		.kernel_sha256 = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
+	};
+
+	if (!db)
+		fail_msg("db_open: %s", err);
+	snprintf(sql, sizeof(sql),
+		"INSERT INTO submissions (id, created_at, started_at, tree, arches, config, state,"
+		"  watch) VALUES (901, %lld, %lld, 't', 'x86_64', 'tinyconfig', 'testing', 'net'),"
+		"  (902, 1000, 2000, 't', 'x86_64', 'tinyconfig', 'failed', 'net');"
+		"UPDATE submissions SET ended_at = 61000 WHERE id = 902;"
+		"INSERT INTO watch_series (watch, remote_id, msgid, version, name, mbox_url, patches,"
+		"  seen_at, state, submission_id) VALUES"
+		"  ('net', 1, 'm1', 2, 'tcp: <fix>', 'u', '[]', 1, 'queued', 901),"
+		"  ('net', 2, 'm2', 1, 'udp: old', 'u', '[]', 1, 'reported', 902);",
+		(long long)now_ms() - 5000, (long long)now_ms() - 4000);
+	assert_int_equal(sqlite3_exec(db_sqlite(db), sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_run_insert(db, &req, &wrun), 0);
+	assert_int_equal(db_submission_link_run(db, 901, wrun), 0);
+	db_close(db);
+	mine = submit("a person's, queued after the watch's");
+
+	assert_int_equal(http("GET", "/api/queue", NULL, NULL, &b), 200);
+	j = parse(&b);
+	runs = json_object_get(j, "runs");
+	for (i = 0; i < json_array_size(runs); i++) {
+		json_t *r = json_array_get(runs, i);
+		int64_t id = json_integer_value(json_object_get(r, "id"));
+
+		if (id == wrun) {
+			at_w = i + 1;
+			assert_string_equal(json_string_value(json_object_get(r, "watch")), "net");
+		} else if (id == mine) {
+			at_me = i + 1;
+			assert_true(json_is_null(json_object_get(r, "watch")));
+		}
+	}
+	assert_true(at_w && at_me);
+	assert_true(at_me < at_w);   /* people first */
+	series = json_object_get(j, "series");
+	for (i = 0; i < json_array_size(series); i++) {
+		json_t *x = json_array_get(series, i);
+		int64_t sub = json_integer_value(json_object_get(x, "submission"));
+
+		if (sub == 901)
+			open = x;
+		else if (sub == 902)
+			done = x;
+	}
+	assert_non_null(open);
+	assert_non_null(done);
+	assert_true(json_is_false(json_object_get(open, "finished")));
+	assert_string_equal(json_string_value(json_object_get(open, "watch")), "net");
+	assert_int_equal(json_integer_value(json_object_get(open, "version")), 2);
+	assert_int_equal(json_integer_value(json_object_get(open, "runs")), 1);
+	assert_true(json_integer_value(json_object_get(open, "queued_at")) > 0);
+	assert_true(json_is_null(json_object_get(open, "finished_at")));
+	assert_true(json_is_null(json_object_get(open, "turnaround_ms")));
+	/* no finished run of its kind yet: no expected end */
+	assert_true(json_is_null(json_object_get(open, "expected_turnaround_ms")));
+	assert_true(json_is_true(json_object_get(done, "finished")));
+	assert_int_equal(json_integer_value(json_object_get(done, "finished_at")), 61000);
+	assert_int_equal(json_integer_value(json_object_get(done, "turnaround_ms")), 60000);
+	/* open ones first */
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(series, 0),
+							    "submission")), 901);
+	json_decref(j);
+
+	assert_int_equal(http("GET", "/queue", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<th>for</th>"));
+	assert_non_null(strstr(buf_str(&b), "<td>watch net</td>"));
+	assert_non_null(strstr(buf_str(&b), "<td>a person</td>"));
+	assert_non_null(strstr(buf_str(&b), "<h2>watched series</h2>"));
+	assert_non_null(strstr(buf_str(&b), "tcp: &lt;fix&gt; v2"));
+	assert_non_null(strstr(buf_str(&b), "<a href=\"/submissions/902\">902</a> failed"));
+	assert_non_null(strstr(buf_str(&b), "1970-01-01 00:01:01"));   /* its finish */
+	buf_release(&b);
+}
+
 static void test_no_orch(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -1131,6 +1224,7 @@ int main(void)
 		cmocka_unit_test(test_run_results),
 		cmocka_unit_test(test_run_results_bounded),
 		cmocka_unit_test(test_jobs_pages),
+		cmocka_unit_test(test_queue_fair),
 		cmocka_unit_test(test_no_orch),
 		cmocka_unit_test(test_concurrent),
 		cmocka_unit_test(test_start_errors),
