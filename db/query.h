@@ -220,8 +220,8 @@ int db_compare_samples(struct db *db, const struct db_compare_runs *q, size_t li
 /* How many done runs of q did not pass, into *n. 0 / -1 */
 int db_compare_left_out(struct db *db, const struct db_compare_runs *q, int64_t *n);
 /* The state of the job's runs on kernels a and b: how many are done and
- * when the last of them ended (0: none). 0 / -1 */
+ * the newest of them (0: none), a run that ends adding one. 0 / -1 */
 int db_compare_state(struct db *db, int64_t a, int64_t b, const char *job, int64_t *done,
-		     int64_t *last_end);
+		     int64_t *last);
 
 #endif
