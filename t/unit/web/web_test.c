@@ -17,6 +17,7 @@
 #include <ftw.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,6 +202,19 @@ static void store_results(int64_t id, const struct result_row *res, size_t nres,
 		fail_msg("db_open: %s", err);
 	if (db_run_store_results(db, id, res, nres, smp, nsmp) < 0)
 		fail_msg("db_run_store_results: %s", db_errmsg(db));
+	db_close(db);
+}
+
+/* Runs sql on the daemon's database */
+static void exec_sql(const char *sql)
+{
+	char *err = NULL;
+	struct db *db = db_open(orch_db_path(fx->orch), &err);
+
+	if (!db)
+		fail_msg("db_open: %s", err);
+	if (sqlite3_exec(db_sqlite(db), sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
 	db_close(db);
 }
 
@@ -976,6 +990,39 @@ static void test_run_results_bounded(void **state)
 	buf_release(&b);
 }
 
+/* A route whose answer reads done runs only (the job's noise) is kept
+ * until another run is done, not past it */
+static void test_kept_until_done(void **state)
+{
+	int64_t id = submit("kept-until-done");
+	struct buf b = BUF_INIT(0);
+	char sql[512];
+	json_t *j, *cal;
+
+	assert_int_equal(http("GET", "/api/jobs/churn", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_int_equal(json_array_size(json_object_get(j, "calibration")), 0);
+	json_decref(j);
+	/* a passed run of the job with a sample, done */
+	snprintf(sql, sizeof(sql), "UPDATE runs SET job = 'churn', state = 'done',"
+		 " outcome = 'passed', started_at = 1000, ended_at = 2000 WHERE id = %lld;"
+		 " INSERT INTO samples (run_id, metric, value, unit, seq)"
+		 " VALUES (%lld, 'ops', 42, '1/s', 0)", (long long)id, (long long)id);
+	exec_sql(sql);
+	assert_int_equal(http("GET", "/api/jobs/churn", NULL, NULL, &b), 200);
+	j = parse(&b);
+	cal = json_object_get(j, "calibration");
+	assert_int_equal(json_array_size(cal), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(cal, 0), "metric")),
+			    "ops");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(cal, 0), "runs")), 1);
+	json_decref(j);
+	/* the page too */
+	assert_int_equal(http("GET", "/jobs/churn", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<td>ops</td>"));
+	buf_release(&b);
+}
+
 static void test_jobs_pages(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -1130,6 +1177,7 @@ int main(void)
 		cmocka_unit_test(test_submit_job),
 		cmocka_unit_test(test_run_results),
 		cmocka_unit_test(test_run_results_bounded),
+		cmocka_unit_test(test_kept_until_done),
 		cmocka_unit_test(test_jobs_pages),
 		cmocka_unit_test(test_no_orch),
 		cmocka_unit_test(test_concurrent),
