@@ -40,7 +40,7 @@ WEB_HANDLER(api_job);               /* GET /api/jobs/NAME */
 
 /* pages.c: the HTML of runs and jobs */
 WEB_HANDLER(pages_status);          /* GET /?before=ID: the newest runs */
-WEB_HANDLER(pages_run);             /* GET /runs/ID */
+WEB_HANDLER(pages_run);             /* GET /runs/ID?page=N: results a page at a time */
 WEB_HANDLER(pages_run_console);     /* GET /runs/ID/console: its tail */
 WEB_HANDLER(pages_run_output);      /* GET /runs/ID/output */
 WEB_HANDLER(pages_run_xml);         /* GET /runs/ID/domain.xml */

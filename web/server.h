@@ -17,7 +17,8 @@
 #define WEB_PAGE_OUTPUT    (256 * 1024)         /* output shown on a run page */
 #define WEB_PAGE_CONSOLE   (256 * 1024)         /* console tail shown on a run page */
 #define WEB_PAGE_MAX       (16 * 1024 * 1024)   /* one generated page */
-#define WEB_RESULTS_MAX    1000                 /* result rows in a run's JSON and page */
+#define WEB_RESULTS_MAX    1000                 /* result rows in a run's JSON */
+#define WEB_RESULTS_PAGE   200                  /* result rows on a page of a run's page */
 #define WEB_SAMPLES_MAX    5000                 /* metric samples in a run's JSON and page */
 #define WEB_FEW_VALUES     10                   /* a metric's values listed on the page */
 #define WEB_LIST_DEFAULT   50

@@ -970,10 +970,50 @@ static void test_run_results_bounded(void **state)
 	assert_true(json_is_true(json_object_get(j, "samples_truncated")));
 	json_decref(j);
 
+	/* the page: WEB_RESULTS_PAGE rows a page, the failing ones first */
 	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
 	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
-	snprintf(want, sizeof(want), "showing the first %d of %zu", WEB_RESULTS_MAX, nres);
+	snprintf(want, sizeof(want), "showing %d of %zu; the others on the next pages",
+		 WEB_RESULTS_PAGE, nfail);
 	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(want, sizeof(want), "results 1 to %d of %zu, those that did not pass first",
+		 WEB_RESULTS_PAGE, nres);
+	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(want, sizeof(want), "page 1 of %zu &middot; <a href=\"/runs/%lld?page=2#results\">"
+		 "next</a> &middot; <a href=\"/runs/%lld?page=%zu#results\">last</a>",
+		 (nres + WEB_RESULTS_PAGE - 1) / WEB_RESULTS_PAGE, (long long)id, (long long)id,
+		 (nres + WEB_RESULTS_PAGE - 1) / WEB_RESULTS_PAGE);
+	assert_non_null(strstr(buf_str(&b), want));
+	assert_non_null(strstr(buf_str(&b), "<td>t01200</td>"));      /* the first failing */
+	assert_null(strstr(buf_str(&b), "<td>t00000</td>"));          /* a pass: page 2 */
+	{
+		/* page 2: the last 100 failing, then the first passes; the same
+		 * bytes again (a done run's page is kept) */
+		struct buf again = BUF_INIT(0);
+
+		snprintf(path, sizeof(path), "/runs/%lld?page=2", (long long)id);
+		assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+		assert_non_null(strstr(buf_str(&b), "<td>t01499</td>"));
+		assert_non_null(strstr(buf_str(&b), "<td>t00099</td>"));
+		assert_null(strstr(buf_str(&b), "<td>t00100</td>"));
+		assert_true(strstr(buf_str(&b), "<td>t01499</td>") <
+			    strstr(buf_str(&b), "<td>t00000</td>"));
+		assert_int_equal(http("GET", path, NULL, NULL, &again), 200);
+		assert_int_equal(again.len, b.len);
+		assert_memory_equal(buf_str(&again), buf_str(&b), b.len);
+		buf_release(&again);
+	}
+	/* past the last page: the last one; not a number: 400 */
+	snprintf(path, sizeof(path), "/runs/%lld?page=99", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<td>t01199</td>"));
+	assert_null(strstr(buf_str(&b), "<td>t01099</td>"));
+	snprintf(want, sizeof(want), "results 1401 to %zu of %zu", nres, nres);
+	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(path, sizeof(path), "/runs/%lld?page=0", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 400);
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
 	snprintf(want, sizeof(want), "from the first %d samples only", WEB_SAMPLES_MAX);
 	assert_non_null(strstr(buf_str(&b), want));
 	/* by metric and seq: all 2550 "even" ones (0, 2, ... 5098), then the first 2450
