@@ -58,6 +58,14 @@ int dbq_run_request(struct db *db, int64_t run_id, int64_t *request_id);
 /* A request's runs: all of them and those done. 0 / -1 */
 int dbq_request_progress(struct db *db, int64_t request_id, int *runs, int *done);
 
+/* The progress of every request with a run queued or running, by id, in
+ * one statement (the queue's). Free *v. 0 / -1 */
+struct dbq_progress {
+	int64_t request_id;
+	int runs, done;
+};
+int dbq_queue_progress(struct db *db, struct dbq_progress **v, size_t *n);
+
 /* One results row of a request's run. Strings owned. */
 struct dbq_result {
 	int64_t run_id;

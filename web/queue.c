@@ -1,12 +1,17 @@
 /* queue.c: the fleet as a whole: /queue (the runs running and waiting,
  * with how long each has waited or run and an expected turnaround per
  * request) and /hosts (what libvirt said about each host and whether it is
- * in placement), as HTML and as JSON under /api/. Reads come from
- * db/query.c on this thread's connection; text goes through web_html(). */
+ * in placement), as HTML and as JSON under /api/, the runs WEB_QUEUE_PAGE
+ * a page (?page=N; ?offset=N&limit=M in the JSON). Reads come from
+ * db/query.c on this thread's connection, the medians and the requests'
+ * progress through estimates.c, which keeps them while the runs' counts
+ * stay; text goes through web_html(). */
+#include "web/estimates.h"
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,13 +138,17 @@ static int queue_estimate(struct queue *m)
 	return 0;
 }
 
-/* Reads the queue, the medians and the requests' progress; 0, -1 with the
- * database's error, -2 out of memory */
-static int queue_load(struct db *db, struct queue *m)
+/* Reads the queue, the medians and the requests' progress (those two
+ * kept between requests: estimates.c); 0, -1 with the database's error,
+ * -2 out of memory */
+static int queue_load(struct web *w, struct db *db, struct queue *m)
 {
+	int64_t counts[RUN_STATE_COUNT];
+
 	memset(m, 0, sizeof(*m));
 	m->now = now_ms();
-	if (dbq_queue(db, DBQ_QUEUE_MAX + 1, &m->v, &m->nread) < 0)
+	if (web_estimates_state(db, counts) < 0 ||
+	    dbq_queue(db, DBQ_QUEUE_MAX + 1, &m->v, &m->nread) < 0)
 		return -1;
 	m->n = m->nread;
 	if (m->n > DBQ_QUEUE_MAX) {
@@ -165,8 +174,9 @@ static int queue_load(struct db *db, struct queue *m)
 			q->median_ms = m->q[j].median_ms;
 			q->median_n = m->q[j].median_n;
 		} else {
-			int r = dbq_median_duration(db, q->r->job, q->r->command, q->r->arch,
-						    q->r->vcpus, &q->median_ms, &q->median_n);
+			int r = web_estimates_median(w, db, counts, q->r->job, q->r->command,
+						     q->r->arch, q->r->vcpus, &q->median_ms,
+						     &q->median_n);
 
 			if (r < 0)
 				return -1;
@@ -178,8 +188,8 @@ static int queue_load(struct db *db, struct queue *m)
 				;
 			if (j == m->nreqs) {
 				m->reqs[m->nreqs].id = q->r->request_id;
-				if (dbq_request_progress(db, q->r->request_id, &m->reqs[j].runs,
-							 &m->reqs[j].done) < 0)
+				if (web_estimates_progress(w, db, counts, q->r->request_id,
+							   &m->reqs[j].runs, &m->reqs[j].done) < 0)
 					return -1;
 				m->nreqs++;
 			}
@@ -267,17 +277,38 @@ static void queue_run_row(struct buf *b, const struct queue *m, const struct qru
 	buf_puts(b, "</td></tr>\n");
 }
 
+/* The links to the other pages of the runs */
+static void queue_pages_nav(struct buf *b, long long page, long long pages)
+{
+	buf_puts(b, "<p class=\"pages\">");
+	if (page > 1)
+		buf_printf(b, "<a href=\"/queue?page=1#queue\">first</a> &middot; "
+			   "<a href=\"/queue?page=%lld#queue\">previous</a> &middot; ", page - 1);
+	buf_printf(b, "page %lld of %lld", page, pages);
+	if (page < pages)
+		buf_printf(b, " &middot; <a href=\"/queue?page=%lld#queue\">next</a> &middot; "
+			   "<a href=\"/queue?page=%lld#queue\">last</a>", page + 1, pages);
+	buf_puts(b, "</p>\n");
+}
+
 WEB_HANDLER(pages_queue)
 {
+	const char *ps = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "page");
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct queue m;
 	enum MHD_Result rc;
-	struct db *db = web_db_or_reply(w, c, 1, &rc);
+	struct db *db;
+	long long page = 1, pages;
+	size_t from, to;
 	int r;
 
+	if (ps && parse_int(ps, 1, INT32_MAX, &page) < 0)
+		return web_reply_html_error(c, MHD_HTTP_BAD_REQUEST, "page '%.64s': not a page "
+					    "number (1 or more)", ps);
+	db = web_db_or_reply(w, c, 1, &rc);
 	if (!db)
 		return rc;
-	r = queue_load(db, &m);
+	r = queue_load(w, db, &m);
 	if (r < 0) {
 		log_warn("web: queue page: %s", r == -1 ? db_errmsg(db) : "out of memory");
 		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "queue: %s",
@@ -307,13 +338,25 @@ WEB_HANDLER(pages_queue)
 	} else {
 		if (m.truncated)
 			buf_printf(&b, "<p class=\"note\">showing the first %d</p>\n", DBQ_QUEUE_MAX);
+		pages = ((long long)m.n + WEB_QUEUE_PAGE - 1) / WEB_QUEUE_PAGE;
+		if (page > pages)
+			page = pages;
+		from = (size_t)(page - 1) * WEB_QUEUE_PAGE;
+		to = from + WEB_QUEUE_PAGE < m.n ? from + WEB_QUEUE_PAGE : m.n;
+		if (pages > 1) {
+			buf_printf(&b, "<p class=\"note\">runs %zu to %zu of %zu</p>\n", from + 1, to,
+				   m.n);
+			queue_pages_nav(&b, page, pages);
+		}
 		buf_puts(&b, "<table id=\"queue\"><thead><tr><th>run</th><th>state</th>"
 			 "<th>request</th><th>job</th><th>kernel</th><th>arch</th><th>vCPUs</th>"
 			 "<th>host</th><th>waited</th><th>running for</th><th>median run</th>"
 			 "<th>expected end in</th><th>where</th></tr></thead><tbody>\n");
-		for (size_t i = 0; i < m.n; i++)
+		for (size_t i = from; i < to; i++)
 			queue_run_row(&b, &m, &m.q[i]);
 		buf_puts(&b, "</tbody></table>\n");
+		if (pages > 1)
+			queue_pages_nav(&b, page, pages);
 	}
 	buf_printf(&b, "<p class=\"note\">Estimates: a run takes the median time of the last %d "
 		   "finished runs of the same job (or command), arch and vCPUs (how many in "
@@ -336,17 +379,37 @@ static json_t *jms(int64_t ms)
 	return ms >= 0 ? json_integer(ms) : json_null();
 }
 
+/* offset= and limit= of /api/queue: 0, or -1 */
+static int queue_page_args(struct MHD_Connection *c, long long *offset, long long *limit)
+{
+	const char *os = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
+	const char *ls = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+
+	*offset = 0;
+	*limit = WEB_QUEUE_PAGE;
+	return (os && parse_int(os, 0, INT32_MAX, offset) < 0) ||
+	       (ls && parse_int(ls, 1, DBQ_QUEUE_MAX, limit) < 0) ? -1 : 0;
+}
+
 WEB_HANDLER(api_queue)
 {
 	struct queue m;
 	enum MHD_Result rc;
-	struct db *db = web_db_or_reply(w, c, 0, &rc);
+	struct db *db;
 	json_t *runs = NULL, *reqs = NULL, *o;
+	long long offset, limit;
+	size_t to;
+	char next[64];
 	int r, bad = 0;
 
+	if (queue_page_args(c, &offset, &limit) < 0)
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "offset= is a run's place in the "
+				       "queue (0 or more), limit= a count from 1 to %d",
+				       DBQ_QUEUE_MAX);
+	db = web_db_or_reply(w, c, 0, &rc);
 	if (!db)
 		return rc;
-	r = queue_load(db, &m);
+	r = queue_load(w, db, &m);
 	if (r < 0) {
 		log_warn("web: queue: %s", r == -1 ? db_errmsg(db) : "out of memory");
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "queue: %s",
@@ -355,7 +418,8 @@ WEB_HANDLER(api_queue)
 	}
 	runs = json_array();
 	reqs = json_array();
-	for (size_t i = 0; runs && i < m.n; i++) {
+	to = (size_t)offset + (size_t)limit < m.n ? (size_t)(offset + limit) : m.n;
+	for (size_t i = (size_t)offset; runs && i < to; i++) {
 		const struct dbq_queue_run *q = m.q[i].r;
 		int running = q->state == RUN_RUNNING;
 
@@ -389,9 +453,12 @@ WEB_HANDLER(api_queue)
 		rc = MHD_NO;
 		goto out;
 	}
-	o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:b}", "runs", runs, "requests", reqs,
-		      "running", (json_int_t)m.running, "queued", (json_int_t)m.queued,
-		      "parallel", (json_int_t)m.parallel, "truncated", m.truncated);
+	snprintf(next, sizeof(next), "/api/queue?offset=%zu&limit=%lld", to, limit);
+	o = json_pack("{s:o, s:o, s:I, s:I, s:I, s:b, s:I, s:I, s:o}", "runs", runs,
+		      "requests", reqs, "running", (json_int_t)m.running,
+		      "queued", (json_int_t)m.queued, "parallel", (json_int_t)m.parallel,
+		      "truncated", m.truncated, "offset", (json_int_t)offset,
+		      "total", (json_int_t)m.n, "next", to < m.n ? json_string(next) : json_null());
 	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
 out:
 	queue_release(&m);

@@ -23,6 +23,7 @@
 #define WEB_FEW_VALUES     10                   /* a metric's values listed on the page */
 #define WEB_LIST_DEFAULT   50
 #define WEB_LIST_MAX       500
+#define WEB_QUEUE_PAGE     100                  /* runs on a page of /queue, /api/queue */
 #define WEB_POOL_THREADS   4
 
 struct db;
@@ -43,6 +44,7 @@ struct web {
 	struct db **dbs;               /* every connection opened, closed at web_stop */
 	size_t ndbs;
 	struct web_cache *cache;       /* cache.c: answers kept until their data change */
+	struct web_estimates *estimates;   /* estimates.c: the queue's medians and progress */
 	struct web_guard guard;        /* guard.c: a deadline for a request's headers */
 	char kcidb_origin[65];         /* the KCIDB export's origin (export.c) */
 	char link_base[160];           /* "http://ADDR:PORT": links in the KCIDB export */

@@ -1030,6 +1030,88 @@ static void test_run_results_bounded(void **state)
 	buf_release(&b);
 }
 
+/* /api/queue and /queue a page at a time; the medians the estimates keep
+ * are read again once another run is done */
+static void test_queue_pages(void **state)
+{
+	int64_t id = submit("queue-page-test");
+	struct buf b = BUF_INIT(0);
+	char sql[512], path[128], want[256];
+	long long total, seen = 0, pos = 0;
+	json_t *j, *e;
+	size_t i;
+
+	/* 230 more of the same kind, queued */
+	snprintf(sql, sizeof(sql), "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s,"
+		 " command, state, queued_at) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT"
+		 " n + 1 FROM c WHERE n < 230) SELECT kernel_id, arch, vcpus, memory_mb, timeout_s,"
+		 " command, 'queued', queued_at FROM runs CROSS JOIN c WHERE id = %lld",
+		 (long long)id);
+	exec_sql(sql);
+	assert_int_equal(http("GET", "/api/queue", NULL, NULL, &b), 200);
+	j = parse(&b);
+	total = json_integer_value(json_object_get(j, "total"));
+	assert_true(total >= 231);
+	assert_int_equal(total, json_integer_value(json_object_get(j, "queued")) +
+			 json_integer_value(json_object_get(j, "running")));
+	assert_int_equal(json_array_size(json_object_get(j, "runs")), WEB_QUEUE_PAGE);
+	assert_string_equal(json_string_value(json_object_get(j, "next")),
+			    "/api/queue?offset=100&limit=100");
+	json_decref(j);
+	/* every page in turn: each run once, in the queue's order */
+	snprintf(path, sizeof(path), "/api/queue?limit=70");
+	for (;;) {
+		assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+		j = parse(&b);
+		json_array_foreach(json_object_get(j, "runs"), i, e) {
+			assert_int_equal(json_integer_value(json_object_get(e, "position")), ++pos);
+			seen++;
+		}
+		if (!json_is_string(json_object_get(j, "next"))) {
+			json_decref(j);
+			break;
+		}
+		snprintf(path, sizeof(path), "%s", json_string_value(json_object_get(j, "next")));
+		json_decref(j);
+	}
+	assert_int_equal(seen, total);
+	assert_int_equal(http("GET", "/api/queue?limit=0", NULL, NULL, &b), 400);
+
+	/* the page: runs 101 to 200, with the links to the others */
+	assert_int_equal(http("GET", "/queue?page=2", NULL, NULL, &b), 200);
+	snprintf(want, sizeof(want), "runs 101 to 200 of %lld", total);
+	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(want, sizeof(want), "<a href=\"/queue?page=1#queue\">first</a> &middot; "
+		 "<a href=\"/queue?page=1#queue\">previous</a> &middot; page 2 of %lld",
+		 (total + WEB_QUEUE_PAGE - 1) / WEB_QUEUE_PAGE);
+	assert_non_null(strstr(buf_str(&b), want));
+	assert_int_equal(http("GET", "/queue?page=x", NULL, NULL, &b), 400);
+
+	/* no run of the kind is done: no median; one ends: its time is the
+	 * median, not the answer kept before it ended */
+	snprintf(path, sizeof(path), "/api/queue?offset=%lld&limit=1", total - 1);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+						 "median_ms")));
+	json_decref(j);
+	snprintf(sql, sizeof(sql), "UPDATE runs SET state = 'done', outcome = 'passed',"
+		 " started_at = 1000, ended_at = 5321 WHERE id = %lld", (long long)id);
+	exec_sql(sql);
+	snprintf(path, sizeof(path), "/api/queue?offset=%lld&limit=1", total - 2);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	e = json_array_get(json_object_get(j, "runs"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "state")), "queued");
+	assert_int_equal(json_integer_value(json_object_get(e, "median_ms")), 4321);
+	assert_int_equal(json_integer_value(json_object_get(e, "median_runs")), 1);
+	json_decref(j);
+	/* none of them is left to the other tests */
+	exec_sql("UPDATE runs SET state = 'done', outcome = 'canceled', ended_at = 6000"
+		 " WHERE command = 'queue-page-test' AND state = 'queued'");
+	buf_release(&b);
+}
+
 /* A route whose answer reads done runs only (the job's noise) is kept
  * until another run is done, not past it */
 static void test_kept_until_done(void **state)
@@ -1217,6 +1299,7 @@ int main(void)
 		cmocka_unit_test(test_submit_job),
 		cmocka_unit_test(test_run_results),
 		cmocka_unit_test(test_run_results_bounded),
+		cmocka_unit_test(test_queue_pages),
 		cmocka_unit_test(test_kept_until_done),
 		cmocka_unit_test(test_jobs_pages),
 		cmocka_unit_test(test_no_orch),
