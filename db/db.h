@@ -501,6 +501,11 @@ int db_quarantined_paths(struct db *db, const struct db_flaky_cell *cell, char *
 			 size_t *n);
 void db_paths_free(char **paths, size_t n);
 
+/* The state of the quarantine table as three numbers (its rows, the
+ * latest update, the latest release): any change to it changes one, for
+ * the key of a kept answer that read it. 0 / -1 */
+int db_quarantine_stamp(struct db *db, int64_t v[3]);
+
 /* A quarantine row */
 struct db_quarantine {
 	int64_t id;

@@ -128,6 +128,13 @@ int db_quarantined_paths(struct db *db, const struct db_flaky_cell *cell, char *
 			path_fields, sizeof(**paths), SIZE_MAX, paths, n, NULL);
 }
 
+int db_quarantine_stamp(struct db *db, int64_t v[3])
+{
+	return dbi_row_ints(dbi_stmt(db, "SELECT count(*), coalesce(max(updated_at), 0),"
+				     " coalesce(max(released_at), 0) FROM quarantine"), v, 3) == 1 ?
+		0 : -1;
+}
+
 int db_quarantine_list(struct db *db, int all, size_t max, struct db_quarantine **v,
 		       size_t *n, int *truncated)
 {
