@@ -5,7 +5,9 @@
  * a page (?page=N; ?offset=N&limit=M in the JSON). Reads come from
  * db/query.c on this thread's connection, the medians and the requests'
  * progress through estimates.c, which keeps them while the runs' counts
- * stay; text goes through web_html(). */
+ * stay; a whole answer is kept for the second it was made in (cache.c).
+ * Text goes through web_html(). */
+#include "web/cache.h"
 #include "web/estimates.h"
 #include "web/handlers.h"
 #include "web/reply.h"
@@ -198,6 +200,22 @@ static int queue_load(struct web *w, struct db *db, struct queue *m)
 	return queue_estimate(m) < 0 ? -2 : 0;
 }
 
+/* The key the answer what (its page or offset and limit in it) is kept
+ * under: the runs' counts per state and the second it is made in. Within
+ * that second the same answer is given to everyone (a run's phase, its
+ * times so far, are at most a second old); a run queued, claimed or ended
+ * makes a new one at once. 0, or -1: not kept */
+static int queue_key(struct db *db, const char *what, char *key, size_t n)
+{
+	int64_t c[RUN_STATE_COUNT];
+
+	if (web_estimates_state(db, c) < 0)
+		return -1;
+	snprintf(key, n, "queue/%s/%lld %lld %lld/%lld", what, (long long)c[RUN_QUEUED],
+		 (long long)c[RUN_RUNNING], (long long)c[RUN_DONE], (long long)(now_ms() / 1000));
+	return 0;
+}
+
 /* ---- HTML helpers ---- */
 
 /* A span of ms as web_fmt_duration() shows it */
@@ -300,6 +318,8 @@ WEB_HANDLER(pages_queue)
 	struct db *db;
 	long long page = 1, pages;
 	size_t from, to;
+	char what[64], key[160];
+	const char *ctype;
 	int r;
 
 	if (ps && parse_int(ps, 1, INT32_MAX, &page) < 0)
@@ -308,6 +328,14 @@ WEB_HANDLER(pages_queue)
 	db = web_db_or_reply(w, c, 1, &rc);
 	if (!db)
 		return rc;
+	snprintf(what, sizeof(what), "page %lld", page);
+	if (queue_key(db, what, key, sizeof(key)) < 0)
+		key[0] = '\0';
+	if (*key && web_cache_get(w, key, &b, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &b);
+		buf_release(&b);
+		return rc;
+	}
 	r = queue_load(w, db, &m);
 	if (r < 0) {
 		log_warn("web: queue page: %s", r == -1 ? db_errmsg(db) : "out of memory");
@@ -365,6 +393,8 @@ WEB_HANDLER(pages_queue)
 		   "finished runs of its kind yet.</p>\n", DBQ_MEDIAN_RUNS, m.parallel,
 		   m.parallel == 1 ? "" : "s");
 	web_page_tail(&b);
+	if (*key && !b.truncated)
+		web_cache_put(w, key, buf_str(&b), b.len, "text/html; charset=utf-8");
 	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
@@ -399,7 +429,9 @@ WEB_HANDLER(api_queue)
 	json_t *runs = NULL, *reqs = NULL, *o;
 	long long offset, limit;
 	size_t to;
-	char next[64];
+	char next[64], what[64], key[160], *js = NULL;
+	struct buf out = BUF_INIT(0);
+	const char *ctype;
 	int r, bad = 0;
 
 	if (queue_page_args(c, &offset, &limit) < 0)
@@ -409,6 +441,14 @@ WEB_HANDLER(api_queue)
 	db = web_db_or_reply(w, c, 0, &rc);
 	if (!db)
 		return rc;
+	snprintf(what, sizeof(what), "json %lld %lld", offset, limit);
+	if (queue_key(db, what, key, sizeof(key)) < 0)
+		key[0] = '\0';
+	if (*key && web_cache_get(w, key, &out, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &out);
+		buf_release(&out);
+		return rc;
+	}
 	r = queue_load(w, db, &m);
 	if (r < 0) {
 		log_warn("web: queue: %s", r == -1 ? db_errmsg(db) : "out of memory");
@@ -459,8 +499,18 @@ WEB_HANDLER(api_queue)
 		      "queued", (json_int_t)m.queued, "parallel", (json_int_t)m.parallel,
 		      "truncated", m.truncated, "offset", (json_int_t)offset,
 		      "total", (json_int_t)m.n, "next", to < m.n ? json_string(next) : json_null());
-	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+	js = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (!js || buf_puts(&out, js) < 0 || buf_puts(&out, "\n") < 0) {
+		rc = MHD_NO;
+		goto out;
+	}
+	if (*key)
+		web_cache_put(w, key, buf_str(&out), out.len, "application/json");
+	rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
 out:
+	free(js);
+	buf_release(&out);
 	queue_release(&m);
 	return rc;
 }
