@@ -36,7 +36,11 @@ int watch_http_post_json(const char *url, const char *header, const char *body,
 	if (!c)
 		return snprintf(err, errn, "cannot start libcurl"), -1;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		struct curl_slist *t = lines[i] ? curl_slist_append(h, lines[i]) : h;
+		struct curl_slist *t;
+
+		if (!lines[i])
+			continue;
+		t = curl_slist_append(h, lines[i]);
 
 		if (!t) {
 			snprintf(err, errn, "out of memory");
