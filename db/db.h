@@ -103,6 +103,11 @@ int db_quick_check(struct db *db, char **err);
 struct sqlite3 *db_sqlite(struct db *db);   /* borrowed */
 /* The last error of this connection, borrowed until the next call */
 const char *db_errmsg(struct db *db);
+/* One read transaction around many statements (a page that reads row by
+ * row): they see one state of the database and take its locks once, not
+ * once each. No write inside. 0 / -1; db_read_end() ends it. */
+int db_read_begin(struct db *db);
+void db_read_end(struct db *db);
 
 /* A short random id of this database, made when it was created: names of
  * libvirt domains carry it, so two state directories never touch each
