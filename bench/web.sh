@@ -224,6 +224,62 @@ COMMIT;
 EOF
 }
 
+# What the later pages read: the request kernels (n % 20 == 3) built from
+# bpf-next, a commit each (trends); three watches of a patchwork project
+# (added by kfleet watch add, next polled in a month) with a year of
+# series, their checks and logs, the first watch's series
+# linked to the submissions (KCIDB state too); tests in quarantine (flaky)
+fill_more() {
+	sq >/dev/null <<EOF
+PRAGMA journal_mode = OFF;
+PRAGMA synchronous = OFF;
+PRAGMA cache_size = -1000000;
+BEGIN;
+CREATE TEMP TABLE seq (n INTEGER PRIMARY KEY);
+INSERT INTO seq WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c WHERE n < 9999)
+  SELECT n FROM c;
+UPDATE kernels SET source = 'built', tree = 'bpf-next', commit_id = printf('%040x', 3000000 + id),
+  commit_order = id WHERE id % 20 = 3;
+INSERT INTO watches (name, source, spec, created_at, position, position_date, last_poll_at,
+  last_ok_at, next_poll_at, polls, found, queued, errors, failing, last_error, last_error_at)
+  SELECT printf('netdev-%d', n), 'cli',
+    '{"patchwork":"https://patchwork.example.org","project":"netdevbpf","token":"secret","jobs":"kselftest-bpf"}',
+    $NOW - 365 * 86400000, 3000, '2025-01-01T00:00:00', $NOW - 60000, $NOW - 60000, $NOW + 30 * 86400000,
+    105120, 3000, 2900, 12, 0, 'patchwork: HTTP 502', $NOW - 86400000
+  FROM seq WHERE n BETWEEN 1 AND 3;
+INSERT INTO watch_series (id, watch, remote_id, msgid, version, name, subject, submitter, web_url,
+  mbox_url, patches, seen_at, state, detail, tree, base, tries, submission_id, pending_posted,
+  verdict, verdict_detail, reported_at, mail_path, mail_sent_at, kcidb_at, kcidb_path)
+  SELECT 3000 * (w.n - 1) + s.n + 1, printf('netdev-%d', w.n), 800000 + 3000 * w.n + s.n,
+    printf('<%d.%d@example.org>', w.n, s.n), 1 + s.n % 3, printf('bpf: series %d', s.n),
+    printf('[PATCH bpf-next v%d 0/3] bpf: series %d', 1 + s.n % 3, s.n), 'A Developer <dev@example.org>',
+    printf('https://patchwork.example.org/project/netdevbpf/list/?series=%d', s.n),
+    printf('https://patchwork.example.org/series/%d/mbox/', s.n), '[1,2,3]',
+    $NOW - (3000 - s.n) * 10512000, CASE WHEN s.n % 10 = 0 THEN 'skipped' ELSE 'reported' END,
+    CASE WHEN s.n % 10 = 0 THEN 'no tag of the tree' END, 'bpf-next', 'bpf-next/master', 1,
+    CASE WHEN w.n = 1 AND s.n < $NREQ / 3 THEN s.n + 1 END, 1,
+    CASE WHEN s.n % 10 != 0 THEN CASE WHEN s.n % 7 = 0 THEN 'fail' ELSE 'success' END END,
+    CASE WHEN s.n % 10 != 0 THEN 'synthetic' END, $NOW - (3000 - s.n) * 10512000 + 3600000,
+    printf('/var/lib/kfleet/mail/%d-%d.eml', w.n, s.n), $NOW - (3000 - s.n) * 10512000 + 3600000,
+    $NOW - (3000 - s.n) * 10512000 + 3600000, printf('/var/lib/kfleet/kcidb/%d-%d.json', w.n, s.n)
+  FROM seq w CROSS JOIN seq s WHERE w.n BETWEEN 1 AND 3 AND s.n < 3000;
+INSERT INTO watch_checks (series_id, patch_id, state, description, target_url, posted_at,
+  http_status)
+  SELECT ws.id, 5000000 + 4 * ws.id + p.n, CASE WHEN ws.verdict = 'fail' THEN 'fail' ELSE 'success' END,
+    'kfleet: synthetic', 'http://kfleet.example.org/submissions/1', ws.reported_at, 201
+  FROM watch_series ws CROSS JOIN seq p WHERE p.n < 4 AND ws.state = 'reported';
+INSERT INTO watch_log (watch, at, level, text)
+  SELECT printf('netdev-%d', w.n), $NOW - (200 - l.n) * 300000, CASE WHEN l.n % 17 = 0 THEN 'warn' ELSE 'info' END,
+    printf('poll: %d new series', l.n % 3) FROM seq w CROSS JOIN seq l WHERE w.n BETWEEN 1 AND 3 AND l.n < 200;
+INSERT INTO quarantine (path, job, arch, vcpus, since, since_run_id, reason, runs, fails, flips,
+  chances, last_run_id, updated_at)
+  SELECT printf('kselftest-net:test_%02d', n), 'kselftest-net', 'x86_64', 4, $NOW - n * 86400000,
+    $Q0 - 1000 * n, 'flipped 4 times in 20 runs', 20, 6, 4, 19, $Q0 - 10, $NOW
+  FROM seq WHERE n BETWEEN 1 AND 5;
+COMMIT;
+EOF
+}
+
 echo "filling $DB: $RUNS runs ($(df -h --output=avail "$T" | tail -n 1 | tr -d ' ') free)"
 t0=$(ms)
 if [ -n "$WEB_DB" ] && [ -f "$WEB_DB" ]; then
@@ -232,6 +288,12 @@ if [ -n "$WEB_DB" ] && [ -f "$WEB_DB" ]; then
 	echo "copied from $WEB_DB"
 else
 	fill
+	fill_more
+	[ -n "$WEB_DB" ] && cp "$DB" "$WEB_DB"
+fi
+# a database kept by an older bench/web.sh lacks what fill_more adds
+if [ "$(sq 'SELECT count(*) FROM watches')" = 0 ]; then
+	fill_more
 	[ -n "$WEB_DB" ] && cp "$DB" "$WEB_DB"
 fi
 t1=$(ms)
@@ -246,8 +308,16 @@ B_K=2
 JOB=bpf-trigger
 SUB=$(sq "SELECT submission_id FROM requests WHERE id = $REQ")
 RUNNING="SELECT id FROM runs WHERE id > $Q0 - $NRUNNING AND id <= $Q0"
-PATHS="/ /queue /hosts /runs/$BIG /requests/$REQ /submissions/$SUB /api/runs /api/runs/$BIG
-/api/compare?a=$A&b=$B_K&job=$JOB /api/queue"
+BUILD=$(sq "SELECT build_id FROM submission_builds WHERE submission_id = $SUB AND side = 'patched'")
+# the KCIDB export of the last hour's runs (about 115)
+SINCE=$(sq "SELECT strftime('%Y-%m-%dT%H:%M:%S', max(ended_at) / 1000 - 3600, 'unixepoch') FROM runs")
+TREND="tree=bpf-next&job=$JOB"
+PATHS="/ /queue /hosts /runs/$BIG /runs/$BIG?page=40 /requests/$REQ /submissions/$SUB
+/submissions /trees /builds/$BUILD /jobs /jobs/$JOB /trends /trends/view?$TREND /watches /flaky
+/api/runs /api/runs/$BIG /api/runs/$BIG/results?offset=9000 /api/requests/$REQ
+/api/submissions/$SUB /api/submissions /api/builds /api/compare?a=$A&b=$B_K&job=$JOB /api/queue
+/api/hosts /api/jobs/$JOB /api/trend?$TREND /api/watches /api/flaky
+/api/export/kcidb?since=$SINCE"
 
 cat > "$T/report.lua" <<'EOF'
 done = function(summary, latency, requests)
@@ -263,8 +333,8 @@ measure() {
 	lab=$1
 	sq "UPDATE runs SET state = 'running', outcome = NULL, ended_at = NULL, exit_code = NULL
 		WHERE id IN ($RUNNING)" >/dev/null
-	printf '%-7s %-38s %8s %8s %8s %8s %8s  %s\n' "" path "1 req ms" requests "p50 ms" \
-		"p95 ms" "max ms" "p95<100"
+	printf '%-7s %-44s %8s %8s %8s %8s %8s  %s\n' "" path "1 req ms" requests "p50 ms" \
+		"p95 ms" "max ms" "p95<=50"
 	for p in $PATHS; do
 		url="http://127.0.0.1:$port$p"
 		set -- $(curl -s -o "$T/body" -w '%{http_code} %{time_total}' "$url")
@@ -277,11 +347,11 @@ measure() {
 		wait_idle
 		awk -v l="$lab" -v d="$DUR" -v o="$one" -v p="$p" -v n="$1" -v a="$2" -v b="$3" -v m="$4" 'BEGIN {
 			if (n == 0) {
-				printf "%-7s %-38s %8.1f %8d  none in %d s    NO\n", l, p, o * 1000, n, d
+				printf "%-7s %-44s %8.1f %8d  none in %d s    NO\n", l, p, o * 1000, n, d
 				exit
 			}
-			printf "%-7s %-38s %8.1f %8d %8.1f %8.1f %8.1f  %s\n", l, p, o * 1000, n,
-				a / 1000, b / 1000, m / 1000, b < 100000 ? "yes" : "NO" }'
+			printf "%-7s %-44s %8.1f %8d %8.1f %8.1f %8.1f  %s\n", l, p, o * 1000, n,
+				a / 1000, b / 1000, m / 1000, b <= 50000 ? "yes" : "NO" }'
 	done
 	sq "UPDATE runs SET state = 'done', outcome = 'passed', ended_at = started_at + 60000,
 		exit_code = 0 WHERE id IN ($RUNNING)" >/dev/null

@@ -208,12 +208,75 @@ void cli_print_run(json_t *r)
 	}
 }
 
+#define RUN_PAGES_MAX 100000   /* pages of a run's results or samples followed */
+
+/* Appends to rows the rows of the page at next (a path, or JSON null) and
+ * of the pages after it, each page naming the next: 0, or -1 with err */
+static int follow_pages(struct cli *k, json_t *rows, json_t *next, char *err, size_t n)
+{
+	char path[256];
+	int more = json_is_string(next);
+
+	if (more)
+		snprintf(path, sizeof(path), "%s", json_string_value(next));
+	for (int i = 0; more; i++) {
+		struct resp p = { 0 };
+		json_t *nx;
+
+		if (i == RUN_PAGES_MAX) {
+			snprintf(err, n, "more than %d pages", RUN_PAGES_MAX);
+			return -1;
+		}
+		if (cli_api_call(k, "GET", path, NULL, NULL, &p) < 0) {
+			snprintf(err, n, "%s: %.200s", path, p.err);
+			return -1;
+		}
+		if (json_array_extend(rows, json_object_get(p.j, "rows")) < 0) {
+			snprintf(err, n, "%s: no rows", path);
+			json_decref(p.j);
+			return -1;
+		}
+		nx = json_object_get(p.j, "next");
+		more = json_is_string(nx) && json_string_length(nx) < sizeof(path);
+		if (more)
+			snprintf(path, sizeof(path), "%s", json_string_value(nx));
+		json_decref(p.j);
+	}
+	return 0;
+}
+
+/* GET /api/runs/ID with all of its results and samples: the pages after
+ * the first that the answer names, appended, so that what is printed is
+ * whole. 0, or -1 with r->err */
 static int get_run(struct cli *k, long long id, struct resp *r)
 {
-	char path[64];
+	json_t *res, *smp;
+	char path[64], err[512];
 
 	snprintf(path, sizeof(path), "/api/runs/%lld", id);
-	return cli_api_call(k, "GET", path, NULL, NULL, r);
+	if (cli_api_call(k, "GET", path, NULL, NULL, r) < 0)
+		return -1;
+	res = json_object_get(r->j, "results");
+	smp = json_object_get(r->j, "samples");
+	if ((json_is_array(json_object_get(res, "rows")) &&
+	     follow_pages(k, json_object_get(res, "rows"), json_object_get(res, "next"), err,
+			  sizeof(err)) < 0) ||
+	    (json_is_array(smp) && follow_pages(k, smp, json_object_get(r->j, "samples_next"),
+						 err, sizeof(err)) < 0)) {
+		snprintf(r->err, sizeof(r->err), "run %lld: %s", id, err);
+		json_decref(r->j);
+		r->j = NULL;
+		return -1;
+	}
+	if (json_is_object(res)) {
+		json_object_set_new(res, "truncated", json_false());
+		json_object_set_new(res, "next", json_null());
+	}
+	if (json_is_array(smp)) {
+		json_object_set_new(r->j, "samples_truncated", json_false());
+		json_object_set_new(r->j, "samples_next", json_null());
+	}
+	return 0;
 }
 
 /* Polls the run until it is done; prints it; 0 passed, 1 not, 2 error */

@@ -1,7 +1,7 @@
 /* where.c: `kfleet runs`' lines for the runs not done yet: the queue as
  * GET /api/queue estimates it (web/queue.c: each kind of run takes the
  * median of its last finished runs, the fleet keeps as many going as now
- * and starts the oldest queued run when one ends). */
+ * and starts the oldest queued run when one ends), every page of it. */
 #include "cli/where.h"
 
 #include <jansson.h>
@@ -17,21 +17,48 @@ static void dur(json_t *o, const char *key, char out[32])
 	cli_fmt_duration(json_is_integer(v) ? json_integer_value(v) : -1, out);
 }
 
+#define WHERE_PAGES_MAX 1000   /* pages of the queue followed */
+
+static size_t print_where(json_t *runs, size_t shown);
+
 int cli_runs_where(struct cli *k)
 {
-	struct resp r = { 0 };
+	char path[128] = "/api/queue";
+	size_t shown = 0;
+
+	/* the queue a page at a time, each naming the next */
+	for (int page = 0; page < WHERE_PAGES_MAX; page++) {
+		struct resp r = { 0 };
+		json_t *next;
+
+		if (cli_api_call(k, "GET", path, NULL, NULL, &r) < 0) {
+			fprintf(stderr, "kfleet: runs: the queue: %s\n", r.err);
+			return -1;
+		}
+		shown = print_where(json_object_get(r.j, "runs"), shown);
+		next = json_object_get(r.j, "next");
+		if (!json_is_string(next) || json_string_length(next) >= sizeof(path)) {
+			json_decref(r.j);
+			break;
+		}
+		snprintf(path, sizeof(path), "%s", json_string_value(next));
+		json_decref(r.j);
+	}
+	return 0;
+}
+
+/* The lines of runs, the first of them the shown-th: how many are shown
+ * after them */
+static size_t print_where(json_t *runs, size_t shown)
+{
 	json_t *run;
 	size_t i;
 
-	if (cli_api_call(k, "GET", "/api/queue", NULL, NULL, &r) < 0) {
-		fprintf(stderr, "kfleet: runs: the queue: %s\n", r.err);
-		return -1;
-	}
-	json_array_foreach(json_object_get(r.j, "runs"), i, run) {
+	json_array_foreach(runs, i, run) {
 		char a[32], b[32];
 		const char *phase;
 
-		if (!i)
+		if (!shown++)
 			printf("\nwhere the runs not done are:\n");
 		printf("  run %-6lld %-8s %-12s ", cli_jint(run, "id", 0), cli_jdash(run, "state"),
 		       cli_jdash(run, "job"));
@@ -65,6 +92,5 @@ int cli_runs_where(struct cli *k)
 			       cli_jint(run, "median_ms", 0) > 0 ? cli_jint(run, "running_ms", 0) * 100 /
 			       cli_jint(run, "median_ms", 1) : 100);
 	}
-	json_decref(r.j);
-	return 0;
+	return shown;
 }

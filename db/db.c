@@ -372,3 +372,13 @@ void dbi_rollback(struct db *db)
 {
 	exec(db, "ROLLBACK");
 }
+
+int db_read_begin(struct db *db)
+{
+	return exec(db, "BEGIN DEFERRED");
+}
+
+void db_read_end(struct db *db)
+{
+	exec(db, "COMMIT");
+}

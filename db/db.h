@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 18
+#define DB_SCHEMA_VERSION 19
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -106,6 +106,11 @@ int db_quick_check(struct db *db, char **err);
 struct sqlite3 *db_sqlite(struct db *db);   /* borrowed */
 /* The last error of this connection, borrowed until the next call */
 const char *db_errmsg(struct db *db);
+/* One read transaction around many statements (a page that reads row by
+ * row): they see one state of the database and take its locks once, not
+ * once each. No write inside. 0 / -1; db_read_end() ends it. */
+int db_read_begin(struct db *db);
+void db_read_end(struct db *db);
 
 /* A short random id of this database, made when it was created: names of
  * libvirt domains carry it, so two state directories never touch each
@@ -536,6 +541,11 @@ int db_quarantine_apply(struct db *db, const struct db_flaky_cell *cell, int64_t
 int db_quarantined_paths(struct db *db, const struct db_flaky_cell *cell, char ***paths,
 			 size_t *n);
 void db_paths_free(char **paths, size_t n);
+
+/* The state of the quarantine table as three numbers (its rows, the
+ * latest update, the latest release): any change to it changes one, for
+ * the key of a kept answer that read it. 0 / -1 */
+int db_quarantine_stamp(struct db *db, int64_t v[3]);
 
 /* A quarantine row */
 struct db_quarantine {

@@ -99,6 +99,14 @@ int dbi_run_insert(struct db *db, const struct run_request *req, int64_t request
 	" b.state, b.detail, b.errors, b.dropped, b.dir, b.release, b.kernel_id, k.path," \
 	" b.started_at, b.ended_at, b.ms"
 
+/* A result row's place on its run's page: those that did not pass first,
+ * then skipped ones, then passes. The index results_run_order (schema 18)
+ * holds this very expression, so a page of a run's results ordered by it,
+ * path, status and id is read in order without sorting them all
+ * (results.c). */
+#define DB_RESULT_RANK \
+	"CASE status WHEN 'pass' THEN 2 WHEN 'skip' THEN 1 WHEN 'xfail' THEN 1 ELSE 0 END"
+
 extern const char *const db_migrations[];
 extern const int db_migration_count;
 

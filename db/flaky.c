@@ -128,6 +128,13 @@ int db_quarantined_paths(struct db *db, const struct db_flaky_cell *cell, char *
 			path_fields, sizeof(**paths), SIZE_MAX, paths, n, NULL);
 }
 
+int db_quarantine_stamp(struct db *db, int64_t v[3])
+{
+	return dbi_row_ints(dbi_stmt(db, "SELECT count(*), coalesce(max(updated_at), 0),"
+				     " coalesce(max(released_at), 0) FROM quarantine"), v, 3) == 1 ?
+		0 : -1;
+}
+
 int db_quarantine_list(struct db *db, int all, size_t max, struct db_quarantine **v,
 		       size_t *n, int *truncated)
 {
@@ -144,41 +151,69 @@ int db_quarantine_list(struct db *db, int all, size_t max, struct db_quarantine 
 int dbq_flaky_history(struct db *db, const struct db_flaky_cell *cell, const char *path,
 		      size_t max, struct dbq_flaky_point **v, size_t *n)
 {
-	/* the newest runs of the cell first, so a cell of many runs is not
-	 * read whole for a test that is rare in it */
+	/* the newest 1000 runs of the cell (runs_kind, newest first: the
+	 * state is an equality, so the index gives them in id order), each
+	 * with its rows of path, in that order: the verdicts are made here
+	 * and the reading stops at max runs with one, not after grouping all
+	 * 1000 runs' rows */
 	sqlite3_stmt *st = dbi_stmt(db,
-		"WITH cell AS (" CELL_RUNS_SQL " LIMIT 1000)"
-		" SELECT * FROM (SELECT cell.id, cell.kernel_id,"
-		"  max(s.status IN ('fail', 'error', 'timeout')) AS failed,"
-		"  max(s.status IN ('skip', 'missing')) AS none"
-		"  FROM cell JOIN results s ON s.run_id = cell.id AND s.path = ?5"
-		"  GROUP BY cell.id HAVING failed OR NOT none"
-		"  ORDER BY cell.id DESC LIMIT ?6) ORDER BY id",
-		DBI_TEXT(cell->job), DBI_TEXT(cell->arch), DBI_INT(cell->vcpus), DBI_INT(0),
-		DBI_TEXT(path), DBI_INT((int64_t)max));
-	struct dbq_flaky_point *p = NULL, *np;
+		"WITH cell AS (SELECT r.id, r.kernel_id FROM runs r"
+		"  WHERE r.job = ?1 AND r.arch = ?2 AND r.vcpus = ?3 AND r.state = 'done'"
+		"  AND r.outcome IS NOT NULL AND r.outcome NOT IN ('infra', 'canceled')"
+		"  ORDER BY r.id DESC LIMIT 1000)"
+		" SELECT cell.id, cell.kernel_id, s.status FROM cell"
+		" JOIN results s ON s.run_id = cell.id AND s.path = ?4 ORDER BY cell.id DESC",
+		DBI_TEXT(cell->job), DBI_TEXT(cell->arch), DBI_INT(cell->vcpus), DBI_TEXT(path));
+	struct dbq_flaky_point *p = NULL, *np, cur = { 0, 0, 0 };
 	size_t cnt = 0, alloc = 0;
-	int s;
+	int s, none = 0;
 
 	*v = NULL;
 	*n = 0;
 	if (!st)
 		return -1;
-	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!(np = dbi_grow(p, cnt, &alloc, sizeof(*p)))) {
-			s = SQLITE_NOMEM;
-			break;
+	for (;;) {
+		int64_t id = 0;
+		const char *status = NULL;
+
+		s = sqlite3_step(st);
+		if (s == SQLITE_ROW) {
+			id = sqlite3_column_int64(st, 0);
+			status = (const char *)sqlite3_column_text(st, 2);
 		}
-		p = np;
-		p[cnt].run_id = sqlite3_column_int64(st, 0);
-		p[cnt].kernel_id = sqlite3_column_int64(st, 1);
-		p[cnt].failed = sqlite3_column_int(st, 2);
-		cnt++;
+		/* a run ends: it counts when it failed, or passed (not only
+		 * skipped or missing) */
+		if (cur.run_id && (s != SQLITE_ROW || id != cur.run_id) && (cur.failed || !none)) {
+			if (!(np = dbi_grow(p, cnt, &alloc, sizeof(*p)))) {
+				s = SQLITE_NOMEM;
+				break;
+			}
+			p = np;
+			p[cnt++] = cur;
+		}
+		if (s != SQLITE_ROW || cnt == max)
+			break;
+		if (id != cur.run_id) {
+			cur = (struct dbq_flaky_point){ id, sqlite3_column_int64(st, 1), 0 };
+			none = 0;
+		}
+		if (status && (!strcmp(status, "fail") || !strcmp(status, "error") ||
+			       !strcmp(status, "timeout")))
+			cur.failed = 1;
+		if (status && (!strcmp(status, "skip") || !strcmp(status, "missing")))
+			none = 1;
 	}
 	sqlite3_finalize(st);
-	if (s != SQLITE_DONE) {
+	if (s != SQLITE_DONE && s != SQLITE_ROW) {
 		free(p);
 		return -1;
+	}
+	/* oldest first */
+	for (size_t i = 0; i < cnt / 2; i++) {
+		struct dbq_flaky_point t = p[i];
+
+		p[i] = p[cnt - 1 - i];
+		p[cnt - 1 - i] = t;
 	}
 	*v = p;
 	*n = cnt;

@@ -7,6 +7,7 @@
 #include "db/dbint.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@
 #define BUILD_IDS "SELECT b.id FROM builds b JOIN submission_builds sb ON sb.build_id = b.id" \
 	" WHERE b.state != 'building' AND (?2 = 0 OR sb.submission_id = ?2)" \
 	" AND (coalesce(b.ended_at, b.started_at) >= ?1" \
-	" OR b.id IN (SELECT " RUN_BUILD " FROM runs r WHERE " RUNS_IN "))"
+	" OR b.id IN (SELECT " RUN_BUILD " FROM runs r%1$s WHERE " RUNS_IN "))"
 
 const struct db_field dbk_checkout_fields[] = {
 	F(dbk_checkout, id, INT), F(dbk_checkout, created_at, TIME),
@@ -66,10 +67,30 @@ const struct db_field dbk_result_fields[] = {
 #define SCOPE(s) DBI_INT((s)->since_ms), DBI_INT((s)->submission_id), \
 	DBI_INT((int64_t)DBK_ROWS_MAX + 1)
 
+/* sql (its runs as "runs r%1$s") prepared for scope s with SCOPE(s)
+ * bound. Since a time, for any submission, the runs are read by their end
+ * (runs_ended, schema 18): SQLite would else take every done run
+ * (runs_state) and test each one's end. NULL on error. */
+static sqlite3_stmt *scope_stmt(struct db *db, const struct dbk_scope *s, const char *sql)
+{
+	const char *hint = s->since_ms > 0 && !s->submission_id ? " INDEXED BY runs_ended" : "";
+	sqlite3_stmt *st;
+	char *q = NULL;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	if (asprintf(&q, sql, hint) < 0)
+		return NULL;
+#pragma GCC diagnostic pop
+	st = dbi_stmt(db, q, SCOPE(s));
+	free(q);
+	return st;
+}
+
 int dbk_checkouts(struct db *db, const struct dbk_scope *s, struct dbk_checkout **v,
 		  size_t *n, int *truncated)
 {
-	return dbi_rows(dbi_stmt(db,
+	return dbi_rows(scope_stmt(db, s,
 		"SELECT s.id, s.created_at, s.started_at, s.tree, t.url, t.branch, s.base_commit,"
 		" s.patched_commit, s.series_name, s.series_subject, s.series_json, s.mbox_path,"
 		" s.state, s.outcome, s.detail FROM submissions s LEFT JOIN trees t ON t.name = s.tree"
@@ -77,7 +98,7 @@ int dbk_checkouts(struct db *db, const struct dbk_scope *s, struct dbk_checkout 
 		" AND s.base_commit IS NOT NULL AND (?2 = 0 OR s.id = ?2)"
 		" AND (s.created_at >= ?1 OR s.id IN (SELECT sb.submission_id FROM"
 		" submission_builds sb WHERE sb.build_id IN (" BUILD_IDS ")))"
-		" ORDER BY s.id LIMIT ?3", SCOPE(s)),
+		" ORDER BY s.id LIMIT ?3"),
 		dbk_checkout_fields, sizeof(**v), DBK_ROWS_MAX, v, n, truncated);
 }
 
@@ -86,36 +107,36 @@ int dbk_builds(struct db *db, const struct dbk_scope *s, struct dbk_build **v, s
 {
 	/* a build several submissions share: the first one's side and commits
 	 * (SQLite takes the bare columns from the min() row) */
-	return dbi_rows(dbi_stmt(db,
+	return dbi_rows(scope_stmt(db, s,
 		"SELECT b.id, b.tree, b.commit_id, b.arch, b.config, b.config_hash, b.toolchain,"
 		" b.state, b.detail, b.errors, b.release, b.started_at, b.ended_at, b.ms,"
 		" min(sb.submission_id), sb.side, s.base_commit, s.patched_commit, s.fragments"
 		" FROM builds b JOIN submission_builds sb ON sb.build_id = b.id"
 		" JOIN submissions s ON s.id = sb.submission_id"
 		" WHERE b.id IN (" BUILD_IDS ") AND (?2 = 0 OR sb.submission_id = ?2)"
-		" AND s.base_commit IS NOT NULL GROUP BY b.id ORDER BY b.id LIMIT ?3", SCOPE(s)),
+		" AND s.base_commit IS NOT NULL GROUP BY b.id ORDER BY b.id LIMIT ?3"),
 		dbk_build_fields, sizeof(**v), DBK_ROWS_MAX, v, n, truncated);
 }
 
 int dbk_runs(struct db *db, const struct dbk_scope *s, struct dbk_run **v, size_t *n,
 	     int *truncated)
 {
-	return dbi_rows(dbi_stmt(db,
+	return dbi_rows(scope_stmt(db, s,
 		"SELECT r.id, " RUN_BUILD ", coalesce(r.submission_id, 0), r.job, r.command, r.arch,"
 		" r.vcpus, r.memory_mb, r.outcome, r.detail, h.name, r.accel, r.machine,"
 		" r.cpu_model, r.qemu_version, r.topology, r.numa_nodes, r.started_at, r.ended_at,"
-		" r.guest_release FROM runs r LEFT JOIN hosts h ON h.id = r.host_id"
-		" WHERE " RUNS_IN " ORDER BY r.id LIMIT ?3", SCOPE(s)),
+		" r.guest_release FROM runs r%1$s LEFT JOIN hosts h ON h.id = r.host_id"
+		" WHERE " RUNS_IN " ORDER BY r.id LIMIT ?3"),
 		dbk_run_fields, sizeof(**v), DBK_ROWS_MAX, v, n, truncated);
 }
 
 int dbk_results(struct db *db, const struct dbk_scope *s, struct dbk_result **v, size_t *n,
 		int *truncated)
 {
-	return dbi_rows(dbi_stmt(db,
+	return dbi_rows(scope_stmt(db, s,
 		"SELECT x.id, x.run_id, x.path, x.status, coalesce(x.duration_ms, -1), x.detail"
-		" FROM results x JOIN runs r ON r.id = x.run_id WHERE " RUNS_IN
-		" ORDER BY x.run_id, x.id LIMIT ?3", SCOPE(s)),
+		" FROM results x JOIN runs r%1$s ON r.id = x.run_id WHERE " RUNS_IN
+		" ORDER BY x.run_id, x.id LIMIT ?3"),
 		dbk_result_fields, sizeof(**v), DBK_ROWS_MAX, v, n, truncated);
 }
 
@@ -147,10 +168,10 @@ static int metric_close(struct dbk_metric **out, size_t *n, size_t *alloc, int64
 int dbk_metrics(struct db *db, const struct dbk_scope *s, struct dbk_metric **out, size_t *n,
 		int *truncated)
 {
-	sqlite3_stmt *st = dbi_stmt(db,
-		"SELECT x.run_id, x.metric, x.unit, x.value FROM samples x JOIN runs r"
+	sqlite3_stmt *st = scope_stmt(db, s,
+		"SELECT x.run_id, x.metric, x.unit, x.value FROM samples x JOIN runs r%1$s"
 		" ON r.id = x.run_id WHERE " RUNS_IN " ORDER BY x.run_id, x.metric, x.value"
-		" LIMIT ?3", SCOPE(s));
+		" LIMIT ?3");
 	double *vals = NULL;
 	size_t nv = 0, valloc = 0, alloc = 0, rows = 0;
 	char *metric = NULL, *unit = NULL;

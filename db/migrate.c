@@ -304,6 +304,20 @@ const char *const db_migrations[] = {
 	"  WHERE request_id IN (SELECT q.id FROM requests q JOIN submissions s"
 	"  ON s.id = q.submission_id WHERE s.watch IS NOT NULL);"
 	"CREATE INDEX runs_watch ON runs (watch, state, started_at) WHERE watch IS NOT NULL;",
+	/* 19: what the pages read at a busy fleet's scale (issue 16): a run's
+	 * results in the order its page and JSON give them (those that did
+	 * not pass first: DB_RESULT_RANK), a page at a time without sorting
+	 * them all, and their counts per status from the index alone; the
+	 * done runs by end and a kernel's builds (a KCIDB export since a
+	 * time, db/kcidb.c); a watch's newest series, a series' checks and the
+	 * series of a submission (the watch pages) */
+	"CREATE INDEX results_run_order ON results (run_id, (" DB_RESULT_RANK "), path, status);"
+	"CREATE INDEX runs_ended ON runs (coalesce(ended_at, 0)) WHERE state = 'done';"
+	"CREATE INDEX builds_kernel ON builds (kernel_id);"
+	"CREATE INDEX watch_checks_series ON watch_checks (series_id);"
+	"CREATE INDEX watch_series_watch ON watch_series (watch, id);"
+	"CREATE INDEX watch_series_submission ON watch_series (submission_id)"
+	"  WHERE submission_id IS NOT NULL;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

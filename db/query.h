@@ -82,6 +82,14 @@ int dbq_run_request(struct db *db, int64_t run_id, int64_t *request_id);
 /* A request's runs: all of them and those done. 0 / -1 */
 int dbq_request_progress(struct db *db, int64_t request_id, int *runs, int *done);
 
+/* The progress of every request with a run queued or running, by id, in
+ * one statement (the queue's). Free *v. 0 / -1 */
+struct dbq_progress {
+	int64_t request_id;
+	int runs, done;
+};
+int dbq_queue_progress(struct db *db, struct dbq_progress **v, size_t *n);
+
 /* One results row of a request's run. Strings owned. */
 struct dbq_result {
 	int64_t run_id;
@@ -244,8 +252,8 @@ int db_compare_samples(struct db *db, const struct db_compare_runs *q, size_t li
 /* How many done runs of q did not pass, into *n. 0 / -1 */
 int db_compare_left_out(struct db *db, const struct db_compare_runs *q, int64_t *n);
 /* The state of the job's runs on kernels a and b: how many are done and
- * when the last of them ended (0: none). 0 / -1 */
+ * the newest of them (0: none), a run that ends adding one. 0 / -1 */
 int db_compare_state(struct db *db, int64_t a, int64_t b, const char *job, int64_t *done,
-		     int64_t *last_end);
+		     int64_t *last);
 
 #endif

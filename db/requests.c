@@ -234,6 +234,41 @@ int dbq_request_progress(struct db *db, int64_t request_id, int *runs, int *done
 	return rc == 1 ? 0 : -1;
 }
 
+int dbq_queue_progress(struct db *db, struct dbq_progress **out, size_t *n)
+{
+	sqlite3_stmt *st = dbi_stmt(db, "SELECT request_id, count(*),"
+				    " coalesce(sum(state = 'done'), 0) FROM runs WHERE request_id IN"
+				    " (SELECT request_id FROM runs WHERE state IN ('queued', 'running')"
+				    " AND request_id IS NOT NULL) GROUP BY request_id ORDER BY request_id");
+	struct dbq_progress *v = NULL, *nv;
+	size_t cnt = 0, alloc = 0;
+	int s;
+
+	*out = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!(nv = dbi_grow(v, cnt, &alloc, sizeof(*v)))) {
+			s = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
+		v[cnt].request_id = sqlite3_column_int64(st, 0);
+		v[cnt].runs = sqlite3_column_int(st, 1);
+		v[cnt].done = sqlite3_column_int(st, 2);
+		cnt++;
+	}
+	sqlite3_finalize(st);
+	if (s != SQLITE_DONE) {
+		free(v);
+		return -1;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 int dbq_request_results(struct db *db, int64_t request_id, size_t max,
 			struct dbq_result **out, size_t *n, int *truncated)
 {

@@ -35,20 +35,22 @@ int dbq_trend_series(struct db *db, const char *tree, const char *job, const cha
 		     int results, size_t max, struct dbq_trend_series **out, size_t *n,
 		     int *truncated)
 {
-	/* a run counts once per metric: its samples are deduplicated first */
+	/* a run counts once per metric (count(DISTINCT r.id)). CROSS JOIN
+	 * fixes the order: from the kernels of a tree (kernels_tree) to their
+	 * runs and their samples (the index samples_run alone), not every
+	 * sample of the table, nor every done run (runs_state) */
 	static const char *const sql[2] = {
-		"SELECT k.tree, r.job, m.metric, r.arch, r.vcpus, count(DISTINCT k.commit_id),"
-		" count(*), max(r.ended_at)"
-		" FROM (SELECT DISTINCT run_id, metric FROM samples"
-		"       WHERE ?3 IS NULL OR metric = ?3) m"
-		" JOIN runs r ON r.id = m.run_id JOIN kernels k ON k.id = r.kernel_id"
+		"SELECT k.tree, r.job, s.metric, r.arch, r.vcpus, count(DISTINCT k.commit_id),"
+		" count(DISTINCT r.id), max(r.ended_at)"
+		" FROM kernels k CROSS JOIN runs r ON r.kernel_id = k.id"
+		" CROSS JOIN samples s ON s.run_id = r.id AND (?3 IS NULL OR s.metric = ?3)"
 		" WHERE k.tree IS NOT NULL AND k.commit_id IS NOT NULL AND r.job IS NOT NULL"
 		" AND r.state = 'done' AND r.outcome = 'passed'"
 		" AND (?1 IS NULL OR k.tree = ?1) AND (?2 IS NULL OR r.job = ?2)"
 		" GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5 LIMIT ?4",
 		"SELECT k.tree, r.job, NULL, r.arch, r.vcpus, count(DISTINCT k.commit_id),"
 		" count(*), max(r.ended_at)"
-		" FROM runs r JOIN kernels k ON k.id = r.kernel_id"
+		" FROM kernels k CROSS JOIN runs r ON r.kernel_id = k.id"
 		" WHERE k.tree IS NOT NULL AND k.commit_id IS NOT NULL AND r.job IS NOT NULL"
 		" AND r.state = 'done' AND r.outcome IS NOT NULL"
 		" AND r.outcome NOT IN ('infra', 'canceled')"

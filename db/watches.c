@@ -210,9 +210,12 @@ int db_watch_series_add(struct db *db, struct watch_series_row *s)
 int db_watch_series_list(struct db *db, const char *watch, const char *state, size_t max,
 			 struct watch_series_row **rows, size_t *n)
 {
+	/* one watch's newest from the index watch_series_watch (schema 18);
+	 * an OR of "any watch" made SQLite walk every series newest first */
 	sqlite3_stmt *st = dbi_select(db, db_watch_series_fields, "watch_series",
 				      state ? "WHERE watch = ?1 AND state = ?2 ORDER BY id" :
-				      "WHERE watch = ?1 OR ?1 IS NULL ORDER BY id DESC");
+				      watch ? "WHERE watch = ?1 ORDER BY id DESC" :
+				      "WHERE ?1 IS NULL ORDER BY id DESC");
 
 	if (st)
 		dbi_bind(st, DBI_TEXT(watch), DBI_TEXT(state));

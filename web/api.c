@@ -309,11 +309,11 @@ WEB_HANDLER(api_run)
 	 * ends again or has files pruned: kept, so that a run shared with many
 	 * is read once */
 	if (r.state == RUN_DONE) {
-		int json;
+		const char *ctype;
 
 		snprintf(key, sizeof(key), "run/%lld/%d/%lld/%zu/%lld", (long long)id, r.attempt,
 			 (long long)r.ended_at, npr, npr ? (long long)pr[npr - 1].id : 0LL);
-		if (web_cache_get(w, key, &out, &json)) {
+		if (web_cache_get(w, key, &out, &ctype)) {
 			rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
 			goto out;
 		}
@@ -366,7 +366,7 @@ WEB_HANDLER(api_run)
 		goto out;
 	}
 	if (*key)
-		web_cache_put(w, key, buf_str(&out), out.len, 1);
+		web_cache_put(w, key, buf_str(&out), out.len, "application/json");
 	rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
 out:
 	db_rows_free(db_pruned_fields, pr, sizeof(*pr), npr);

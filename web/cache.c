@@ -1,17 +1,22 @@
 /* cache.c: the last answers the server gave, by a key that holds the query
- * and the state of the data it read (web/comparisons.c: the decision
- * rule's version, how many of the runs ended, and when the last did).
- * Reading and grouping the samples of many runs costs most of a
- * comparison; here it is made once until another run ends. A few slots,
- * reused oldest first, under one lock. */
+ * and the state of the data it read: a comparison (web/comparisons.c: the
+ * decision rule's version, how many of the runs ended), a done run's page
+ * and JSON (its attempt and end), and the routes whose answers read done
+ * runs only (the count of done runs, kept by triggers: any run that ends
+ * makes a new key). Reading and grouping the samples of many runs costs
+ * most of such an answer; here it is made once until another run ends.
+ * A few slots, reused oldest first, under one lock. */
 #include "web/cache.h"
 #include "web/server.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CACHE_SLOTS 16
+#include "db/db.h"
+
+#define CACHE_SLOTS 48
 #define CACHE_BODY  (1u << 20)   /* bigger answers are not kept */
 
 struct web_cache {
@@ -20,10 +25,14 @@ struct web_cache {
 		char *key;
 		char *body;
 		size_t len;
-		int json;
+		const char *ctype;
 	} e[CACHE_SLOTS];
 	unsigned next;
 };
+
+/* web_cache_capture()'s: where web_reply() keeps this thread's answer */
+static _Thread_local struct web *capture_w;
+static _Thread_local const char *capture_key;
 
 void web_cache_free(struct web *w)
 {
@@ -40,7 +49,7 @@ void web_cache_free(struct web *w)
 	w->cache = NULL;
 }
 
-int web_cache_get(struct web *w, const char *key, struct buf *b, int *json)
+int web_cache_get(struct web *w, const char *key, struct buf *b, const char **ctype)
 {
 	struct web_cache *cc = w->cache;
 	int hit = 0;
@@ -51,14 +60,15 @@ int web_cache_get(struct web *w, const char *key, struct buf *b, int *json)
 	for (size_t i = 0; i < CACHE_SLOTS && !hit; i++)
 		if (cc->e[i].key && !strcmp(cc->e[i].key, key) &&
 		    buf_append(b, cc->e[i].body, cc->e[i].len) == 0) {
-			*json = cc->e[i].json;
+			*ctype = cc->e[i].ctype;
 			hit = 1;
 		}
 	pthread_mutex_unlock(&cc->lock);
 	return hit;
 }
 
-void web_cache_put(struct web *w, const char *key, const char *body, size_t len, int json)
+void web_cache_put(struct web *w, const char *key, const char *body, size_t len,
+		   const char *ctype)
 {
 	struct web_cache *cc;
 	char *k, *v;
@@ -80,12 +90,58 @@ void web_cache_put(struct web *w, const char *key, const char *body, size_t len,
 	}
 	memcpy(v, body, len);
 	pthread_mutex_lock(&cc->lock);
-	i = cc->next++ % CACHE_SLOTS;
+	/* the same key again (two requests made it at once): one slot */
+	for (i = 0; i < CACHE_SLOTS && !(cc->e[i].key && !strcmp(cc->e[i].key, key)); i++)
+		;
+	if (i == CACHE_SLOTS)
+		i = cc->next++ % CACHE_SLOTS;
 	free(cc->e[i].key);
 	free(cc->e[i].body);
 	cc->e[i].key = k;
 	cc->e[i].body = v;
 	cc->e[i].len = len;
-	cc->e[i].json = json;
+	cc->e[i].ctype = ctype;
 	pthread_mutex_unlock(&cc->lock);
+}
+
+/* MHD_get_connection_values()' iterator: "k=v&" of each query argument */
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k,
+			       const char *v)
+{
+	struct buf *b = cls;
+
+	buf_printf(b, "%s=%s&", k, v ? v : "");
+	return MHD_YES;
+}
+
+int web_cache_done_key(struct db *db, struct MHD_Connection *c, const char *url, char *key,
+		       size_t n)
+{
+	int64_t counts[RUN_STATE_COUNT];
+	struct buf b = BUF_INIT(n);
+	int rc = -1;
+
+	if (db_run_counts(db, counts) < 0)
+		goto out;
+	buf_printf(&b, "done %lld %s?", (long long)counts[RUN_DONE], url);
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &b);
+	if (b.truncated || b.len >= n)
+		goto out;
+	memcpy(key, buf_str(&b), b.len + 1);
+	rc = 0;
+out:
+	buf_release(&b);
+	return rc;
+}
+
+void web_cache_capture(struct web *w, const char *key)
+{
+	capture_w = key ? w : NULL;
+	capture_key = key;
+}
+
+void web_cache_captured(const char *body, size_t len, const char *ctype)
+{
+	if (capture_w && capture_key)
+		web_cache_put(capture_w, capture_key, body, len, ctype);
 }

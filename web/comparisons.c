@@ -341,7 +341,7 @@ static enum MHD_Result reply_json(struct web *w, struct MHD_Connection *c, const
 	js = json_dumps(o, JSON_COMPACT);
 	if (!js || buf_puts(&body, js) < 0 || buf_puts(&body, "\n") < 0)
 		goto out;
-	web_cache_put(w, key, buf_str(&body), body.len, 1);
+	web_cache_put(w, key, buf_str(&body), body.len, "application/json");
 	rc = web_reply(c, MHD_HTTP_OK, "application/json", &body);
 out:
 	free(js);
@@ -358,7 +358,8 @@ WEB_HANDLER(api_compare)
 	enum MHD_Result rc;
 	struct db *db;
 	char *key = NULL;
-	int ok, r, json = 0;
+	const char *ctype;
+	int ok, r;
 
 	memset(&q, 0, sizeof(q));
 	cells_init(&q.cells, COMPARE_CELLS_MAX, 0);
@@ -369,9 +370,8 @@ WEB_HANDLER(api_compare)
 	if (!db)
 		goto out;
 	key = cache_key(db, &q);
-	if (web_cache_get(w, key, &hit, &json)) {
-		rc = web_reply(c, MHD_HTTP_OK, json ? "application/json" :
-			       "text/plain; charset=utf-8", &hit);
+	if (web_cache_get(w, key, &hit, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &hit);
 		goto out;
 	}
 	if (load(db, c, &q, &rc) < 0)
@@ -395,7 +395,7 @@ WEB_HANDLER(api_compare)
 				     "compare: the table could not be rendered");
 		goto out;
 	}
-	web_cache_put(w, key, buf_str(&text), text.len, 0);
+	web_cache_put(w, key, buf_str(&text), text.len, "text/plain; charset=utf-8");
 	rc = web_reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", &text);
 out:
 	free(key);

@@ -2,7 +2,9 @@
  * orchestrator/quarantine.c and analysis/flaky.h) as the page /flaky, with
  * each test's recent pass/fail sequence per kernel, and as the JSON
  * GET /api/flaky (?all=1: released ones too). Pages read the table; they
- * never decide a quarantine. */
+ * never decide a quarantine. The page is kept (cache.c) until another run
+ * is done or the table changes. */
+#include "web/cache.h"
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
@@ -181,9 +183,22 @@ WEB_HANDLER(pages_flaky)
 	struct db_quarantine *v = NULL;
 	size_t n = 0, open = 0;
 	int truncated = 0;
+	int64_t done[RUN_STATE_COUNT], q[3];
+	const char *ctype;
+	char key[160] = "";
 
 	if (!db)
 		return rc;
+	/* the histories read done runs: kept until another run is done or
+	 * the quarantine changes */
+	if (db_run_counts(db, done) == 0 && db_quarantine_stamp(db, q) == 0)
+		snprintf(key, sizeof(key), "flaky/%lld/%lld %lld %lld", (long long)done[RUN_DONE],
+			 (long long)q[0], (long long)q[1], (long long)q[2]);
+	if (*key && web_cache_get(w, key, &b, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &b);
+		buf_release(&b);
+		return rc;
+	}
 	if (db_quarantine_list(db, 1, FLAKY_LIST_MAX, &v, &n, &truncated) < 0)
 		return web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "quarantine: %s",
 					    db_errmsg(db));
@@ -209,6 +224,8 @@ WEB_HANDLER(pages_flaky)
 	buf_puts(&b, "<p class=\"note\"><a href=\"/api/flaky?all=1\">as JSON</a></p>\n");
 	web_page_tail(&b);
 	db_rows_free(db_quarantine_fields, v, sizeof(*v), n);
+	if (*key && !b.truncated)
+		web_cache_put(w, key, buf_str(&b), b.len, "text/html; charset=utf-8");
 	rc = web_reply_page(c, &b);
 	buf_release(&b);
 	return rc;

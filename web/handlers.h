@@ -40,7 +40,7 @@ WEB_HANDLER(api_job);               /* GET /api/jobs/NAME */
 
 /* pages.c: the HTML of runs and jobs */
 WEB_HANDLER(pages_status);          /* GET /?before=ID: the newest runs */
-WEB_HANDLER(pages_run);             /* GET /runs/ID */
+WEB_HANDLER(pages_run);             /* GET /runs/ID?page=N: results a page at a time */
 WEB_HANDLER(pages_run_console);     /* GET /runs/ID/console: its tail */
 WEB_HANDLER(pages_run_output);      /* GET /runs/ID/output */
 WEB_HANDLER(pages_run_xml);         /* GET /runs/ID/domain.xml */
@@ -49,11 +49,12 @@ WEB_HANDLER(pages_jobs);            /* GET /jobs */
 WEB_HANDLER(pages_job);             /* GET /jobs/NAME */
 
 /* queue.c: the runs running and waiting, with expected turnarounds, and
- * the hosts, as pages and as JSON ({"runs", "requests", "running",
- * "queued", "parallel", "truncated"}; {"hosts"}) */
-WEB_HANDLER(pages_queue);           /* GET /queue */
+ * the hosts, as pages and as JSON ({"runs": a page of them, "requests",
+ * "running", "queued", "parallel", "truncated", "offset", "total": the
+ * runs listed, "next": the next page's path or null}; {"hosts"}) */
+WEB_HANDLER(pages_queue);           /* GET /queue?page=N */
 WEB_HANDLER(pages_hosts);           /* GET /hosts */
-WEB_HANDLER(api_queue);             /* GET /api/queue */
+WEB_HANDLER(api_queue);             /* GET /api/queue?offset=N&limit=M */
 WEB_HANDLER(api_hosts);             /* GET /api/hosts */
 
 /* request.c: a request of base and patched runs: its runs as a grid, the

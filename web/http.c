@@ -5,6 +5,7 @@
  * its state: the per-thread database connections and the reply cache. */
 #include "web/web.h"
 #include "web/cache.h"
+#include "web/estimates.h"
 #include "web/reply.h"
 #include "web/routes.h"
 #include "web/server.h"
@@ -240,6 +241,7 @@ void web_stop(struct web *w)
 		db_close(w->dbs[i]);
 	free(w->dbs);
 	web_cache_free(w);
+	web_estimates_free(w);
 	pthread_key_delete(w->db_key);
 	pthread_mutex_destroy(&w->submit_lock);
 	pthread_mutex_destroy(&w->dbs_lock);

@@ -5,6 +5,7 @@
  * the job's noise from web/calib.c). Plain
  * server-rendered HTML; everything from the database, a run's files or a
  * job file goes through web_html(). */
+#include "web/cache.h"
 #include "web/calib.h"
 #include "web/handlers.h"
 #include "web/reply.h"
@@ -13,6 +14,7 @@
 #include "web/storage.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -242,16 +244,43 @@ static void results_table(struct buf *b, const struct result_row *rows, size_t n
 	buf_puts(b, "</tbody></table>\n");
 }
 
-/* The results of a job's run: those that did not pass, the counts, then all
- * of them (at most WEB_RESULTS_MAX rows); nothing when there are none. */
-static void results_section(struct buf *b, struct db *db, int64_t id)
+/* The links to the other pages of a run's results: first, previous,
+ * where this one is, next, last */
+static void results_pages_nav(struct buf *b, int64_t id, long long page, long long pages)
 {
-	struct result_row *rows = NULL;
+	static const char *const names[] = { "first", "previous", "next", "last" };
+	const long long to[] = { 1, page - 1, page + 1, pages };
+	const int on[] = { page > 1, page > 1, page < pages, page < pages };
+
+	buf_puts(b, "<p class=\"pages\">");
+	for (int i = 0; i < 4; i++) {
+		if (i == 2)
+			buf_printf(b, "page %lld of %lld &middot; ", page, pages);
+		if (on[i])
+			buf_printf(b, "<a href=\"/runs/%lld?page=%lld#results\">%s</a>", (long long)id,
+				   to[i], names[i]);
+		else
+			buf_puts(b, names[i]);
+		buf_puts(b, i == 3 ? "</p>\n" : " &middot; ");
+	}
+}
+
+/* The results of a job's run: those that did not pass (the first
+ * WEB_RESULTS_PAGE of them), the count of each status, then all of them a
+ * page of WEB_RESULTS_PAGE rows at a time (page, from 1; one past the last
+ * shows the last), those that did not pass first; nothing when there are
+ * none. Each page is one read of the index results_run_order (schema 18),
+ * not a sort of every result. */
+static void results_section(struct buf *b, struct db *db, int64_t id, long long page,
+			    int asked)
+{
+	struct result_row *rows = NULL, *prow = NULL;
 	int64_t counts[JOB_STATUS_COUNT], total = 0, failing;
-	size_t n = 0, nfailing = 0;
+	size_t n = 0, np = 0, nfailing = 0;
+	long long pages;
 	int first = 1;
 
-	if (db_run_results(db, id, WEB_RESULTS_MAX, &rows, &n, counts) < 0) {
+	if (db_run_results(db, id, WEB_RESULTS_PAGE, &rows, &n, counts) < 0) {
 		buf_puts(b, "<h2>results</h2>\n<p class=\"note\">cannot read the results: ");
 		web_html_str(b, db_errmsg(db));
 		buf_puts(b, "</p>\n");
@@ -268,8 +297,8 @@ static void results_section(struct buf *b, struct db *db, int64_t id)
 	if (failing) {
 		buf_puts(b, "<h2>not passing</h2>\n");
 		if ((int64_t)nfailing < failing)
-			buf_printf(b, "<p class=\"note\">showing %zu of %lld</p>\n", nfailing,
-				   (long long)failing);
+			buf_printf(b, "<p class=\"note\">showing %zu of %lld; the others on the next "
+				   "pages of all results</p>\n", nfailing, (long long)failing);
 		results_table(b, rows, n, 1);
 	}
 	buf_printf(b, "<h2>results</h2>\n<p>%lld result%s: ", (long long)total,
@@ -284,13 +313,37 @@ static void results_section(struct buf *b, struct db *db, int64_t id)
 		first = 0;
 	}
 	buf_puts(b, "</p>\n");
-	buf_printf(b, "<details%s><summary>all results</summary>\n", n <= 50 ? " open" : "");
-	if ((int64_t)n < total)
-		buf_printf(b, "<p class=\"note\">showing the first %zu of %lld, those that did not "
-			   "pass first</p>\n", n, (long long)total);
-	results_table(b, rows, n, 0);
+	pages = (total + WEB_RESULTS_PAGE - 1) / WEB_RESULTS_PAGE;
+	if (page > pages)
+		page = pages;
+	prow = rows;
+	np = n;
+	if (page > 1) {
+		prow = NULL;
+		np = 0;
+		if (db_run_results_at(db, id, (page - 1) * WEB_RESULTS_PAGE, WEB_RESULTS_PAGE, &prow,
+				      &np, NULL) < 0) {
+			buf_puts(b, "<p class=\"note\">cannot read the results: ");
+			web_html_str(b, db_errmsg(db));
+			buf_puts(b, "</p>\n");
+			goto out;
+		}
+	}
+	buf_printf(b, "<details id=\"results\"%s><summary>all results</summary>\n",
+		   total <= 50 || asked ? " open" : "");
+	if (pages > 1) {
+		buf_printf(b, "<p class=\"note\">results %lld to %lld of %lld, those that did not "
+			   "pass first</p>\n", (page - 1) * WEB_RESULTS_PAGE + 1,
+			   (page - 1) * WEB_RESULTS_PAGE + (long long)np, (long long)total);
+		results_pages_nav(b, id, page, pages);
+	}
+	results_table(b, prow, np, 0);
+	if (pages > 1)
+		results_pages_nav(b, id, page, pages);
 	buf_puts(b, "</details>\n");
 out:
+	if (prow != rows)
+		result_rows_free(prow, np);
 	result_rows_free(rows, n);
 }
 
@@ -427,6 +480,7 @@ static void run_table(struct buf *b, struct db *db, const struct run *r)
 
 WEB_HANDLER(pages_run)
 {
+	const char *ps = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "page");
 	int64_t id = arg->id;
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct db_pruned *pr = NULL;
@@ -434,9 +488,14 @@ WEB_HANDLER(pages_run)
 	struct run r;
 	enum MHD_Result rc;
 	struct db *db;
-	char title[64];
+	char title[64], key[128] = "";
+	long long page = 1;
+	const char *ctype;
 	int found;
 
+	if (ps && parse_int(ps, 1, INT32_MAX, &page) < 0)
+		return web_reply_html_error(c, MHD_HTTP_BAD_REQUEST, "page '%.64s': not a page "
+					    "number (1 or more)", ps);
 	memset(&r, 0, sizeof(r));
 	db = web_db_or_reply(w, c, 1, &rc);
 	if (!db)
@@ -455,6 +514,18 @@ WEB_HANDLER(pages_run)
 	}
 	if (db_pruned_list(db, id, WEB_PRUNED_MAX, &pr, &npr) < 0)
 		log_warn("web: run %lld: pruned files: %s", (long long)id, db_errmsg(db));
+	/* a done run's page changes only when it runs again (its attempt),
+	 * ends again or has files pruned: kept, so that a run with many
+	 * results is read once a page */
+	if (r.state == RUN_DONE) {
+		snprintf(key, sizeof(key), "page/run/%lld/%d/%lld/%zu/%lld/%lld", (long long)id,
+			 r.attempt, (long long)r.ended_at, npr,
+			 npr ? (long long)pr[npr - 1].id : 0LL, page);
+		if (web_cache_get(w, key, &b, &ctype)) {
+			rc = web_reply_page(c, &b);
+			goto out;
+		}
+	}
 	snprintf(title, sizeof(title), "kfleet: run %lld", (long long)id);
 	web_page_head(&b, title, r.state != RUN_DONE);
 	buf_printf(&b, "<p><a href=\"/\">all runs</a></p>\n<h1>run %lld: ", (long long)id);
@@ -480,7 +551,7 @@ WEB_HANDLER(pages_run)
 		web_html_str(&b, r.splat);
 		buf_puts(&b, "</pre>\n");
 	}
-	results_section(&b, db, id);
+	results_section(&b, db, id, page, ps != NULL);
 	metrics_section(&b, db, id);
 	web_results_html(&b, r.run_dir, id);
 	buf_puts(&b, "<h2>attempts</h2>\n");
@@ -498,6 +569,8 @@ WEB_HANDLER(pages_run)
 	file_pre(&b, &r, RUN_FILE_CONSOLE, WEB_PAGE_CONSOLE, 1, "console", pr, npr);
 	web_storage_html(&b, r.run_dir, pr, npr);
 	web_page_tail(&b);
+	if (*key && !b.truncated)
+		web_cache_put(w, key, buf_str(&b), b.len, "text/html; charset=utf-8");
 	rc = web_reply_page(c, &b);
 out:
 	db_rows_free(db_pruned_fields, pr, sizeof(*pr), npr);

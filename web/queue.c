@@ -1,13 +1,21 @@
 /* queue.c: the fleet as a whole: /queue (the runs running and waiting in
  * the fair queue's order, whom each is for, how long each has waited or
  * run, an expected turnaround per request and, per series a watch took,
- * when its work was queued, started and finished) and /hosts (what libvirt said about each host and whether it is
- * in placement), as HTML and as JSON under /api/. Reads come from
- * db/query.c on this thread's connection; text goes through web_html(). */
+ * when its work was queued, started and finished) and /hosts (what
+ * libvirt said about each host and whether it is in placement), as HTML
+ * and as JSON under /api/, the runs WEB_QUEUE_PAGE a page (?page=N;
+ * ?offset=N&limit=M in the JSON). Reads come from db/query.c on this
+ * thread's connection, the medians and the requests' progress through
+ * estimates.c, which keeps them while the runs' counts stay; a whole
+ * answer is kept for the second it was made in (cache.c). Text goes
+ * through web_html(). */
+#include "web/cache.h"
+#include "web/estimates.h"
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,13 +194,17 @@ static int queue_estimate(struct queue *m)
 	return 0;
 }
 
-/* Reads the queue, the medians and the requests' progress; 0, -1 with the
- * database's error, -2 out of memory */
-static int queue_load(struct db *db, struct queue *m)
+/* Reads the queue, the medians and the requests' progress (those two
+ * kept between requests: estimates.c); 0, -1 with the database's error,
+ * -2 out of memory */
+static int queue_load(struct web *w, struct db *db, struct queue *m)
 {
+	int64_t counts[RUN_STATE_COUNT];
+
 	memset(m, 0, sizeof(*m));
 	m->now = now_ms();
-	if (dbq_queue(db, DBQ_QUEUE_MAX + 1, &m->v, &m->nread) < 0)
+	if (web_estimates_state(db, counts) < 0 ||
+	    dbq_queue(db, DBQ_QUEUE_MAX + 1, &m->v, &m->nread) < 0)
 		return -1;
 	m->n = m->nread;
 	if (m->n > DBQ_QUEUE_MAX) {
@@ -225,8 +237,9 @@ static int queue_load(struct db *db, struct queue *m)
 			q->median_ms = m->q[j].median_ms;
 			q->median_n = m->q[j].median_n;
 		} else {
-			int r = dbq_median_duration(db, q->r->job, q->r->command, q->r->arch,
-						    q->r->vcpus, &q->median_ms, &q->median_n);
+			int r = web_estimates_median(w, db, counts, q->r->job, q->r->command,
+						     q->r->arch, q->r->vcpus, &q->median_ms,
+						     &q->median_n);
 
 			if (r < 0)
 				return -1;
@@ -238,14 +251,30 @@ static int queue_load(struct db *db, struct queue *m)
 				;
 			if (j == m->nreqs) {
 				m->reqs[m->nreqs].id = q->r->request_id;
-				if (dbq_request_progress(db, q->r->request_id, &m->reqs[j].runs,
-							 &m->reqs[j].done) < 0)
+				if (web_estimates_progress(w, db, counts, q->r->request_id,
+							   &m->reqs[j].runs, &m->reqs[j].done) < 0)
 					return -1;
 				m->nreqs++;
 			}
 		}
 	}
 	return queue_estimate(m) < 0 ? -2 : 0;
+}
+
+/* The key the answer what (its page or offset and limit in it) is kept
+ * under: the runs' counts per state and the second it is made in. Within
+ * that second the same answer is given to everyone (a run's phase, its
+ * times so far, are at most a second old); a run queued, claimed or ended
+ * makes a new one at once. 0, or -1: not kept */
+static int queue_key(struct db *db, const char *what, char *key, size_t n)
+{
+	int64_t c[RUN_STATE_COUNT];
+
+	if (web_estimates_state(db, c) < 0)
+		return -1;
+	snprintf(key, n, "queue/%s/%lld %lld %lld/%lld", what, (long long)c[RUN_QUEUED],
+		 (long long)c[RUN_RUNNING], (long long)c[RUN_DONE], (long long)(now_ms() / 1000));
+	return 0;
 }
 
 /* ---- HTML helpers ---- */
@@ -385,17 +414,48 @@ static void series_html(struct buf *b, const struct queue *m)
 	buf_puts(b, "</tbody></table>\n");
 }
 
+/* The links to the other pages of the runs */
+static void queue_pages_nav(struct buf *b, long long page, long long pages)
+{
+	buf_puts(b, "<p class=\"pages\">");
+	if (page > 1)
+		buf_printf(b, "<a href=\"/queue?page=1#queue\">first</a> &middot; "
+			   "<a href=\"/queue?page=%lld#queue\">previous</a> &middot; ", page - 1);
+	buf_printf(b, "page %lld of %lld", page, pages);
+	if (page < pages)
+		buf_printf(b, " &middot; <a href=\"/queue?page=%lld#queue\">next</a> &middot; "
+			   "<a href=\"/queue?page=%lld#queue\">last</a>", page + 1, pages);
+	buf_puts(b, "</p>\n");
+}
+
 WEB_HANDLER(pages_queue)
 {
+	const char *ps = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "page");
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
 	struct queue m;
 	enum MHD_Result rc;
-	struct db *db = web_db_or_reply(w, c, 1, &rc);
+	struct db *db;
+	long long page = 1, pages;
+	size_t from, to;
+	char what[64], key[160];
+	const char *ctype;
 	int r;
 
+	if (ps && parse_int(ps, 1, INT32_MAX, &page) < 0)
+		return web_reply_html_error(c, MHD_HTTP_BAD_REQUEST, "page '%.64s': not a page "
+					    "number (1 or more)", ps);
+	db = web_db_or_reply(w, c, 1, &rc);
 	if (!db)
 		return rc;
-	r = queue_load(db, &m);
+	snprintf(what, sizeof(what), "page %lld", page);
+	if (queue_key(db, what, key, sizeof(key)) < 0)
+		key[0] = '\0';
+	if (*key && web_cache_get(w, key, &b, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &b);
+		buf_release(&b);
+		return rc;
+	}
+	r = queue_load(w, db, &m);
 	if (r < 0) {
 		log_warn("web: queue page: %s", r == -1 ? db_errmsg(db) : "out of memory");
 		rc = web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "queue: %s",
@@ -426,13 +486,25 @@ WEB_HANDLER(pages_queue)
 	} else {
 		if (m.truncated)
 			buf_printf(&b, "<p class=\"note\">showing the first %d</p>\n", DBQ_QUEUE_MAX);
+		pages = ((long long)m.n + WEB_QUEUE_PAGE - 1) / WEB_QUEUE_PAGE;
+		if (page > pages)
+			page = pages;
+		from = (size_t)(page - 1) * WEB_QUEUE_PAGE;
+		to = from + WEB_QUEUE_PAGE < m.n ? from + WEB_QUEUE_PAGE : m.n;
+		if (pages > 1) {
+			buf_printf(&b, "<p class=\"note\">runs %zu to %zu of %zu</p>\n", from + 1, to,
+				   m.n);
+			queue_pages_nav(&b, page, pages);
+		}
 		buf_puts(&b, "<table id=\"queue\"><thead><tr><th>run</th><th>state</th>"
 			 "<th>request</th><th>for</th><th>job</th><th>kernel</th><th>arch</th><th>vCPUs</th>"
 			 "<th>host</th><th>waited</th><th>running for</th><th>median run</th>"
 			 "<th>expected end in</th><th>where</th></tr></thead><tbody>\n");
-		for (size_t i = 0; i < m.n; i++)
+		for (size_t i = from; i < to; i++)
 			queue_run_row(&b, &m, &m.q[i]);
 		buf_puts(&b, "</tbody></table>\n");
+		if (pages > 1)
+			queue_pages_nav(&b, page, pages);
 	}
 	buf_printf(&b, "<p class=\"note\">Queued runs are listed in the order the fair queue "
 		   "serves them: people's runs first, oldest first, then the watches' taking turns. "
@@ -443,6 +515,8 @@ WEB_HANDLER(pages_queue)
 		   "finished runs of its kind yet.</p>\n", DBQ_MEDIAN_RUNS, m.parallel,
 		   m.parallel == 1 ? "" : "s");
 	web_page_tail(&b);
+	if (*key && !b.truncated)
+		web_cache_put(w, key, buf_str(&b), b.len, "text/html; charset=utf-8");
 	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
@@ -457,17 +531,47 @@ static json_t *jms(int64_t ms)
 	return ms >= 0 ? json_integer(ms) : json_null();
 }
 
+/* offset= and limit= of /api/queue: 0, or -1 */
+static int queue_page_args(struct MHD_Connection *c, long long *offset, long long *limit)
+{
+	const char *os = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
+	const char *ls = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+
+	*offset = 0;
+	*limit = WEB_QUEUE_PAGE;
+	return (os && parse_int(os, 0, INT32_MAX, offset) < 0) ||
+	       (ls && parse_int(ls, 1, DBQ_QUEUE_MAX, limit) < 0) ? -1 : 0;
+}
+
 WEB_HANDLER(api_queue)
 {
 	struct queue m;
 	enum MHD_Result rc;
-	struct db *db = web_db_or_reply(w, c, 0, &rc);
+	struct db *db;
 	json_t *runs = NULL, *reqs = NULL, *series = NULL, *o;
+	long long offset, limit;
+	size_t to;
+	char next[64], what[64], key[160], *js = NULL;
+	struct buf out = BUF_INIT(0);
+	const char *ctype;
 	int r, bad = 0;
 
+	if (queue_page_args(c, &offset, &limit) < 0)
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "offset= is a run's place in the "
+				       "queue (0 or more), limit= a count from 1 to %d",
+				       DBQ_QUEUE_MAX);
+	db = web_db_or_reply(w, c, 0, &rc);
 	if (!db)
 		return rc;
-	r = queue_load(db, &m);
+	snprintf(what, sizeof(what), "json %lld %lld", offset, limit);
+	if (queue_key(db, what, key, sizeof(key)) < 0)
+		key[0] = '\0';
+	if (*key && web_cache_get(w, key, &out, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &out);
+		buf_release(&out);
+		return rc;
+	}
+	r = queue_load(w, db, &m);
 	if (r < 0) {
 		log_warn("web: queue: %s", r == -1 ? db_errmsg(db) : "out of memory");
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "queue: %s",
@@ -476,7 +580,8 @@ WEB_HANDLER(api_queue)
 	}
 	runs = json_array();
 	reqs = json_array();
-	for (size_t i = 0; runs && i < m.n; i++) {
+	to = (size_t)offset + (size_t)limit < m.n ? (size_t)(offset + limit) : m.n;
+	for (size_t i = (size_t)offset; runs && i < to; i++) {
 		const struct dbq_queue_run *q = m.q[i].r;
 		int running = q->state == RUN_RUNNING;
 
@@ -530,12 +635,24 @@ WEB_HANDLER(api_queue)
 		rc = MHD_NO;
 		goto out;
 	}
-	o = json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:b}", "runs", runs, "requests", reqs,
-		      "series", series, "running", (json_int_t)m.running,
+	snprintf(next, sizeof(next), "/api/queue?offset=%zu&limit=%lld", to, limit);
+	o = json_pack("{s:o, s:o, s:o, s:I, s:I, s:I, s:b, s:I, s:I, s:o}", "runs", runs,
+		      "requests", reqs, "series", series, "running", (json_int_t)m.running,
 		      "queued", (json_int_t)m.queued, "parallel", (json_int_t)m.parallel,
-		      "truncated", m.truncated);
-	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+		      "truncated", m.truncated, "offset", (json_int_t)offset,
+		      "total", (json_int_t)m.n, "next", to < m.n ? json_string(next) : json_null());
+	js = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (!js || buf_puts(&out, js) < 0 || buf_puts(&out, "\n") < 0) {
+		rc = MHD_NO;
+		goto out;
+	}
+	if (*key)
+		web_cache_put(w, key, buf_str(&out), out.len, "application/json");
+	rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
 out:
+	free(js);
+	buf_release(&out);
 	queue_release(&m);
 	return rc;
 }

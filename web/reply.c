@@ -4,6 +4,7 @@
  * safe HTML or JSON, the frame and small pieces of every page, the bearer
  * token and the strict parsers of a request's path and body. It calls
  * nothing else of web/. */
+#include "web/cache.h"
 #include "web/reply.h"
 #include "web/server.h"
 
@@ -108,6 +109,8 @@ enum MHD_Result web_reply(struct MHD_Connection *c, unsigned status, const char 
 
 	if (!data)
 		return MHD_NO;
+	if (status == MHD_HTTP_OK)
+		web_cache_captured(data, len, ctype);
 	r = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(data);

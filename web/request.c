@@ -7,6 +7,7 @@
  * request's runs only), drawn as strip plots (web/svg.c), and for a
  * request run until decided its rounds and why it stopped (web/decided.c).
  * Everything from the database goes through web_html(). */
+#include "web/cache.h"
 #include "web/decided.h"
 #include "web/handlers.h"
 #include "web/reply.h"
@@ -15,6 +16,7 @@
 #include "web/svg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +110,24 @@ static int req_load(struct db *db, int64_t id, struct req *r)
 			return -1;
 	}
 	return 1;
+}
+
+/* The key a done request's answer (what: "page" or "json") is kept under
+ * (cache.c): its rounds and decision, the runs' counts per state (a
+ * sibling's run that ends, for the scaling) and the quarantine's state
+ * (pass/fail per subtest). 0, or -1: not kept (not done, or the database
+ * could not say) */
+static int req_key(struct db *db, const struct req *r, const char *what, char *key, size_t n)
+{
+	int64_t c[RUN_STATE_COUNT], q[3];
+
+	if (!r->done || db_run_counts(db, c) < 0 || db_quarantine_stamp(db, q) < 0)
+		return -1;
+	snprintf(key, n, "request/%s/%lld/%d/%s/%lld/runs %lld %lld %lld/quarantine %lld %lld %lld",
+		 what, (long long)r->q.id, r->q.rounds, r->q.decided ? r->q.decided : "-",
+		 (long long)r->q.decided_at, (long long)c[RUN_QUEUED], (long long)c[RUN_RUNNING],
+		 (long long)c[RUN_DONE], (long long)q[0], (long long)q[1], (long long)q[2]);
+	return 0;
 }
 
 /* The runs whose results count: done, and not ended by the infrastructure
@@ -661,7 +681,8 @@ WEB_HANDLER(pages_request)
 	struct req r;
 	enum MHD_Result rc;
 	struct db *db;
-	char title[64], s[128];
+	char title[64], s[128], key[256];
+	const char *ctype;
 	int found;
 	int64_t now = now_ms();
 
@@ -679,6 +700,12 @@ WEB_HANDLER(pages_request)
 	if (!found) {
 		rc = web_reply_html_error(c, MHD_HTTP_NOT_FOUND, "request %lld: no such request",
 					  (long long)id);
+		goto out;
+	}
+	if (req_key(db, &r, "page", key, sizeof(key)) < 0)
+		key[0] = '\0';
+	if (*key && web_cache_get(w, key, &b, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &b);
 		goto out;
 	}
 	snprintf(title, sizeof(title), "kfleet: request %lld", (long long)id);
@@ -729,6 +756,8 @@ WEB_HANDLER(pages_request)
 	buf_printf(&b, "<p class=\"note\"><a href=\"/api/requests/%lld\">as JSON</a></p>\n",
 		   (long long)id);
 	web_page_tail(&b);
+	if (*key && !b.truncated)
+		web_cache_put(w, key, buf_str(&b), b.len, "text/html; charset=utf-8");
 	rc = web_reply_page(c, &b);
 out:
 	buf_release(&b);
@@ -747,7 +776,9 @@ WEB_HANDLER(api_request)
 	enum MHD_Result rc;
 	struct db *db;
 	json_t *o = NULL, *runs, *pf, *comps, *unmatched;
-	char *err = NULL;
+	struct buf hit = BUF_INIT(0);
+	char *err = NULL, *js = NULL, key[256];
+	const char *ctype;
 	int found, bad = 0, cr;
 
 	memset(&x, 0, sizeof(x));
@@ -763,6 +794,12 @@ WEB_HANDLER(api_request)
 	if (!found) {
 		rc = web_reply_error(c, MHD_HTTP_NOT_FOUND, "request %lld: no such request",
 				     (long long)id);
+		goto out;
+	}
+	if (req_key(db, &r, "json", key, sizeof(key)) < 0)
+		key[0] = '\0';
+	if (*key && web_cache_get(w, key, &hit, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &hit);
 		goto out;
 	}
 	def = r.q.job ? job_set_find(web_jobs(w), r.q.job) : NULL;
@@ -820,8 +857,18 @@ WEB_HANDLER(api_request)
 		      "done", r.done, "passfail", pf, "comparisons", comps, "unmatched", unmatched,
 		      "decided", web_decided_json(db, &r.q),
 		      "scaling", web_scaling_json(w, db, &r.q));
-	rc = o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+	js = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (!js || buf_puts(&hit, js) < 0 || buf_puts(&hit, "\n") < 0) {
+		rc = MHD_NO;
+		goto out;
+	}
+	if (*key)
+		web_cache_put(w, key, buf_str(&hit), hit.len, "application/json");
+	rc = web_reply(c, MHD_HTTP_OK, "application/json", &hit);
 out:
+	free(js);
+	buf_release(&hit);
 	reqcmp_release(&x);
 	req_release(&r);
 	return rc;

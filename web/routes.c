@@ -4,9 +4,11 @@
  * whose pattern matches but not for this method is 405 with the methods
  * that would do. Answers under /api are JSON, the rest HTML. */
 #include "web/routes.h"
+#include "web/cache.h"
 #include "web/reply.h"
 #include "web/server.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct web_route routes[] = {
@@ -16,10 +18,10 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/runs/{id}/console", pages_run_console, 0 },
 	{ WEB_GET,  "/runs/{id}/output", pages_run_output, 0 },
 	{ WEB_GET,  "/runs/{id}/domain.xml", pages_run_xml, 0 },
-	{ WEB_GET,  "/trends", pages_trends, 0 },
-	{ WEB_GET,  "/trends/view", pages_trend, 0 },
+	{ WEB_GET,  "/trends", pages_trends, WEB_ROUTE_DONE_RUNS },
+	{ WEB_GET,  "/trends/view", pages_trend, WEB_ROUTE_DONE_RUNS },
 	{ WEB_GET,  "/jobs", pages_jobs, 0 },
-	{ WEB_GET,  "/jobs/{rest}", pages_job, 0 },
+	{ WEB_GET,  "/jobs/{rest}", pages_job, WEB_ROUTE_DONE_RUNS },
 	{ WEB_GET,  "/queue", pages_queue, 0 },
 	{ WEB_GET,  "/hosts", pages_hosts, 0 },
 	{ WEB_GET,  "/requests/{id}", pages_request, 0 },
@@ -46,7 +48,7 @@ static const struct web_route routes[] = {
 	{ WEB_POST, "/api/requests", api_requests_submit, 0 },
 	{ WEB_GET,  "/api/requests/{id}", api_request, 0 },
 	{ WEB_GET,  "/api/jobs", api_jobs, 0 },
-	{ WEB_GET,  "/api/jobs/{rest}", api_job, 0 },
+	{ WEB_GET,  "/api/jobs/{rest}", api_job, WEB_ROUTE_DONE_RUNS },
 	{ WEB_GET,  "/api/queue", api_queue, 0 },
 	{ WEB_GET,  "/api/hosts", api_hosts, 0 },
 	{ WEB_GET,  "/api/trees", api_trees, 0 },
@@ -58,7 +60,7 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/api/builds", api_builds, 0 },
 	{ WEB_GET,  "/api/builds/{id}", api_build, 0 },
 	{ WEB_POST, "/api/import", api_import, WEB_ROUTE_UPLOAD },
-	{ WEB_GET,  "/api/trend", api_trend, 0 },
+	{ WEB_GET,  "/api/trend", api_trend, WEB_ROUTE_DONE_RUNS },
 	{ WEB_GET,  "/api/compare", api_compare, 0 },
 	{ WEB_GET,  "/api/bisections", api_bisections_list, 0 },
 	{ WEB_POST, "/api/bisections", api_bisections_add, 0 },
@@ -153,6 +155,32 @@ size_t web_route_body_max(const char *url)
 	return WEB_BODY_MAX;
 }
 
+/* A route of WEB_ROUTE_DONE_RUNS: its kept answer while no other run is
+ * done, else the handler's, kept as it is sent */
+static enum MHD_Result route_kept(struct web *w, struct MHD_Connection *c,
+				  const struct web_route *r, const char *url,
+				  const struct web_args *a)
+{
+	struct buf hit = BUF_INIT(0);
+	const char *ctype;
+	char key[1024], *err = NULL;
+	enum MHD_Result rc;
+	struct db *db = web_db(w, &err);
+
+	free(err);   /* the handler says it, when it asks */
+	if (!db || web_cache_done_key(db, c, url, key, sizeof(key)) < 0)
+		return r->handler(w, c, a);
+	if (web_cache_get(w, key, &hit, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &hit);
+		buf_release(&hit);
+		return rc;
+	}
+	web_cache_capture(w, key);
+	rc = r->handler(w, c, a);
+	web_cache_capture(w, NULL);
+	return rc;
+}
+
 enum MHD_Result web_route(struct web *w, struct MHD_Connection *c, const char *method,
 			  const char *url, struct web_req *req)
 {
@@ -164,6 +192,8 @@ enum MHD_Result web_route(struct web *w, struct MHD_Connection *c, const char *m
 	unsigned allow;
 
 	r = web_route_find(method, url, &a, seg, &allow);
+	if (r && r->handler && (r->flags & WEB_ROUTE_DONE_RUNS))
+		return route_kept(w, c, r, url, &a);
 	if (r && r->handler)
 		return r->handler(w, c, &a);
 	if (!r && allow)

@@ -12,6 +12,9 @@
 #define WEB_POST  0x2u
 
 #define WEB_ROUTE_UPLOAD 0x1u   /* the body may be up to WEB_UPLOAD_MAX */
+/* the answer reads done runs only, and what does not change after start
+ * (the job files): kept (cache.c) until another run is done */
+#define WEB_ROUTE_DONE_RUNS 0x2u
 
 /* One route. A pattern is the path with {id} (a strict id: digits, no
  * leading zero), {name} (one segment, at most WEB_SEGMENT_MAX bytes, may

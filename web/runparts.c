@@ -10,7 +10,8 @@
  * {"console": {"offset": where the text starts, "next": where to ask from
  * next, "size": the file's size, "text", "restarted": the file became
  * shorter than N (virtlogd rotated it at 2 MiB), so the text starts at 0}}.
- * A file not there yet is empty. */
+ * A file not there yet is empty. A done run's pages are kept (cache.c). */
+#include "web/cache.h"
 #include "web/handlers.h"
 
 #include <errno.h>
@@ -232,14 +233,22 @@ static int page_args(struct MHD_Connection *c, long long *offset, long long *lim
 	return 0;
 }
 
-/* 1 when run id exists, else 0 after replying (404, or 500) into *rc */
-static int run_exists(struct db *db, struct MHD_Connection *c, int64_t id, enum MHD_Result *rc)
+/* 1 when run id exists, else 0 after replying (404, or 500) into *rc;
+ * key (n bytes) gets what a page of it (what, offset, limit) is kept under
+ * once the run is done (it changes only when the run runs or ends again),
+ * "" while it is not */
+static int run_exists(struct db *db, struct MHD_Connection *c, int64_t id, enum MHD_Result *rc,
+		      const char *what, long long offset, long long limit, char *key, size_t n)
 {
 	struct run r;
 	int found;
 
 	memset(&r, 0, sizeof(r));
 	found = db_run_get(db, id, &r);
+	key[0] = '\0';
+	if (found > 0 && r.state == RUN_DONE)
+		snprintf(key, n, "%s/%lld/%d/%lld/%lld/%lld", what, (long long)id, r.attempt,
+			 (long long)r.ended_at, offset, limit);
 	run_release(&r);
 	if (found > 0)
 		return 1;
@@ -251,21 +260,48 @@ static int run_exists(struct db *db, struct MHD_Connection *c, int64_t id, enum 
 	return 0;
 }
 
+/* o (taken) as the answer, kept under key unless key is "" */
+static enum MHD_Result reply_kept(struct web *w, struct MHD_Connection *c, json_t *o,
+				  const char *key)
+{
+	struct buf b = BUF_INIT(0);
+	enum MHD_Result rc = MHD_NO;
+	char *js = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	if (js && buf_puts(&b, js) == 0 && buf_puts(&b, "\n") == 0) {
+		if (*key)
+			web_cache_put(w, key, buf_str(&b), b.len, "application/json");
+		rc = web_reply(c, MHD_HTTP_OK, "application/json", &b);
+	}
+	free(js);
+	buf_release(&b);
+	return rc;
+}
+
 WEB_HANDLER(api_run_results)
 {
 	long long offset, limit, total = 0;
 	int64_t counts[7];
 	struct result_row *rows = NULL;
+	struct buf hit = BUF_INIT(0);
 	enum MHD_Result rc;
+	const char *ctype;
 	struct db *db;
+	char key[160];
 	size_t n = 0;
 	json_t *o;
 
 	if (page_args(c, &offset, &limit, WEB_RESULTS_PAGE_MAX, &rc) < 0)
 		return rc;
 	db = web_db_or_reply(w, c, 0, &rc);
-	if (!db || !run_exists(db, c, arg->id, &rc))
+	if (!db || !run_exists(db, c, arg->id, &rc, "results", offset, limit, key, sizeof(key)))
 		return rc;
+	if (*key && web_cache_get(w, key, &hit, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &hit);
+		buf_release(&hit);
+		return rc;
+	}
 	if (db_run_results_at(db, arg->id, offset, (int)limit, &rows, &n, counts) < 0) {
 		log_warn("web: run %lld: %s", (long long)arg->id, db_errmsg(db));
 		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
@@ -277,23 +313,31 @@ WEB_HANDLER(api_run_results)
 		      "total", (json_int_t)total, "rows", web_result_rows_json(rows, n), "next",
 		      web_run_page_next(arg->id, "results", offset, n, total));
 	result_rows_free(rows, n);
-	return o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+	return reply_kept(w, c, o, key);
 }
 
 WEB_HANDLER(api_run_samples)
 {
 	long long offset, limit, total;
 	struct sample_row *rows = NULL;
+	struct buf hit = BUF_INIT(0);
 	enum MHD_Result rc;
+	const char *ctype;
 	struct db *db;
+	char key[160];
 	size_t n = 0;
 	json_t *o;
 
 	if (page_args(c, &offset, &limit, WEB_SAMPLES_MAX, &rc) < 0)
 		return rc;
 	db = web_db_or_reply(w, c, 0, &rc);
-	if (!db || !run_exists(db, c, arg->id, &rc))
+	if (!db || !run_exists(db, c, arg->id, &rc, "samples", offset, limit, key, sizeof(key)))
 		return rc;
+	if (*key && web_cache_get(w, key, &hit, &ctype)) {
+		rc = web_reply(c, MHD_HTTP_OK, ctype, &hit);
+		buf_release(&hit);
+		return rc;
+	}
 	total = db_run_sample_count(db, arg->id);
 	if (total < 0 || db_run_samples_at(db, arg->id, offset, (int)limit, &rows, &n) < 0) {
 		log_warn("web: run %lld: %s", (long long)arg->id, db_errmsg(db));
@@ -304,5 +348,5 @@ WEB_HANDLER(api_run_samples)
 		      "total", (json_int_t)total, "rows", web_sample_rows_json(rows, n), "next",
 		      web_run_page_next(arg->id, "samples", offset, n, total));
 	sample_rows_free(rows, n);
-	return o ? web_reply_json(c, MHD_HTTP_OK, o) : MHD_NO;
+	return reply_kept(w, c, o, key);
 }

@@ -17,11 +17,13 @@
 #define WEB_PAGE_OUTPUT    (256 * 1024)         /* output shown on a run page */
 #define WEB_PAGE_CONSOLE   (256 * 1024)         /* console tail shown on a run page */
 #define WEB_PAGE_MAX       (16 * 1024 * 1024)   /* one generated page */
-#define WEB_RESULTS_MAX    1000                 /* result rows in a run's JSON and page */
+#define WEB_RESULTS_MAX    1000                 /* result rows in a run's JSON */
+#define WEB_RESULTS_PAGE   200                  /* result rows on a page of a run's page */
 #define WEB_SAMPLES_MAX    5000                 /* metric samples in a run's JSON and page */
 #define WEB_FEW_VALUES     10                   /* a metric's values listed on the page */
 #define WEB_LIST_DEFAULT   50
 #define WEB_LIST_MAX       500
+#define WEB_QUEUE_PAGE     100                  /* runs on a page of /queue, /api/queue */
 #define WEB_POOL_THREADS   4
 
 struct db;
@@ -42,6 +44,7 @@ struct web {
 	struct db **dbs;               /* every connection opened, closed at web_stop */
 	size_t ndbs;
 	struct web_cache *cache;       /* cache.c: answers kept until their data change */
+	struct web_estimates *estimates;   /* estimates.c: the queue's medians and progress */
 	struct web_guard guard;        /* guard.c: a deadline for a request's headers */
 	char kcidb_origin[65];         /* the KCIDB export's origin (export.c) */
 	char link_base[160];           /* "http://ADDR:PORT": links in the KCIDB export */

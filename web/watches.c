@@ -114,11 +114,17 @@ WEB_HANDLER(api_watches)
 
 	if (!db)
 		return rc;
-	if (db_watch_list(db, &rows, &n) < 0)
+	/* a statement per series for its checks: one read transaction */
+	if (db_read_begin(db) < 0)
 		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
+	if (db_watch_list(db, &rows, &n) < 0) {
+		db_read_end(db);
+		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
+	}
 	a = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(a, watch_json(db, &rows[i]));
+	db_read_end(db);
 	db_rows_free(db_watch_fields, rows, sizeof(*rows), n);
 	return web_reply_json(c, MHD_HTTP_OK, json_pack("{s:o}", "watches", a));
 }
@@ -297,8 +303,12 @@ WEB_HANDLER(pages_watches)
 
 	if (!db)
 		return rc;
-	if (db_watch_list(db, &v, &n) < 0)
+	if (db_read_begin(db) < 0)
 		return web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
+	if (db_watch_list(db, &v, &n) < 0) {
+		db_read_end(db);
+		return web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database error");
+	}
 	web_page_head(&b, "watches", 1);
 	buf_puts(&b, "<h1>Watches</h1>\n");
 	if (!n)
@@ -341,6 +351,7 @@ WEB_HANDLER(pages_watches)
 		series_rows(&b, db, v[i].name);
 		log_rows(&b, db, v[i].name);
 	}
+	db_read_end(db);
 	db_rows_free(db_watch_fields, v, sizeof(*v), n);
 	web_page_tail(&b);
 	return web_reply_page(c, &b);

@@ -2,7 +2,7 @@
  * the daemon's URL from --url, $KFLEET_URL or the config, the token file,
  * base64, and cli_api_call against a small libmicrohttpd server here that
  * answers by path (JSON, an API error, an error without JSON, bad JSON),
- * then with nothing listening. */
+ * then with nothing listening; and kfleet show following a run's pages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <curl/curl.h>
@@ -182,6 +183,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		{ "/missing", 404, "{\"error\": \"run 9: not found\"}" },
 		{ "/plain", 500, "oops" },
 		{ "/bad", 200, "{\"id\": " },
+		/* a run whose results and samples come in pages (test_show_pages) */
+		{ "/api/runs/7", 200, "{\"id\": 7, \"state\": \"done\", \"outcome\": \"failed\","
+		  " \"results\": {\"counts\": {\"pass\": 1, \"fail\": 2}, \"rows\":"
+		  " [{\"path\": \"t/one\", \"status\": \"fail\", \"detail\": null}],"
+		  " \"truncated\": true, \"next\": \"/api/runs/7/results?offset=1\"},"
+		  " \"samples\": [{\"metric\": \"ops\", \"unit\": \"1/s\", \"value\": 1,"
+		  " \"seq\": 0}], \"samples_truncated\": true,"
+		  " \"samples_next\": \"/api/runs/7/samples?offset=1\"}" },
+		{ "/api/runs/7/results", 200, "{\"rows\": [{\"path\": \"t/two\", \"status\":"
+		  " \"fail\", \"detail\": \"second page\"}, {\"path\": \"t/three\","
+		  " \"status\": \"pass\", \"detail\": null}], \"next\": null}" },
+		{ "/api/runs/7/samples", 200, "{\"rows\": [{\"metric\": \"ops\", \"unit\": \"1/s\","
+		  " \"value\": 3, \"seq\": 1}, {\"metric\": \"ops\", \"unit\": \"1/s\","
+		  " \"value\": 2, \"seq\": 2}], \"next\": null}" },
 	};
 	struct seen *s = cls;
 	const char *h;
@@ -277,6 +292,76 @@ static void test_api_call(void **state)
 	curl_global_cleanup();
 }
 
+/* cli_show(argv) against the server at url, its stdout into out */
+static int show_out(const char *url, char **argv, int argc, char *out, size_t n)
+{
+	char tmp[] = "/tmp/kf-show-XXXXXX";
+	int fd = mkstemp(tmp), saved, rc;
+	struct cli k;
+	ssize_t got;
+
+	assert_true(fd >= 0);
+	cli_init(&k);
+	k.url = strdup(url);
+	k.cmd = "show";
+	fflush(stdout);
+	saved = dup(1);
+	assert_true(dup2(fd, 1) == 1);
+	rc = cli_show(&k, argc, argv);
+	fflush(stdout);
+	assert_true(dup2(saved, 1) == 1);
+	close(saved);
+	got = pread(fd, out, n - 1, 0);
+	out[got > 0 ? got : 0] = '\0';
+	close(fd);
+	unlink(tmp);
+	cli_release(&k);
+	return rc;
+}
+
+/* kfleet show follows the pages the run's JSON names: every result that
+ * did not pass and every sample, as text and as JSON */
+static void test_show_pages(void **state)
+{
+	struct seen seen;
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *info;
+	char url[64], out[8192];
+	char *text[] = { "show", "7", NULL }, *js[] = { "show", "--json", "7", NULL };
+	json_t *j;
+
+	memset(&seen, 0, sizeof(seen));
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer, &seen,
+			     MHD_OPTION_SOCK_ADDR, NULL, MHD_OPTION_END);
+	assert_non_null(d);
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	assert_non_null(info);
+	assert_int_equal(curl_global_init(CURL_GLOBAL_DEFAULT), CURLE_OK);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", (unsigned)info->port);
+
+	assert_int_equal(show_out(url, text, 2, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "t/one"));
+	assert_non_null(strstr(out, "t/two"));
+	assert_non_null(strstr(out, "second page"));
+	assert_null(strstr(out, "not shown"));
+	assert_null(strstr(out, "from the first samples only"));
+	/* three samples of ops: min/median/max 1/2/3 */
+	assert_non_null(strstr(out, "      3  1/2/3"));
+
+	assert_int_equal(show_out(url, js, 3, out, sizeof(out)), 0);
+	j = json_loads(out, 0, NULL);
+	assert_non_null(j);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(j, "results"), "rows")),
+			 3);
+	assert_true(json_is_false(json_object_get(json_object_get(j, "results"), "truncated")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "results"), "next")));
+	assert_int_equal(json_array_size(json_object_get(j, "samples")), 3);
+	assert_true(json_is_false(json_object_get(j, "samples_truncated")));
+	json_decref(j);
+	MHD_stop_daemon(d);
+	curl_global_cleanup();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_read_token),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_api_call),
+		cmocka_unit_test(test_show_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

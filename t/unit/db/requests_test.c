@@ -106,6 +106,48 @@ static void test_progress_results(void **state)
 	assert_int_equal(runs, 0);
 }
 
+/* The queue's progress of every request in one statement: the requests
+ * with a run queued or running only, each with all its runs and those
+ * done, by id */
+static void test_queue_progress(void **state)
+{
+	struct dbt *f = *state;
+	struct run_request a = dbt_req("/k/base", DBT_SHA_A, "ktap", 2);
+	struct run_request b = dbt_req("/k/patched", DBT_SHA_B, "ktap", 2);
+	struct dbq_progress *p = NULL;
+	int64_t r1, r2, r3;
+	size_t n = 9;
+
+	dbt_host(f->db, "h1");
+	assert_int_equal(dbq_queue_progress(f->db, &p, &n), 0);
+	assert_int_equal(n, 0);
+	free(p);
+	assert_int_equal(db_request_insert(f->db, &a, &b, 1, &r1), 0);   /* 2 runs */
+	assert_int_equal(db_request_insert(f->db, &a, &b, 2, &r2), 0);   /* 4 runs */
+	assert_int_equal(db_request_insert(f->db, &a, &b, 1, &r3), 0);
+	/* r1's two runs end: it leaves the queue's list; one of r2's ends,
+	 * one runs (set here: which run a claim takes is the queue's) */
+	{
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "UPDATE runs SET state = 'done', outcome = 'passed'"
+			 " WHERE request_id = %lld OR id = (SELECT min(id) FROM runs WHERE"
+			 " request_id = %lld); UPDATE runs SET state = 'running' WHERE id ="
+			 " (SELECT max(id) FROM runs WHERE request_id = %lld)", (long long)r1,
+			 (long long)r2, (long long)r2);
+		assert_int_equal(sqlite3_exec(db_sqlite(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	assert_int_equal(dbq_queue_progress(f->db, &p, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].request_id, r2);
+	assert_int_equal(p[0].runs, 4);
+	assert_int_equal(p[0].done, 1);
+	assert_int_equal(p[1].request_id, r3);
+	assert_int_equal(p[1].runs, 2);
+	assert_int_equal(p[1].done, 0);
+	free(p);
+}
+
 static void test_submission(void **state)
 {
 	struct dbt *f = *state;
@@ -202,6 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_insert_get),
 		T(test_progress_results),
+		T(test_queue_progress),
 		T(test_submission),
 		T(test_until_decided),
 	};

@@ -205,6 +205,19 @@ static void store_results(int64_t id, const struct result_row *res, size_t nres,
 	db_close(db);
 }
 
+/* Runs sql on the daemon's database */
+static void exec_sql(const char *sql)
+{
+	char *err = NULL;
+	struct db *db = db_open(orch_db_path(fx->orch), &err);
+
+	if (!db)
+		fail_msg("db_open: %s", err);
+	if (sqlite3_exec(db_sqlite(db), sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+	db_close(db);
+}
+
 /* ---- setup ---- */
 
 /* Two jobs; the file names sort the other way round from the job names */
@@ -957,10 +970,50 @@ static void test_run_results_bounded(void **state)
 	assert_true(json_is_true(json_object_get(j, "samples_truncated")));
 	json_decref(j);
 
+	/* the page: WEB_RESULTS_PAGE rows a page, the failing ones first */
 	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
 	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
-	snprintf(want, sizeof(want), "showing the first %d of %zu", WEB_RESULTS_MAX, nres);
+	snprintf(want, sizeof(want), "showing %d of %zu; the others on the next pages",
+		 WEB_RESULTS_PAGE, nfail);
 	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(want, sizeof(want), "results 1 to %d of %zu, those that did not pass first",
+		 WEB_RESULTS_PAGE, nres);
+	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(want, sizeof(want), "page 1 of %zu &middot; <a href=\"/runs/%lld?page=2#results\">"
+		 "next</a> &middot; <a href=\"/runs/%lld?page=%zu#results\">last</a>",
+		 (nres + WEB_RESULTS_PAGE - 1) / WEB_RESULTS_PAGE, (long long)id, (long long)id,
+		 (nres + WEB_RESULTS_PAGE - 1) / WEB_RESULTS_PAGE);
+	assert_non_null(strstr(buf_str(&b), want));
+	assert_non_null(strstr(buf_str(&b), "<td>t01200</td>"));      /* the first failing */
+	assert_null(strstr(buf_str(&b), "<td>t00000</td>"));          /* a pass: page 2 */
+	{
+		/* page 2: the last 100 failing, then the first passes; the same
+		 * bytes again (a done run's page is kept) */
+		struct buf again = BUF_INIT(0);
+
+		snprintf(path, sizeof(path), "/runs/%lld?page=2", (long long)id);
+		assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+		assert_non_null(strstr(buf_str(&b), "<td>t01499</td>"));
+		assert_non_null(strstr(buf_str(&b), "<td>t00099</td>"));
+		assert_null(strstr(buf_str(&b), "<td>t00100</td>"));
+		assert_true(strstr(buf_str(&b), "<td>t01499</td>") <
+			    strstr(buf_str(&b), "<td>t00000</td>"));
+		assert_int_equal(http("GET", path, NULL, NULL, &again), 200);
+		assert_int_equal(again.len, b.len);
+		assert_memory_equal(buf_str(&again), buf_str(&b), b.len);
+		buf_release(&again);
+	}
+	/* past the last page: the last one; not a number: 400 */
+	snprintf(path, sizeof(path), "/runs/%lld?page=99", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<td>t01199</td>"));
+	assert_null(strstr(buf_str(&b), "<td>t01099</td>"));
+	snprintf(want, sizeof(want), "results 1401 to %zu of %zu", nres, nres);
+	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(path, sizeof(path), "/runs/%lld?page=0", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 400);
+	snprintf(path, sizeof(path), "/runs/%lld", (long long)id);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
 	snprintf(want, sizeof(want), "from the first %d samples only", WEB_SAMPLES_MAX);
 	assert_non_null(strstr(buf_str(&b), want));
 	/* by metric and seq: all 2550 "even" ones (0, 2, ... 5098), then the first 2450
@@ -974,6 +1027,121 @@ static void test_run_results_bounded(void **state)
 	free(res);
 	free(smp);
 	free(names);
+	buf_release(&b);
+}
+
+/* /api/queue and /queue a page at a time; the medians the estimates keep
+ * are read again once another run is done */
+static void test_queue_pages(void **state)
+{
+	int64_t id = submit("queue-page-test");
+	struct buf b = BUF_INIT(0);
+	char sql[512], path[128], want[256];
+	long long total, seen = 0, pos = 0;
+	json_t *j, *e;
+	size_t i;
+
+	/* 230 more of the same kind, queued */
+	snprintf(sql, sizeof(sql), "INSERT INTO runs (kernel_id, arch, vcpus, memory_mb, timeout_s,"
+		 " command, state, queued_at) WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT"
+		 " n + 1 FROM c WHERE n < 230) SELECT kernel_id, arch, vcpus, memory_mb, timeout_s,"
+		 " command, 'queued', queued_at FROM runs CROSS JOIN c WHERE id = %lld",
+		 (long long)id);
+	exec_sql(sql);
+	assert_int_equal(http("GET", "/api/queue", NULL, NULL, &b), 200);
+	j = parse(&b);
+	total = json_integer_value(json_object_get(j, "total"));
+	assert_true(total >= 231);
+	assert_int_equal(total, json_integer_value(json_object_get(j, "queued")) +
+			 json_integer_value(json_object_get(j, "running")));
+	assert_int_equal(json_array_size(json_object_get(j, "runs")), WEB_QUEUE_PAGE);
+	assert_string_equal(json_string_value(json_object_get(j, "next")),
+			    "/api/queue?offset=100&limit=100");
+	json_decref(j);
+	/* every page in turn: each run once, in the queue's order */
+	snprintf(path, sizeof(path), "/api/queue?limit=70");
+	for (;;) {
+		assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+		j = parse(&b);
+		json_array_foreach(json_object_get(j, "runs"), i, e) {
+			assert_int_equal(json_integer_value(json_object_get(e, "position")), ++pos);
+			seen++;
+		}
+		if (!json_is_string(json_object_get(j, "next"))) {
+			json_decref(j);
+			break;
+		}
+		snprintf(path, sizeof(path), "%s", json_string_value(json_object_get(j, "next")));
+		json_decref(j);
+	}
+	assert_int_equal(seen, total);
+	assert_int_equal(http("GET", "/api/queue?limit=0", NULL, NULL, &b), 400);
+
+	/* the page: runs 101 to 200, with the links to the others */
+	assert_int_equal(http("GET", "/queue?page=2", NULL, NULL, &b), 200);
+	snprintf(want, sizeof(want), "runs 101 to 200 of %lld", total);
+	assert_non_null(strstr(buf_str(&b), want));
+	snprintf(want, sizeof(want), "<a href=\"/queue?page=1#queue\">first</a> &middot; "
+		 "<a href=\"/queue?page=1#queue\">previous</a> &middot; page 2 of %lld",
+		 (total + WEB_QUEUE_PAGE - 1) / WEB_QUEUE_PAGE);
+	assert_non_null(strstr(buf_str(&b), want));
+	assert_int_equal(http("GET", "/queue?page=x", NULL, NULL, &b), 400);
+
+	/* no run of the kind is done: no median; one ends: its time is the
+	 * median, not the answer kept before it ended */
+	snprintf(path, sizeof(path), "/api/queue?offset=%lld&limit=1", total - 1);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "runs"), 0),
+						 "median_ms")));
+	json_decref(j);
+	snprintf(sql, sizeof(sql), "UPDATE runs SET state = 'done', outcome = 'passed',"
+		 " started_at = 1000, ended_at = 5321 WHERE id = %lld", (long long)id);
+	exec_sql(sql);
+	snprintf(path, sizeof(path), "/api/queue?offset=%lld&limit=1", total - 2);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	e = json_array_get(json_object_get(j, "runs"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "state")), "queued");
+	assert_int_equal(json_integer_value(json_object_get(e, "median_ms")), 4321);
+	assert_int_equal(json_integer_value(json_object_get(e, "median_runs")), 1);
+	json_decref(j);
+	/* none of them is left to the other tests */
+	exec_sql("UPDATE runs SET state = 'done', outcome = 'canceled', ended_at = 6000"
+		 " WHERE command = 'queue-page-test' AND state = 'queued'");
+	buf_release(&b);
+}
+
+/* A route whose answer reads done runs only (the job's noise) is kept
+ * until another run is done, not past it */
+static void test_kept_until_done(void **state)
+{
+	int64_t id = submit("kept-until-done");
+	struct buf b = BUF_INIT(0);
+	char sql[512];
+	json_t *j, *cal;
+
+	assert_int_equal(http("GET", "/api/jobs/churn", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_int_equal(json_array_size(json_object_get(j, "calibration")), 0);
+	json_decref(j);
+	/* a passed run of the job with a sample, done */
+	snprintf(sql, sizeof(sql), "UPDATE runs SET job = 'churn', state = 'done',"
+		 " outcome = 'passed', started_at = 1000, ended_at = 2000 WHERE id = %lld;"
+		 " INSERT INTO samples (run_id, metric, value, unit, seq)"
+		 " VALUES (%lld, 'ops', 42, '1/s', 0)", (long long)id, (long long)id);
+	exec_sql(sql);
+	assert_int_equal(http("GET", "/api/jobs/churn", NULL, NULL, &b), 200);
+	j = parse(&b);
+	cal = json_object_get(j, "calibration");
+	assert_int_equal(json_array_size(cal), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(cal, 0), "metric")),
+			    "ops");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(cal, 0), "runs")), 1);
+	json_decref(j);
+	/* the page too */
+	assert_int_equal(http("GET", "/jobs/churn", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<td>ops</td>"));
 	buf_release(&b);
 }
 
@@ -1223,6 +1391,8 @@ int main(void)
 		cmocka_unit_test(test_submit_job),
 		cmocka_unit_test(test_run_results),
 		cmocka_unit_test(test_run_results_bounded),
+		cmocka_unit_test(test_queue_pages),
+		cmocka_unit_test(test_kept_until_done),
 		cmocka_unit_test(test_jobs_pages),
 		cmocka_unit_test(test_queue_fair),
 		cmocka_unit_test(test_no_orch),
