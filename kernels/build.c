@@ -1,9 +1,10 @@
 /* build.c: a kernel from a tree at a commit, as a sequence of steps. The
- * slot for (tree, arch, config) gets a worktree at the commit (tree.c), the
- * config is made and checked (kconfig.c), make builds the image and the
- * modules under bwrap (sandbox.c), and the result lands as a content-
- * addressed artifact in state/builds/KEY: vmlinuz, config, lib/modules,
- * build.log (buildlog.c). Also the build key and the toolchain in it. */
+ * tree's worktree is checked out at the commit (tree.c); the slot for
+ * (tree, arch, config), its O= directory, is configured and checked
+ * (kconfig.c); make builds the image and the modules under bwrap
+ * (sandbox.c), and the result lands as a content-addressed artifact in
+ * state/builds/KEY: vmlinuz, config, lib/modules, build.log (buildlog.c).
+ * Also the build key and the toolchain in it. */
 #include "kernels/kernelsint.h"
 
 #include <errno.h>
@@ -63,9 +64,9 @@ void kbuild_result_release(struct kbuild_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* One kbuild_build(): its slot (the worktree src and the O= directory
- * obj), what the sandbox lets its steps write and read, their log and
- * deadline (st), and what the config says */
+/* One kbuild_build(): the tree's worktree src, its slot and the slot's O=
+ * directory obj, what the sandbox lets its steps write and read, their log
+ * and deadline (st), and what the config says */
 struct build {
 	const struct kbuild_env *e;
 	const struct kbuild_spec *s;
@@ -109,6 +110,29 @@ static void build_release(struct build *b)
 	free(b->slot);
 }
 
+/* A slot of the layout before the tree's one worktree had a worktree of
+ * its own, src/, which its objects name: both go (the worktree's git
+ * metadata with them), so the slot starts again as a new one */
+static void build_old_slot(struct build *b)
+{
+	char *old = path_join(b->slot, "src"), *gitdir = kbuild_tree_dir(b->e, b->s->tree);
+	struct cmd *c;
+
+	if (old && gitdir && access(old, F_OK) == 0) {
+		rm_tree(old);
+		rm_tree(b->obj);
+		c = kbuild_git(gitdir);
+		cmd_args(c, "worktree", "prune", NULL);
+		cmd_timeout(c, KBUILD_GIT_SHORT_MS);
+		cmd_run(c, NULL);
+		cmd_free(c);
+		kbuild_log_note(b->r->log, "slot '%s': its own worktree removed, the tree's is used",
+				b->slot);
+	}
+	free(gitdir);
+	free(old);
+}
+
 /* The slot and a fresh artifact directory; the worktree at the commit */
 static int build_prepare(struct build *b, const char *chash, const char *key, char **err)
 {
@@ -116,19 +140,21 @@ static int build_prepare(struct build *b, const char *chash, const char *key, ch
 	const struct kbuild_spec *s = b->s;
 	struct kbuild_result *r = b->r;
 
-	if (!(b->slot = kbuild_slot_dir(e, s, chash)) ||
-	    asprintf(&b->src, "%s/src", b->slot) < 0 || asprintf(&b->obj, "%s/obj", b->slot) < 0 ||
+	if (!(b->slot = kbuild_slot_dir(e, s, chash)) || !(b->src = kbuild_src_dir(e, s->tree)) ||
+	    asprintf(&b->obj, "%s/obj", b->slot) < 0 ||
 	    asprintf(&r->dir, "%s/builds/%s", e->state_dir, key) < 0 ||
 	    asprintf(&r->log, "%s/build.log", r->dir) < 0 ||
 	    asprintf(&r->kernel, "%s/vmlinuz", r->dir) < 0 ||
 	    asprintf(&b->ccache, "%s/ccache", e->state_dir) < 0)
 		return set_errf(err, "out of memory");
 	rm_tree(r->dir);
-	if (mkdir_p(r->dir, 0755) < 0 || mkdir_p(b->obj, 0755) < 0 ||
-	    mkdir_p(b->ccache, 0755) < 0)
+	if (mkdir_p(r->dir, 0755) < 0)
 		return set_errf(err, "build '%s': %s", r->dir, strerror(errno));
 	kbuild_log_note(r->log, "tree %s commit %s arch %s config %s", s->tree, s->commit, s->arch,
 			s->config);
+	build_old_slot(b);
+	if (mkdir_p(b->obj, 0755) < 0 || mkdir_p(b->ccache, 0755) < 0)
+		return set_errf(err, "build '%s': %s", b->obj, strerror(errno));
 	if (kbuild_worktree_at(e, s->tree, b->src, s->commit, err) < 0)
 		return -1;
 	b->rw[0] = b->src;

@@ -114,10 +114,12 @@ struct cmd;
 
 /* tree.c. Whether s is a full commit id (40 lowercase hex digits). */
 int kbuild_hex40(const char *s);
-/* state/trees/TREE.git, and the slot a build of s with config hash chash
- * uses, state/slots/TREE-ARCH-HASH12 (its worktree src/, its O= obj/).
- * Strings the caller frees; NULL when out of memory. */
+/* state/trees/TREE.git; the worktree every build of the tree uses,
+ * state/slots/TREE-src; and the slot a build of s with config hash chash
+ * uses, state/slots/TREE-ARCH-HASH12 (its O= directory obj/). Strings the
+ * caller frees; NULL when out of memory. */
 char *kbuild_tree_dir(const struct kbuild_env *e, const char *tree);
+char *kbuild_src_dir(const struct kbuild_env *e, const char *tree);
 char *kbuild_slot_dir(const struct kbuild_env *e, const struct kbuild_spec *s, const char *chash);
 /* kfleet as the author and committer of what git makes */
 void kbuild_git_ident(struct cmd *c);
