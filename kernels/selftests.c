@@ -335,6 +335,12 @@ static int kselftest_make(struct kbuild_steps *st, const struct kbuild_spec *s, 
 	}
 	rm_tree(dir);
 	unlink(st->log);
+	/* kselftest-install writes in obj, maybe at another commit than the
+	 * kernel's last build in the slot: no longer a complete build */
+	if (kbuild_slot_mark_clear(slot) < 0) {
+		set_errf(err, "slot '%s': %s", slot, strerror(errno));
+		goto out;
+	}
 	if (kbuild_worktree_at(e, s->tree, src, s->commit, err) < 0)
 		goto out;
 	rw[0] = src;
