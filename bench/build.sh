@@ -6,10 +6,14 @@
 #   cold         the first build of the base commit
 #   no change    the same commit submitted again (the artifact is reused)
 #   one file     a child commit that changes one file (kernel/sys.c): the
-#                same worktree and O= directory, so make rebuilds little
-#   cold, ccache the base commit again in a new slot (another config
-#                fragment that changes nothing kbuild hashes), so only
-#                ccache helps
+#                same slot (O= directory), so make rebuilds little
+#   new slot     the base commit again in a new slot (a config fragment
+#                that changes no option: another config hash, the same
+#                .config), which starts from the objects of the first
+#                slot, one file away
+#   new config   the base commit with a fragment that changes an option
+#                (CONFIG_LOG_BUF_SHIFT): a new slot that must not start
+#                from another config's objects, so only ccache helps
 # and prints each with its ratio to the cold build. Needs libvirt only for
 # kfleetd's start; no guest is booted. Usage: bench/build.sh [ARCH]
 set -e
@@ -26,6 +30,8 @@ bench_daemon
 kf tree add linux "$T/linux" >/dev/null
 # a fragment that sets what kfleet-guest already sets: a new slot, same kernel
 printf 'CONFIG_PRINTK=y\n' > "$T/same.config"
+# one that changes an option: a new slot and another kernel
+printf 'CONFIG_LOG_BUF_SHIFT=18\n' > "$T/other.config"
 
 build() {
 	id=$(kf submit --tree linux --arch "$ARCH" "$@" 2>&1 | sed -n 's/^submission \([0-9]*\) queued.*/\1/p')
@@ -42,10 +48,12 @@ build() {
 cold=$(build --base "$base")
 same=$(build --base "$base")
 one=$(build --base "$child")
-cc=$(build --base "$base" --fragment "$T/same.config")
-echo "build.sh: linux-source-6.1, tinyconfig + kfleet-guest, $ARCH, make -j$(nproc), $(nproc) CPUs"
+slot=$(build --base "$base" --fragment "$T/same.config")
+cfg=$(build --base "$base" --fragment "$T/other.config")
+seeded=$(grep -c "^### kfleet: slot seeded from" "$T"/var/builds/*/build.log | awk -F: '{n += $NF} END {print n}')
+echo "build.sh: linux-source-6.1, tinyconfig + kfleet-guest, $ARCH, make -j$(nproc), $(nproc) CPUs; builds seeded from a sibling slot: $seeded"
 printf '%-14s %10s %8s\n' "" "ms" "ratio"
-for row in "cold:$cold" "no change:$same" "one file:$one" "cold, ccache:$cc"; do
+for row in "cold:$cold" "no change:$same" "one file:$one" "new slot:$slot" "new config:$cfg"; do
 	name=${row%%:*}; v=${row#*:}
 	printf '%-14s %10d %8.3f\n' "$name" "$v" "$(echo "$v / $cold" | bc -l)"
 done

@@ -1,9 +1,11 @@
 /* build.c: a kernel from a tree at a commit, as a sequence of steps. The
- * slot for (tree, arch, config) gets a worktree at the commit (tree.c), the
- * config is made and checked (kconfig.c), make builds the image and the
- * modules under bwrap (sandbox.c), and the result lands as a content-
- * addressed artifact in state/builds/KEY: vmlinuz, config, lib/modules,
- * build.log (buildlog.c). Also the build key and the toolchain in it. */
+ * tree's worktree is checked out at the commit (tree.c); the slot for
+ * (tree, arch, config), its O= directory, is configured and checked
+ * (kconfig.c), a new slot first taking a sibling's objects when they are
+ * of the same .config (slot.c); make builds the image and the modules
+ * under bwrap (sandbox.c), and the result lands as a content-addressed
+ * artifact in state/builds/KEY: vmlinuz, config, lib/modules, build.log
+ * (buildlog.c). Also the build key and the toolchain in it. */
 #include "kernels/kernelsint.h"
 
 #include <errno.h>
@@ -63,9 +65,9 @@ void kbuild_result_release(struct kbuild_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* One kbuild_build(): its slot (the worktree src and the O= directory
- * obj), what the sandbox lets its steps write and read, their log and
- * deadline (st), and what the config says */
+/* One kbuild_build(): the tree's worktree src, its slot and the slot's O=
+ * directory obj, what the sandbox lets its steps write and read, their log
+ * and deadline (st), and what the config says */
 struct build {
 	const struct kbuild_env *e;
 	const struct kbuild_spec *s;
@@ -74,6 +76,7 @@ struct build {
 	const char *rw[5], *ro[SANDBOX_RO_MAX + 2];
 	struct kbuild_steps st;
 	int modules;
+	int fresh;                /* the slot had no obj before this build */
 	int64_t t0;
 };
 
@@ -109,6 +112,29 @@ static void build_release(struct build *b)
 	free(b->slot);
 }
 
+/* A slot of the layout before the tree's one worktree had a worktree of
+ * its own, src/, which its objects name: both go (the worktree's git
+ * metadata with them), so the slot starts again as a new one */
+static void build_old_slot(struct build *b)
+{
+	char *old = path_join(b->slot, "src"), *gitdir = kbuild_tree_dir(b->e, b->s->tree);
+	struct cmd *c;
+
+	if (old && gitdir && access(old, F_OK) == 0) {
+		rm_tree(old);
+		rm_tree(b->obj);
+		c = kbuild_git(gitdir);
+		cmd_args(c, "worktree", "prune", NULL);
+		cmd_timeout(c, KBUILD_GIT_SHORT_MS);
+		cmd_run(c, NULL);
+		cmd_free(c);
+		kbuild_log_note(b->r->log, "slot '%s': its own worktree removed, the tree's is used",
+				b->slot);
+	}
+	free(gitdir);
+	free(old);
+}
+
 /* The slot and a fresh artifact directory; the worktree at the commit */
 static int build_prepare(struct build *b, const char *chash, const char *key, char **err)
 {
@@ -116,19 +142,25 @@ static int build_prepare(struct build *b, const char *chash, const char *key, ch
 	const struct kbuild_spec *s = b->s;
 	struct kbuild_result *r = b->r;
 
-	if (!(b->slot = kbuild_slot_dir(e, s, chash)) ||
-	    asprintf(&b->src, "%s/src", b->slot) < 0 || asprintf(&b->obj, "%s/obj", b->slot) < 0 ||
+	if (!(b->slot = kbuild_slot_dir(e, s, chash)) || !(b->src = kbuild_src_dir(e, s->tree)) ||
+	    asprintf(&b->obj, "%s/obj", b->slot) < 0 ||
 	    asprintf(&r->dir, "%s/builds/%s", e->state_dir, key) < 0 ||
 	    asprintf(&r->log, "%s/build.log", r->dir) < 0 ||
 	    asprintf(&r->kernel, "%s/vmlinuz", r->dir) < 0 ||
 	    asprintf(&b->ccache, "%s/ccache", e->state_dir) < 0)
 		return set_errf(err, "out of memory");
 	rm_tree(r->dir);
-	if (mkdir_p(r->dir, 0755) < 0 || mkdir_p(b->obj, 0755) < 0 ||
-	    mkdir_p(b->ccache, 0755) < 0)
+	if (mkdir_p(r->dir, 0755) < 0)
 		return set_errf(err, "build '%s': %s", r->dir, strerror(errno));
 	kbuild_log_note(r->log, "tree %s commit %s arch %s config %s", s->tree, s->commit, s->arch,
 			s->config);
+	/* from here on the slot is not a complete build of anything */
+	if (kbuild_slot_mark_clear(b->slot) < 0)
+		return set_errf(err, "slot '%s': %s", b->slot, strerror(errno));
+	build_old_slot(b);
+	b->fresh = access(b->obj, F_OK) < 0;
+	if (mkdir_p(b->obj, 0755) < 0 || mkdir_p(b->ccache, 0755) < 0)
+		return set_errf(err, "build '%s': %s", b->obj, strerror(errno));
 	if (kbuild_worktree_at(e, s->tree, b->src, s->commit, err) < 0)
 		return -1;
 	b->rw[0] = b->src;
@@ -142,6 +174,88 @@ static int build_prepare(struct build *b, const char *chash, const char *key, ch
 	b->st.obj = b->obj;
 	b->st.log = r->log;
 	return 0;
+}
+
+/* What this build makes of the slot: its tree, arch and commit; with
+ * config, the .config as it is now (0 / -1), else any (0) */
+static int build_mark(struct build *b, int config, struct kbuild_slot_mark *m)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->tree, sizeof(m->tree), "%s", b->s->tree);
+	snprintf(m->arch, sizeof(m->arch), "%s", b->s->arch);
+	snprintf(m->commit, sizeof(m->commit), "%s", b->s->commit);
+	return config ? kbuild_slot_config(b->obj, m->config) : 0;
+}
+
+/* A new slot's obj from the sibling pick names (with want.config "" any
+ * of the tree and arch, the nearest): 0 copied, -1 not (logged) */
+static int build_seed(struct build *b, struct kbuild_sibling *sib, int pick)
+{
+	char *why = NULL;
+	int64_t t = mono_ms();
+	long rewritten = 0;
+	int rc = kbuild_slot_copy(&b->st, sib[pick].dir, b->slot, &rewritten, &why);
+
+	if (rc < 0) {
+		kbuild_log_note(b->r->log, "slot not seeded: %s", why ? why : "?");
+		sib[pick].changed = -1;
+		mkdir_p(b->obj, 0755);
+	} else {
+		kbuild_log_note(b->r->log, "slot '%s': the objects of '%s' at %.12s copied, %ld "
+				"dependency files rewritten (%lld ms)", strrchr(b->slot, '/') + 1,
+				strrchr(sib[pick].dir, '/') + 1, sib[pick].m.commit, rewritten,
+				(long long)(mono_ms() - t));
+	}
+	free(why);
+	return rc;
+}
+
+/* The config made in the slot. A new slot starts from the objects of its
+ * nearest sibling of the tree and arch, and keeps them only when its
+ * .config comes out the same as theirs; else it starts again from those
+ * of a sibling with that .config, or from nothing. Objects of another
+ * config are never built on. 0, 1 a step failed, -1 (*err) */
+static int build_configure(struct build *b, char **err)
+{
+	struct kbuild_slot_mark want;
+	struct kbuild_sibling *sib = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	build_mark(b, 0, &want);
+	if (b->fresh && kbuild_slot_siblings(b->e, b->slot, &want, &sib, &n) < 0)
+		return set_errf(err, "out of memory");
+	for (int round = 0; round < 3; round++) {
+		int pick = round < 2 ? kbuild_sibling_pick(sib, n, &want) : -1;
+		char have[65] = "";
+
+		if (pick >= 0 && build_seed(b, sib, pick) < 0)
+			pick = -1;
+		free(b->r->dropped);
+		b->r->dropped = NULL;
+		rc = kbuild_configure(&b->st, b->s, &b->r->dropped, &b->modules, err);
+		if (rc != 0 || pick < 0)
+			break;
+		if (kbuild_slot_config(b->obj, have) < 0) {
+			round = 1;   /* cannot tell: start from nothing */
+		} else if (!strcmp(have, sib[pick].m.config)) {
+			kbuild_log_note(b->r->log, "slot seeded from '%s' at %.12s: the same .config, "
+					"changed files: %lld", strrchr(sib[pick].dir, '/') + 1,
+					sib[pick].m.commit, sib[pick].changed);
+			break;
+		}
+		kbuild_log_note(b->r->log, "slot not seeded from '%s': another .config",
+				strrchr(sib[pick].dir, '/') + 1);
+		/* this .config's sibling, or nothing */
+		snprintf(want.config, sizeof(want.config), "%s", have);
+		sib[pick].changed = -1;
+		if (rm_tree(b->obj) < 0 || mkdir_p(b->obj, 0755) < 0) {
+			rc = set_errf(err, "'%s': %s", b->obj, strerror(errno));
+			break;
+		}
+	}
+	kbuild_slot_siblings_free(sib, n);
+	return rc;
 }
 
 /* make kernelrelease into r->release */
@@ -266,10 +380,13 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 	if (kbuild_config_hash(e, s, chash, err) < 0)
 		return -1;
 	if ((rc = build_prepare(&b, chash, key, err)) == 0 &&
-	    (rc = kbuild_configure(&b.st, s, &r->dropped, &b.modules, err)) == 0 &&
-	    (rc = build_make(&b, err)) == 0 &&
+	    (rc = build_configure(&b, err)) == 0 && (rc = build_make(&b, err)) == 0 &&
 	    (rc = build_keep(&b, key, err)) == 0) {
+		struct kbuild_slot_mark m;
+
 		r->ms = mono_ms() - b.t0;
+		if (build_mark(&b, 1, &m) < 0 || kbuild_slot_mark_write(b.slot, &m) < 0)
+			kbuild_log_note(r->log, "slot '%s': not marked built", b.slot);
 		kbuild_log_note(r->log, "built %s in %lld ms", r->release, (long long)r->ms);
 	} else if (b.st.failed) {
 		build_failed(&b, rc, *err);

@@ -114,10 +114,12 @@ struct cmd;
 
 /* tree.c. Whether s is a full commit id (40 lowercase hex digits). */
 int kbuild_hex40(const char *s);
-/* state/trees/TREE.git, and the slot a build of s with config hash chash
- * uses, state/slots/TREE-ARCH-HASH12 (its worktree src/, its O= obj/).
- * Strings the caller frees; NULL when out of memory. */
+/* state/trees/TREE.git; the worktree every build of the tree uses,
+ * state/slots/TREE-src; and the slot a build of s with config hash chash
+ * uses, state/slots/TREE-ARCH-HASH12 (its O= directory obj/). Strings the
+ * caller frees; NULL when out of memory. */
 char *kbuild_tree_dir(const struct kbuild_env *e, const char *tree);
+char *kbuild_src_dir(const struct kbuild_env *e, const char *tree);
 char *kbuild_slot_dir(const struct kbuild_env *e, const struct kbuild_spec *s, const char *chash);
 /* kfleet as the author and committer of what git makes */
 void kbuild_git_ident(struct cmd *c);
@@ -179,6 +181,62 @@ int kbuild_is_named_config(const char *c);
  * CONFIG_MODULES. 0, 1 a step failed, -1 other errors (*err). */
 int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, char **dropped,
 		     int *modules, char **err);
+
+/* slot.c. What a slot's last complete kernel build was: SLOT/built, removed
+ * before a build or a kselftest changes the slot and written when a
+ * kernel build has finished, so it only ever describes an object tree
+ * make left complete for that commit and .config. */
+struct kbuild_slot_mark {
+	char tree[KBUILD_NAME_MAX + 1];
+	char arch[KBUILD_NAME_MAX + 1];
+	char config[65];          /* sha256 of obj/.config; "" in a want: any */
+	char commit[41];
+};
+/* Reads a mark's text (len bytes): 0, or -1 when it is not one (m zeroed) */
+int kbuild_slot_mark_parse(const char *text, size_t len, struct kbuild_slot_mark *m);
+/* SLOT/built: written atomically, read, removed. 0 / -1 (a missing or
+ * malformed mark reads as -1; removing one that is not there is 0) */
+int kbuild_slot_mark_write(const char *slot, const struct kbuild_slot_mark *m);
+int kbuild_slot_mark_read(const char *slot, struct kbuild_slot_mark *m);
+int kbuild_slot_mark_clear(const char *slot);
+/* sha256 of obj/.config into out. 0 / -1 */
+int kbuild_slot_config(const char *obj, char out[65]);
+
+/* A slot a new one may start from */
+struct kbuild_sibling {
+	char *dir;                /* state/slots/NAME */
+	struct kbuild_slot_mark m;
+	long long changed;        /* files that differ between its commit and the new
+				     slot's; < 0 when unknown (or ruled out) */
+};
+/* Whether a slot marked have may seed one that builds want: the same
+ * tree and arch, and the same .config byte for byte (any, while want's
+ * is not known yet); the commits may differ */
+int kbuild_sibling_fits(const struct kbuild_slot_mark *have, const struct kbuild_slot_mark *want);
+/* Which of n siblings a new slot for want starts from: of those that fit
+ * and whose distance is known, the one fewest files away (the first of
+ * equals). Its index, or -1 when none fits. */
+int kbuild_sibling_pick(const struct kbuild_sibling *s, size_t n,
+			const struct kbuild_slot_mark *want);
+/* The other slots in slot's directory that fit want, each with its
+ * distance to want's commit: *out (n of them; free with
+ * kbuild_slot_siblings_free()). 0 / -1 out of memory */
+int kbuild_slot_siblings(const struct kbuild_env *e, const char *slot,
+			 const struct kbuild_slot_mark *want, struct kbuild_sibling **out,
+			 size_t *n);
+void kbuild_slot_siblings_free(struct kbuild_sibling *s, size_t n);
+/* Appends s (len bytes) to out with every occurrence of the path from
+ * (its last name whole: not "/a" in "/ab") replaced by to. How many were
+ * replaced, or -1 when out is full. */
+long kbuild_prefix_replace(const char *s, size_t len, const char *from, const char *to,
+			   struct buf *out);
+/* st->obj, the obj of slot, replaced by a copy of the sibling slot from's
+ * obj, file times kept, the sibling's path rewritten to slot's in its
+ * dependency files (.NAME.cmd, .NAME.d; *rewritten says in how many), by
+ * way of OBJ.seed, so an interrupted copy is never taken for an obj, and
+ * within st's deadline. 0 / -1 (*err; st->obj may then be gone) */
+int kbuild_slot_copy(struct kbuild_steps *st, const char *from, const char *slot, long *rewritten,
+		     char **err);
 
 /* selftests.c. Whether test_progs needs the file name (of the built
  * selftests directory, or of its progs/) in the guest. */

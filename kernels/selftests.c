@@ -327,7 +327,7 @@ static int kselftest_make(struct kbuild_steps *st, const struct kbuild_spec *s, 
 
 	if (s->config[0] == '/')
 		ro[0] = s->config;
-	if (asprintf(&src, "%s/src", slot) < 0 || asprintf(&obj, "%s/obj", slot) < 0 ||
+	if (!(src = kbuild_src_dir(e, s->tree)) || asprintf(&obj, "%s/obj", slot) < 0 ||
 	    asprintf(&tdir, "%s/%s", dir, target) < 0 ||
 	    asprintf(&ccache, "%s/ccache", e->state_dir) < 0) {
 		set_errf(err, "out of memory");
@@ -335,6 +335,12 @@ static int kselftest_make(struct kbuild_steps *st, const struct kbuild_spec *s, 
 	}
 	rm_tree(dir);
 	unlink(st->log);
+	/* kselftest-install writes in obj, maybe at another commit than the
+	 * kernel's last build in the slot: no longer a complete build */
+	if (kbuild_slot_mark_clear(slot) < 0) {
+		set_errf(err, "slot '%s': %s", slot, strerror(errno));
+		goto out;
+	}
 	if (kbuild_worktree_at(e, s->tree, src, s->commit, err) < 0)
 		goto out;
 	rw[0] = src;

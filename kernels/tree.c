@@ -1,8 +1,10 @@
 /* tree.c: the trees kfleet builds from. Each is a mirror clone under
  * state/trees/NAME.git, synced from its URL; builds and git am work in
- * worktrees of it under state/slots/, kept from one build to the next so
- * that a rebuild only recompiles what changed. Also how kernels/ runs git:
- * a clean environment, and kfleet's own identity on the commits it makes. */
+ * worktrees of it under state/slots/ (one for every build, whose O=
+ * directories are per arch and config, one for git am), kept from one
+ * build to the next so that a rebuild only recompiles what changed. Also
+ * how kernels/ runs git: a clean environment, and kfleet's own identity
+ * on the commits it makes. */
 #include "kernels/kernelsint.h"
 
 #include <errno.h>
@@ -36,6 +38,15 @@ char *kbuild_tree_dir(const struct kbuild_env *e, const char *tree)
 	char *p = NULL;
 
 	if (asprintf(&p, "%s/trees/%s.git", e->state_dir, tree) < 0)
+		return NULL;
+	return p;
+}
+
+char *kbuild_src_dir(const struct kbuild_env *e, const char *tree)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/slots/%s-src", e->state_dir, tree) < 0)
 		return NULL;
 	return p;
 }

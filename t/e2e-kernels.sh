@@ -107,6 +107,29 @@ check "...a new config is a new build" equals "$(db "select reused from submissi
 check "...the config inputs are kept as they were for the submission" sh -c "cmp -s '$T/extra.config' '$T/var/subs/$s7/configs/file-0.config' && cmp -s '$TOP/kernels/configs/kfleet-guest.config' '$T/var/subs/$s7/configs/kfleet-guest.config'"
 check "...the option olddefconfig dropped is named" contains "$(db "select dropped from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s7")" "CONFIG_KFLEET_NO_SUCH_OPTION=y (is not set)"
 
+# a new slot starts from the objects of a sibling slot with the same tree,
+# arch and .config (here the slot of extra.config: its option was dropped),
+# so make compiles only the files that differ; a sibling whose last build
+# failed is not one; another .config never is
+blog() { cat "$(db "select b.dir from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $1")/build.log"; }
+ccs() { blog "$1" | sed -n 's/^  CC[^s]*\(src\/.*\.o\)$/\1/p' | sort | tr '\n' ' '; }
+check "a new slot whose only sibling failed its last build starts empty" lacks "$(blog "$s7")" "slot seeded"
+printf 'CONFIG_PRINTK=y\n' > "$T/same.config"
+out=$(kf submit --tree fake --base "$patched" --fragment "$T/same.config" --wait 2>&1)
+s7b=$(printf '%s\n' "$out" | sub_id)
+slot7=$(ls -d "$T"/var/slots/fake-x86_64-* | while read -r d; do grep -qx "commit $(git -C "$T/tree" rev-parse HEAD)" "$d/built" 2>/dev/null && basename "$d"; done | head -n 1)
+check "a fragment that changes no option: a new slot, built" equals "$(db "select state || ' ' || reused from submissions s join submission_builds sb on sb.submission_id = s.id where s.id = $s7b")" "done 0"
+check "...seeded from the slot of the same .config, three files away" contains "$(blog "$s7b")" "slot seeded from '$slot7' at $(git -C "$T/tree" rev-parse --short=12 HEAD): the same .config, changed files: 3"
+check "...so make compiles only the two sources the series touches" equals "$(ccs "$s7b")" "src/getpgid_stats.o src/sys.o "
+check "...and the kernel names the new commit, not dirty" equals "$(db "select release from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $s7b")" "6.1.0-g$(printf %.12s "$patched")"
+printf 'CONFIG_LOG_BUF_SHIFT=18\n' > "$T/other.config"
+out=$(kf submit --tree fake --base "$patched" --fragment "$T/other.config" --wait 2>&1)
+s7c=$(printf '%s\n' "$out" | sub_id)
+check "another .config at the same commit: built" equals "$(db "select state from submissions where id = $s7c")" "done"
+check "...the nearest slot's objects are tried, but its .config is another" contains "$(blog "$s7c")" "slot not seeded from 'fake-x86_64-"
+check "...so none is seeded from" lacks "$(blog "$s7c")" "slot seeded"
+check "...every source compiled" equals "$(ccs "$s7c")" "src/fake_mod.o src/getpgid_stats.o src/main.o src/string.o src/sys.o "
+
 # a commit's kernel tested on its own (what trends across commits are made of)
 out=$(kf submit --tree fake --base v6.1 --job metrics-demo --repeat 2 --wait 2>&1)
 s8=$(printf '%s\n' "$out" | sub_id)

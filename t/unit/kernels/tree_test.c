@@ -50,7 +50,11 @@ static void test_paths(void **state)
 	p = kbuild_tree_dir(&e, "bpf-next");
 	assert_string_equal(p, "/var/lib/kfleet/trees/bpf-next.git");
 	free(p);
-	/* a slot per tree, arch and config: the hash's first 12 digits */
+	/* one worktree per tree; a slot (an O= directory) per tree, arch and
+	 * config: the hash's first 12 digits */
+	p = kbuild_src_dir(&e, "bpf-next");
+	assert_string_equal(p, "/var/lib/kfleet/slots/bpf-next-src");
+	free(p);
 	p = kbuild_slot_dir(&e, &s, "0123456789abcdef0123");
 	assert_string_equal(p, "/var/lib/kfleet/slots/bpf-next-arm64-0123456789ab");
 	free(p);
