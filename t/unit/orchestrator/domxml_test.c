@@ -280,6 +280,32 @@ static void test_x86_virtio(void **state)
 	buf_release(&b);
 }
 
+/* The virtio-serial controller sits on the root bus, as bare QEMU's
+ * -device virtio-serial-pci does, so libvirt adds no pcie-root-port
+ * (and no spare one) for it; a guest without a virtio port has none */
+static void test_virtio_on_root_bus(void **state)
+{
+	static const char ctl[] = "<controller type='virtio-serial' index='0'>\n"
+		"      <address type='pci' domain='0x0000' bus='0x00' slot='0x02' function='0x0'/>\n"
+		"    </controller>";
+	struct guest_spec s = x86_virtio;
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	assert_int_equal(guest_domain_xml(&arm64_16cpu, &b), 0);
+	assert_non_null(strstr(buf_str(&b), ctl));
+	buf_reset(&b);
+	s.streams = 1;
+	assert_int_equal(guest_domain_xml(&s, &b), 0);
+	assert_non_null(strstr(buf_str(&b), ctl));
+	define_on_test_driver(buf_str(&b));
+	buf_reset(&b);
+	assert_int_equal(guest_domain_xml(&tcg_2cpu, &b), 0);
+	assert_null(strstr(buf_str(&b), "<controller type='virtio-serial'"));
+	assert_null(strstr(buf_str(&b), "<address"));
+	buf_release(&b);
+}
+
 static void test_topology_numa(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -310,7 +336,9 @@ static void test_root_disk(void **state)
 	assert_int_equal(guest_domain_xml(&s, &b), 0);
 	assert_non_null(strstr(buf_str(&b), "<driver name='qemu' type='qcow2'/>\n"
 			       "      <source file='/r/10/root.qcow2'/>\n"
-			       "      <target dev='vda' bus='virtio'/>"));
+			       "      <target dev='vda' bus='virtio'/>\n"
+			       "      <address type='pci' domain='0x0000' bus='0x00' slot='0x03'"
+			       " function='0x0'/>\n    </disk>"));
 	define_on_test_driver(buf_str(&b));
 	buf_reset(&b);
 	s = arm64_numa;
@@ -367,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_libvirt_reads_escaped_values),
 		cmocka_unit_test(test_arm64_16cpu),
 		cmocka_unit_test(test_x86_virtio),
+		cmocka_unit_test(test_virtio_on_root_bus),
 		cmocka_unit_test(test_topology_numa),
 		cmocka_unit_test(test_root_disk),
 		cmocka_unit_test(test_other_arch_refused),
