@@ -285,6 +285,12 @@ const char *const db_migrations[] = {
 	"ALTER TABLE watch_series ADD COLUMN kcidb_error TEXT;"
 	"ALTER TABLE watch_series ADD COLUMN kcidb_tries INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE watch_series ADD COLUMN kcidb_next_at INTEGER NOT NULL DEFAULT 0;",
+	/* 18: the guest setup a run booted with, next to its CPU model
+	 * ([host] boot: "default", or "fast: " and what that was, e.g.
+	 * "fast: qboot loglevel=5 nokaslr tsc=reliable"): a fast boot's guest
+	 * is not the same measurement as a default one's. NULL for runs from
+	 * before. */
+	"ALTER TABLE runs ADD COLUMN boot TEXT;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

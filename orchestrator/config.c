@@ -27,6 +27,7 @@ static void host_release(struct config_host *h)
 	free(h->accel);
 	free(h->transfer);
 	free(h->firmware);
+	free(h->boot);
 	free(h->pool);
 	free(h->pool_path);
 }
@@ -69,6 +70,7 @@ static struct config_host *host_add(struct config *c, const char *name)
 	v->accel = strdup("auto");
 	v->transfer = strdup("auto");
 	v->firmware = strdup("seabios");
+	v->boot = strdup("default");
 	v->pool = strdup("kfleet");
 	v->pool_path = strdup("/var/lib/kfleet/pool");
 	v->slots = 2;
@@ -495,6 +497,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 				perr(p, "firmware: '%s' is not seabios or qboot", v);
 			else
 				set_str(&h->firmware, v);
+		} else if (!strcmp(key, "boot")) {
+			if (strcmp(v, "default") && strcmp(v, "fast"))
+				perr(p, "boot: '%s' is not default or fast", v);
+			else
+				set_str(&h->boot, v);
 		} else if (!strcmp(key, "pool")) {
 			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					  "0123456789_.-") != strlen(v) || v[0] == '.' || v[0] == '-')
@@ -659,9 +666,10 @@ void config_print(const struct config *c, FILE *out)
 	print_size(out, "min_free_disk", c->min_free_disk);
 	for (size_t i = 0; i < c->nhosts; i++)
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\naccel = %s\ntransfer = %s\n"
-			"pool = %s\npool_path = %s\nfirmware = %s\n", c->hosts[i].name,
+			"pool = %s\npool_path = %s\nfirmware = %s\nboot = %s\n", c->hosts[i].name,
 			c->hosts[i].uri, c->hosts[i].slots, c->hosts[i].accel, c->hosts[i].transfer,
-			c->hosts[i].pool, c->hosts[i].pool_path, c->hosts[i].firmware);
+			c->hosts[i].pool, c->hosts[i].pool_path, c->hosts[i].firmware,
+			c->hosts[i].boot);
 	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\n"
 		"silence_timeout = %d\nmax_attempts = %d\n", c->run_memory_mb, c->run_timeout_s,
 		c->boot_timeout_s, c->silence_timeout_s, c->max_attempts);

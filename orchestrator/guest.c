@@ -184,6 +184,8 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 	buf_printf(b, "</initrd>\n    <cmdline>console=%s panic=-1 rdinit=/init%s",
 		   arm ? "ttyAMA0" : "ttyS0,115200",
 		   !arm && !strcmp(s->accel, "tcg") ? " no_timer_check" : "");
+	if (s->fast)
+		buf_puts(b, arm ? " " GUEST_FAST_ARGS : " " GUEST_FAST_ARGS_X86);
 	if (s->cmdline && *s->cmdline) {
 		buf_puts(b, " ");
 		xml_text(b, s->cmdline);
@@ -500,6 +502,15 @@ static void host_cpu_model(struct host *h)
 		snprintf(h->cpu_model, sizeof(h->cpu_model), "%.*s", (int)(end - p - 7), p + 7);
 	free(caps);
 	virResetLastError();
+}
+
+void guest_boot_setup(const struct guest_spec *s, char *out, size_t n)
+{
+	if (!s->fast)
+		snprintf(out, n, "default");
+	else
+		snprintf(out, n, "fast: %s%s", s->bios ? "qboot " : "",
+			 strcmp(s->arch, "arm64") ? GUEST_FAST_ARGS_X86 : GUEST_FAST_ARGS);
 }
 
 /* The CPU model a guest of this spec gets: what guest_domain_xml() asks

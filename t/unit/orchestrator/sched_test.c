@@ -323,7 +323,8 @@ static void two_hosts(struct fx *f)
 	f->c.hosts[0].slots = 1;
 	f->c.hosts[1] = (struct config_host){ strdup("second"), strdup("test:///default"), 1,
 					      strdup("auto"), strdup("auto"), strdup("kfleet"),
-					      strdup("/var/lib/kfleet/pool"), strdup("seabios") };
+					      strdup("/var/lib/kfleet/pool"), strdup("seabios"),
+					      strdup("default") };
 	f->c.nhosts = 2;
 	f->o = orch_new(&f->c, &e);
 	if (!f->o)
