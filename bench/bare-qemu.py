@@ -4,7 +4,10 @@ kfleet's domain XML does (same machine, CPU, memory, console and agent
 virtio-serial port), reads the agent channel from its socket (and
 acknowledges the agent's exit frame, as kfleet does), and prints
 "hello_ms total_ms": QEMU start to the agent's HELLO frame, and to QEMU's
-exit. Used by bench/boot.sh as the baseline kfleet is measured against."""
+exit. Used by bench/boot.sh as the baseline kfleet is measured against.
+With $BARE_CGROUP (a cgroup directory) QEMU starts in that cgroup: beside
+libvirt's guests (/sys/fs/cgroup/cpu/machine/NAME on cgroup v1), it gets
+the CPU share they get on a loaded host."""
 import os, socket, subprocess, sys, tempfile, time
 
 arch, kernel, initrd, vcpus, mem = sys.argv[1:6]
@@ -25,9 +28,18 @@ cmd += ["-m", mem, "-smp", vcpus, "-nographic", "-no-reboot", "-nodefaults",
         "-device", "virtio-serial-pci",
         "-chardev", "socket,id=agent,path=%s,server=on,wait=off" % sock,
         "-device", "virtserialport,chardev=agent,name=org.kfleet.agent.0"]
+cgroup = os.environ.get("BARE_CGROUP")
+
+
+def enter_cgroup():
+    with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+
+
 t0 = time.monotonic()
 q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL)
+                     stderr=subprocess.DEVNULL,
+                     preexec_fn=enter_cgroup if cgroup else None)
 s = None
 while s is None and q.poll() is None:
     try:

@@ -9,6 +9,13 @@
 # FIRMWARE=qboot gives kfleet's x86_64 guests QEMU's qboot.rom ([host]
 # firmware = qboot) while the bare side keeps QEMU's default (SeaBIOS):
 # the ratio is then kfleet's fastest setup against bare default QEMU.
+# BOOT=fast gives kfleet's guests [host] boot = fast (qboot on x86_64 and
+# GUEST_FAST_ARGS on the command line), the bare side again QEMU's
+# defaults. BARE_CGROUP=DIR starts bare QEMU in the cgroup DIR (made and
+# removed here): libvirt's guests run in its /machine cgroup, which on
+# cgroup v1 weighs as much as one task of the host's root, so on a loaded
+# host they get less CPU than a bare QEMU beside the load does;
+# BARE_CGROUP=/sys/fs/cgroup/cpu/machine/kfleet-bare puts both sides there.
 # Under the table, where a kfleet run's time went (medians, ms): queued to
 # claimed, then each stage of its "timings" file (orchestrator/run.c:
 # prepare = disk, initrd, upload, XML; create = virDomainCreateXML; boot =
@@ -22,8 +29,14 @@ X86_KERNEL=${X86_KERNEL:-$(ls /boot/vmlinuz-* | sort -V | tail -n 1)}
 ARM_KERNEL=${ARM_KERNEL:-/opt/kfleet/arm64/vmlinuz}
 CMD='uname -r; nproc'
 . "$(dirname "$0")/lib.sh"
+if [ -n "$BARE_CGROUP" ]; then
+	mkdir -p "$BARE_CGROUP"
+	trap 'kill $PID 2>/dev/null; rmdir "$BARE_CGROUP"; rm -rf "$T"' EXIT
+	export BARE_CGROUP
+fi
 # the bare side boots the run's whole initrd, which a run keeps only so
 bench_daemon "firmware = ${FIRMWARE:-seabios}
+boot = ${BOOT:-default}
 [run]
 boot_timeout = 900
 [storage]
@@ -64,4 +77,4 @@ for arch in $ARCHES; do
 done
 echo "where a kfleet run's time went, medians in ms (bare QEMU: its hello above is its boot):"
 cat "$T/breakdown"
-echo "median of $N, interleaved; $(db "select accel from hosts") on this host; kfleet's x86_64 firmware ${FIRMWARE:-seabios}, bare QEMU's its default"
+echo "median of $N, interleaved; $(db "select accel from hosts") on this host; kfleet's x86_64 firmware ${FIRMWARE:-seabios}, boot ${BOOT:-default}; bare QEMU's its defaults${BARE_CGROUP:+, in cgroup $BARE_CGROUP}"

@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 19
+#define DB_SCHEMA_VERSION 20
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -77,6 +77,8 @@ struct run {
 	char *accel;           /* "kvm" / "tcg", or NULL */
 	char *machine;         /* e.g. "pc-q35-7.2" */
 	char *cpu_model;       /* "qemu64", "cortex-a57", "host-passthrough (Skylake-Server)" */
+	char *boot;            /* the guest setup ([host] boot): "default", "fast: qboot
+				  loglevel=5 nokaslr tsc=reliable"; NULL before it was recorded */
 	char *qemu_version;
 	char *libvirt_version;
 	char *domain;          /* libvirt domain name of the current attempt */
@@ -269,6 +271,8 @@ int db_run_claim_id(struct db *db, const char *host, int64_t id, struct run *r);
 /* Records what the run's guest runs with, once it is defined. 0 / -1 */
 /* Records the guest's CPU model. 0 / -1 */
 int db_run_cpu_model(struct db *db, int64_t id, const char *model);
+/* Records the guest setup it booted with (struct run's boot). 0 / -1 */
+int db_run_boot(struct db *db, int64_t id, const char *boot);
 int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,
 		   const char *qemu_version, const char *libvirt_version, const char *run_dir);
 /* Where a running run is: its guest being prepared (from the claim),

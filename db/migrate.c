@@ -318,6 +318,12 @@ const char *const db_migrations[] = {
 	"CREATE INDEX watch_series_watch ON watch_series (watch, id);"
 	"CREATE INDEX watch_series_submission ON watch_series (submission_id)"
 	"  WHERE submission_id IS NOT NULL;",
+	/* 20: the guest setup a run booted with, next to its CPU model
+	 * ([host] boot: "default", or "fast: " and what that was, e.g.
+	 * "fast: qboot loglevel=5 nokaslr tsc=reliable"): a fast boot's guest
+	 * is not the same measurement as a default one's. NULL for runs from
+	 * before. */
+	"ALTER TABLE runs ADD COLUMN boot TEXT;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -31,7 +31,8 @@ static const struct db_field run_fields[] = {
 	F(run, exit_code, INT32), F(run, guest_release, TEXT), F(run, guest_nproc, INT32),
 	F(run, guest_mem_kb, INT), F(run, run_dir, TEXT), F(run, job, TEXT),
 	F(run, topology, TEXT), F(run, numa_nodes, INT32), F(run, cpu_model, TEXT),
-	F(run, watch, TEXT), { NULL, 0, 0 },
+	F(run, watch, TEXT), F(run, boot, TEXT),
+	{ NULL, 0, 0 },
 };
 
 #define RUN_COLUMNS \
@@ -39,7 +40,8 @@ static const struct db_field run_fields[] = {
 	" r.state, r.outcome, r.detail, r.splat, r.attempt, r.max_attempts, h.name, r.accel," \
 	" r.machine, r.qemu_version, r.libvirt_version, r.domain, r.queued_at, r.started_at," \
 	" r.booted_at, r.ended_at, r.exit_code, r.guest_release, r.guest_nproc," \
-	" r.guest_mem_kb, r.run_dir, r.job, r.topology, r.numa_nodes, r.cpu_model, r.watch" \
+	" r.guest_mem_kb, r.run_dir, r.job, r.topology, r.numa_nodes, r.cpu_model, r.watch," \
+	" r.boot" \
 	" FROM runs r JOIN kernels k ON k.id = r.kernel_id LEFT JOIN hosts h ON h.id = r.host_id"
 
 static const struct db_field attempt_fields[] = {
@@ -338,6 +340,12 @@ int db_run_cpu_model(struct db *db, int64_t id, const char *model)
 {
 	return dbi_exec(db, "UPDATE runs SET cpu_model = ?2 WHERE id = ?1", DBI_INT(id),
 			DBI_TEXT(model));
+}
+
+int db_run_boot(struct db *db, int64_t id, const char *boot)
+{
+	return dbi_exec(db, "UPDATE runs SET boot = ?2 WHERE id = ?1", DBI_INT(id),
+			DBI_TEXT(boot));
 }
 
 int db_run_started(struct db *db, int64_t id, const char *accel, const char *machine,

@@ -27,6 +27,7 @@ static void host_release(struct config_host *h)
 	free(h->accel);
 	free(h->transfer);
 	free(h->firmware);
+	free(h->boot);
 	free(h->pool);
 	free(h->pool_path);
 }
@@ -69,6 +70,7 @@ static struct config_host *host_add(struct config *c, const char *name)
 	v->accel = strdup("auto");
 	v->transfer = strdup("auto");
 	v->firmware = strdup("seabios");
+	v->boot = strdup("default");
 	v->pool = strdup("kfleet");
 	v->pool_path = strdup("/var/lib/kfleet/pool");
 	v->slots = 2;
@@ -507,6 +509,11 @@ static int handler(void *user, const char *section, const char *key, const char 
 				perr(p, "firmware: '%s' is not seabios or qboot", v);
 			else
 				set_str(&h->firmware, v);
+		} else if (!strcmp(key, "boot")) {
+			if (strcmp(v, "default") && strcmp(v, "fast"))
+				perr(p, "boot: '%s' is not default or fast", v);
+			else
+				set_str(&h->boot, v);
 		} else if (!strcmp(key, "pool")) {
 			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					  "0123456789_.-") != strlen(v) || v[0] == '.' || v[0] == '-')
@@ -679,10 +686,10 @@ void config_print(const struct config *c, FILE *out)
 		else
 			snprintf(cpus, sizeof(cpus), "%d", c->hosts[i].cpus);
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\ncpus = %s\naccel = %s\n"
-			"transfer = %s\npool = %s\npool_path = %s\nfirmware = %s\n",
+			"transfer = %s\npool = %s\npool_path = %s\nfirmware = %s\nboot = %s\n",
 			c->hosts[i].name, c->hosts[i].uri, c->hosts[i].slots, cpus, c->hosts[i].accel,
 			c->hosts[i].transfer, c->hosts[i].pool, c->hosts[i].pool_path,
-			c->hosts[i].firmware);
+			c->hosts[i].firmware, c->hosts[i].boot);
 	}
 	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\n"
 		"silence_timeout = %d\nmax_attempts = %d\nreserve_after = %d\n", c->run_memory_mb,

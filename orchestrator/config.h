@@ -23,6 +23,8 @@ struct config_host {
 	char *pool_path;  /* ... and its directory there, made when the pool is new */
 	char *firmware;   /* x86_64 guests' BIOS: "seabios" (QEMU's default) or "qboot"
 			     (QEMU's qboot.rom: a direct kernel boot ~150 ms sooner) */
+	char *boot;       /* "default", or "fast": the quickest guest setup that still
+			     runs the jobs (orchestrator/guest.c, GUEST_FAST_ARGS) */
 };
 
 /* QEMU's qboot ROM on a host, for firmware = qboot */

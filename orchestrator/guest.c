@@ -130,6 +130,20 @@ static void xml_vcpu(struct buf *b, const struct guest_spec *s)
 	xml_cputune(b, s);
 }
 
+/* The PCI slots of the virtio devices, on the root bus (pcie.0) as bare
+ * QEMU's -device puts them. Without an address libvirt puts each behind
+ * a pcie-root-port of its own and adds one spare port for hotplug: two
+ * or three bridges the guest kernel probes (pcieport, PME, AER, hotplug)
+ * at every boot and no job uses. Slot 1 is left to libvirt (video on
+ * q35), 0x1f is q35's LPC/SATA/SMBus. */
+enum { XML_SLOT_SERIAL = 2, XML_SLOT_DISK = 3 };
+
+static void xml_root_bus_slot(struct buf *b, int slot)
+{
+	buf_printf(b, "      <address type='pci' domain='0x0000' bus='0x00' slot='0x%02x'"
+		   " function='0x0'/>\n", slot);
+}
+
 /* x86_64: q35 with ACPI (poweroff -f needs it); arm64: virt with GICv3
  * (GICv2 stops at 8 vCPUs) and, under TCG, cortex-a57 (emulating "max"
  * with pointer authentication is about 3x slower). Both boot the kernel
@@ -170,6 +184,8 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 	buf_printf(b, "</initrd>\n    <cmdline>console=%s panic=-1 rdinit=/init%s",
 		   arm ? "ttyAMA0" : "ttyS0,115200",
 		   !arm && !strcmp(s->accel, "tcg") ? " no_timer_check" : "");
+	if (s->fast)
+		buf_puts(b, arm ? " " GUEST_FAST_ARGS : " " GUEST_FAST_ARGS_X86);
 	if (s->cmdline && *s->cmdline) {
 		buf_puts(b, " ");
 		xml_text(b, s->cmdline);
@@ -194,7 +210,14 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 		buf_puts(b, "    <disk type='file' device='disk'>\n"
 			 "      <driver name='qemu' type='qcow2'/>\n      <source file='");
 		xml_text(b, s->disk);
-		buf_puts(b, "'/>\n      <target dev='vda' bus='virtio'/>\n    </disk>\n");
+		buf_puts(b, "'/>\n      <target dev='vda' bus='virtio'/>\n");
+		xml_root_bus_slot(b, XML_SLOT_DISK);
+		buf_puts(b, "    </disk>\n");
+	}
+	if (s->virtio) {
+		buf_puts(b, "    <controller type='virtio-serial' index='0'>\n");
+		xml_root_bus_slot(b, XML_SLOT_SERIAL);
+		buf_puts(b, "    </controller>\n");
 	}
 	xml_serial(b, s->streams ? NULL : s->console, 0);
 	if (s->virtio && s->streams) {
@@ -479,6 +502,15 @@ static void host_cpu_model(struct host *h)
 		snprintf(h->cpu_model, sizeof(h->cpu_model), "%.*s", (int)(end - p - 7), p + 7);
 	free(caps);
 	virResetLastError();
+}
+
+void guest_boot_setup(const struct guest_spec *s, char *out, size_t n)
+{
+	if (!s->fast)
+		snprintf(out, n, "default");
+	else
+		snprintf(out, n, "fast: %s%s", s->bios ? "qboot " : "",
+			 strcmp(s->arch, "arm64") ? GUEST_FAST_ARGS_X86 : GUEST_FAST_ARGS);
 }
 
 /* The CPU model a guest of this spec gets: what guest_domain_xml() asks

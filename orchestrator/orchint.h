@@ -43,6 +43,8 @@ struct guest_spec {
 	const char *disk;        /* a qcow2 root disk (virtio-blk, vda), or NULL */
 	const char *bios;        /* x86_64: a BIOS ROM in place of QEMU's SeaBIOS (<loader
 				    type='rom'>, QEMU's -bios), or NULL */
+	int fast;                /* [host] boot = fast: GUEST_FAST_ARGS(_X86) on the command
+				    line (and, set by the caller, qboot as bios) */
 	int streams;             /* console and channel reach kfleetd as libvirt streams (a
 				    remote host): serial ports are ptys, and the virtio
 				    channel's socket is libvirt's own, not socket */
@@ -51,7 +53,23 @@ struct guest_spec {
 	const char *cpuset;      /* else the cores it may use ("0", "0-3,6"), NULL any */
 };
 
+/* What boot = fast adds to the kernel's command line, before the run's
+ * own arguments (which may undo them): loglevel=5 keeps warnings and worse
+ * on the console (each character is a trapped UART write under TCG; the
+ * console scan's markers are all KERN_WARNING or worse, dmesg in the guest
+ * keeps everything); nokaslr spares the relocation and, on arm64, the KPTI
+ * that KASLR forces on (a page-table switch at every kernel entry). On
+ * x86_64 tsc=reliable: Linux finds the TSC of TCG's qemu64 (an AMD CPU
+ * without an invariant TSC) unsynchronized and keeps time with the HPET,
+ * an emulated MMIO read per clock read, while TCG's TSC is the host's, one
+ * counter for every vCPU (KVM's host-passthrough has a stable TSC too) */
+#define GUEST_FAST_ARGS "loglevel=5 nokaslr"
+#define GUEST_FAST_ARGS_X86 GUEST_FAST_ARGS " tsc=reliable"
+
 struct host;
+/* The guest setup of spec as a run records it: "default", or "fast: "
+ * and what it changed ("fast: qboot loglevel=5 nokaslr tsc=reliable") */
+void guest_boot_setup(const struct guest_spec *s, char *out, size_t n);
 /* The CPU model the guest of spec gets on h ("qemu64", "cortex-a57",
  * "host-passthrough (MODEL)") */
 void guest_cpu_model(const struct host *h, const struct guest_spec *s, char *out, size_t n);

@@ -246,7 +246,10 @@ static void fill_spec(struct run_ctx *x)
 	gs->emulator = x->emulator;
 	gs->socket = x->sock;
 	gs->disk = x->up ? x->rf.disk : x->disk.overlay;
-	gs->bios = !x->arm && x->h->conf->firmware && !strcmp(x->h->conf->firmware, "qboot") ?
+	gs->fast = x->h->conf->boot && !strcmp(x->h->conf->boot, "fast");
+	/* boot = fast: qboot whatever the firmware key says */
+	gs->bios = !x->arm && (gs->fast || (x->h->conf->firmware &&
+					    !strcmp(x->h->conf->firmware, "qboot"))) ?
 		   CONFIG_QBOOT_ROM : NULL;
 	quiet_spec(x->o, r->id, gs);
 }
@@ -297,11 +300,11 @@ static void read_machine(virDomainPtr d, char *out, size_t n)
 	free(xml);
 }
 
-/* What the guest got (machine, CPU model), into the database and the log */
+/* What the guest got (machine, CPU model, boot setup), into the database and the log */
 static void record_start(struct run_ctx *x)
 {
 	const struct run *r = x->r;
-	char machine[64], cpu[96];
+	char machine[64], cpu[96], boot[64];
 
 	read_machine(x->d, machine, sizeof(machine));
 	/* the firmware, with the machine as bare QEMU's -M and -bios say it */
@@ -313,10 +316,14 @@ static void record_start(struct run_ctx *x)
 	if (db_run_cpu_model(x->db, r->id, cpu) < 0)
 		log_warn("run %" PRId64 ": cannot record its CPU model: %s", r->id,
 			 db_errmsg(x->db));
+	guest_boot_setup(&x->gs, boot, sizeof(boot));
+	if (db_run_boot(x->db, r->id, boot) < 0)
+		log_warn("run %" PRId64 ": cannot record its boot setup: %s", r->id,
+			 db_errmsg(x->db));
 	log_info("run %" PRId64 ": guest '%s' started on host '%s' (%s %s, %d vCPUs, %d MiB, "
-		 "channel %s%s)", r->id, r->domain, x->h->conf->name, r->arch, x->gs.accel,
-		 r->vcpus, r->memory_mb, x->gs.virtio ? "virtio" : "ttyS1",
-		 x->emulator ? ", single-threaded TCG" : "");
+		 "channel %s%s, boot %s)", r->id, r->domain, x->h->conf->name, r->arch,
+		 x->gs.accel, r->vcpus, r->memory_mb, x->gs.virtio ? "virtio" : "ttyS1",
+		 x->emulator ? ", single-threaded TCG" : "", boot);
 }
 
 /* Starts the guest, watched from before it exists; on a remote host it

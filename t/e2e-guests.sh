@@ -79,5 +79,21 @@ check "qboot: passed" equals "$(kf_field "$x" outcome) $(cat "$(kf_field "$x" ru
 check "qboot: its domain XML loads qboot.rom" grep -q "<loader readonly='yes' type='rom'>/usr/share/qemu/qboot.rom</loader>" "$(kf_field "$x" run_dir)/domain.xml"
 check "qboot: the run's machine says so" sh -c "case '$(kf_field "$x" machine)' in pc-q35-*' qboot') exit 0;; esac; exit 1"
 check "qboot: an arm64 run on that host passed, without a loader" sh -c "[ '$(kf_field "$a" outcome)' = passed ] && ! grep -q '<loader' '$(kf_field "$a" run_dir)/domain.xml'"
+kf_stop
+
+# boot = fast: qboot and GUEST_FAST_ARGS, recorded with the run; warnings
+# and worse only on the console; the agent's virtio port on the root bus,
+# with no pcie-root-port from libvirt
+kf_config ""
+sed -i "s|^\[host local\]$|[host local]\nboot = fast|" "$T/kfleetd.ini"
+kf_start
+x=$(q --kernel "$KERNEL" -- 'echo fast-x86')
+a=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo fast-arm64')
+for id in $x $a; do kf_wait_state "$id" done 120 || break; done
+check "fast: both passed" equals "$(kf_field "$x" outcome) $(cat "$(kf_field "$x" run_dir)/output.txt") $(kf_field "$a" outcome) $(cat "$(kf_field "$a" run_dir)/output.txt")" "passed fast-x86 passed fast-arm64"
+check "fast: the runs record their setup" equals "$(kf_field "$x" boot)/$(kf_field "$a" boot)" "fast: qboot loglevel=5 nokaslr tsc=reliable/fast: loglevel=5 nokaslr"
+check "fast: the x86_64 guest had qboot and the arguments" sh -c "grep -q '<loader readonly=.yes. type=.rom.>' '$(kf_field "$x" run_dir)/domain.xml' && grep -q 'no_timer_check loglevel=5 nokaslr tsc=reliable</cmdline>' '$(kf_field "$x" run_dir)/domain.xml'"
+check "fast: no info lines on the console" sh -c "! grep -q 'Run /init as init process' '$(kf_field "$a" run_dir)/console.log'"
+check "virtio port on the root bus, no pcie-root-port" sh -c "grep -q '\"driver\":\"virtio-serial-pci\",\"id\":\"virtio-serial0\",\"bus\":\"pcie.0\"' '$(kf_field "$a" run_dir)/qemu.log' && ! grep -q pcie-root-port '$(kf_field "$a" run_dir)/qemu.log'"
 check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
 kf_done

@@ -69,6 +69,7 @@ static json_t *run_json(const struct run *r)
 	put(o, "accel", web_json_str(r->accel), &bad);
 	put(o, "machine", web_json_str(r->machine), &bad);
 	put(o, "cpu_model", web_json_str(r->cpu_model), &bad);
+	put(o, "boot", web_json_str(r->boot), &bad);
 	put(o, "qemu_version", web_json_str(r->qemu_version), &bad);
 	put(o, "libvirt_version", web_json_str(r->libvirt_version), &bad);
 	put(o, "domain", web_json_str(r->domain), &bad);

@@ -452,6 +452,7 @@ static void run_table(struct buf *b, struct db *db, const struct run *r)
 	kv_str(b, "accel", r->accel);
 	kv_str(b, "machine", r->machine);
 	kv_str(b, "CPU model", r->cpu_model);
+	kv_str(b, "boot", r->boot);
 	kv_str(b, "QEMU", r->qemu_version);
 	kv_str(b, "libvirt", r->libvirt_version);
 	kv_str(b, "domain", r->domain);

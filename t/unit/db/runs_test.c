@@ -38,6 +38,7 @@ static void test_run_columns(void **state)
 	assert_string_equal(r.host, "h1");
 	run_release(&r);
 	assert_int_equal(db_run_cpu_model(f->db, id, "qemu64"), 0);
+	assert_int_equal(db_run_boot(f->db, id, "fast: qboot loglevel=5 nokaslr"), 0);
 	assert_int_equal(db_run_started(f->db, id, "tcg", "pc-q35-7.2", "7.2.0", "9.0.0",
 					"/runs/1"), 0);
 	assert_int_equal(db_run_booted(f->db, id, 1234, "6.1.0-test", 4, 400000), 0);
@@ -61,6 +62,7 @@ static void test_run_columns(void **state)
 	assert_string_equal(r.accel, "tcg");
 	assert_string_equal(r.machine, "pc-q35-7.2");
 	assert_string_equal(r.cpu_model, "qemu64");
+	assert_string_equal(r.boot, "fast: qboot loglevel=5 nokaslr");
 	assert_string_equal(r.qemu_version, "7.2.0");
 	assert_string_equal(r.libvirt_version, "9.0.0");
 	assert_string_equal(r.run_dir, "/runs/1");

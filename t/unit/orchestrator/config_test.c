@@ -274,6 +274,7 @@ static void test_error_lines(void **state)
 		{ "[host a]\ntransfer = nfs\n", 2, "transfer: 'nfs' is not auto, files or upload" },
 		{ "[host a]\npool = -x\n", 2, "pool: '-x' is not a pool name" },
 		{ "[host a]\nfirmware = ovmf\n", 2, "firmware: 'ovmf' is not seabios or qboot" },
+		{ "[host a]\nboot = faster\n", 2, "boot: 'faster' is not default or fast" },
 		{ "[host a]\npool_path = pool\n", 2, "pool_path: 'pool' is not an absolute path" },
 		{ "[host a]\nuri = /var/run/libvirt\n", 2, "uri: '/var/run/libvirt' is not a libvirt URI" },
 		{ "[host a]\nmemory = 1\n", 2, "[host a]: unknown key 'memory'" },

@@ -199,6 +199,39 @@ static void test_qboot(void **state)
 	buf_release(&b);
 }
 
+/* boot = fast: GUEST_FAST_ARGS (and on x86_64 tsc=reliable) after kfleet's own arguments and before
+ * the run's (which may undo them), on both arches, and the run's record
+ * of it; a default guest has neither */
+static void test_fast_boot(void **state)
+{
+	struct guest_spec s = kvm_16cpu, a = arm64_16cpu;
+	struct buf b = BUF_INIT(0);
+	char setup[64];
+
+	(void)state;
+	s.fast = 1;
+	s.bios = "/usr/share/qemu/qboot.rom";
+	assert_int_equal(guest_domain_xml(&s, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<cmdline>console=ttyS0,115200 panic=-1 rdinit=/init"
+			       " loglevel=5 nokaslr tsc=reliable nokaslr loglevel=8</cmdline>"));
+	define_on_test_driver(buf_str(&b));
+	guest_boot_setup(&s, setup, sizeof(setup));
+	assert_string_equal(setup, "fast: qboot loglevel=5 nokaslr tsc=reliable");
+	buf_reset(&b);
+	a.fast = 1;
+	assert_int_equal(guest_domain_xml(&a, &b), 0);
+	assert_non_null(strstr(buf_str(&b), "<cmdline>console=ttyAMA0 panic=-1 rdinit=/init"
+			       " loglevel=5 nokaslr</cmdline>"));
+	guest_boot_setup(&a, setup, sizeof(setup));
+	assert_string_equal(setup, "fast: loglevel=5 nokaslr");
+	buf_reset(&b);
+	assert_int_equal(guest_domain_xml(&tcg_2cpu, &b), 0);
+	assert_null(strstr(buf_str(&b), "loglevel=5"));
+	guest_boot_setup(&tcg_2cpu, setup, sizeof(setup));
+	assert_string_equal(setup, "default");
+	buf_release(&b);
+}
+
 static void test_escaping(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -280,6 +313,32 @@ static void test_x86_virtio(void **state)
 	buf_release(&b);
 }
 
+/* The virtio-serial controller sits on the root bus, as bare QEMU's
+ * -device virtio-serial-pci does, so libvirt adds no pcie-root-port
+ * (and no spare one) for it; a guest without a virtio port has none */
+static void test_virtio_on_root_bus(void **state)
+{
+	static const char ctl[] = "<controller type='virtio-serial' index='0'>\n"
+		"      <address type='pci' domain='0x0000' bus='0x00' slot='0x02' function='0x0'/>\n"
+		"    </controller>";
+	struct guest_spec s = x86_virtio;
+	struct buf b = BUF_INIT(0);
+
+	(void)state;
+	assert_int_equal(guest_domain_xml(&arm64_16cpu, &b), 0);
+	assert_non_null(strstr(buf_str(&b), ctl));
+	buf_reset(&b);
+	s.streams = 1;
+	assert_int_equal(guest_domain_xml(&s, &b), 0);
+	assert_non_null(strstr(buf_str(&b), ctl));
+	define_on_test_driver(buf_str(&b));
+	buf_reset(&b);
+	assert_int_equal(guest_domain_xml(&tcg_2cpu, &b), 0);
+	assert_null(strstr(buf_str(&b), "<controller type='virtio-serial'"));
+	assert_null(strstr(buf_str(&b), "<address"));
+	buf_release(&b);
+}
+
 static void test_topology_numa(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -310,7 +369,9 @@ static void test_root_disk(void **state)
 	assert_int_equal(guest_domain_xml(&s, &b), 0);
 	assert_non_null(strstr(buf_str(&b), "<driver name='qemu' type='qcow2'/>\n"
 			       "      <source file='/r/10/root.qcow2'/>\n"
-			       "      <target dev='vda' bus='virtio'/>"));
+			       "      <target dev='vda' bus='virtio'/>\n"
+			       "      <address type='pci' domain='0x0000' bus='0x00' slot='0x03'"
+			       " function='0x0'/>\n    </disk>"));
 	define_on_test_driver(buf_str(&b));
 	buf_reset(&b);
 	s = arm64_numa;
@@ -363,10 +424,12 @@ int main(void)
 		cmocka_unit_test(test_tcg_2cpu),
 		cmocka_unit_test(test_kvm_16cpu),
 		cmocka_unit_test(test_qboot),
+		cmocka_unit_test(test_fast_boot),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_libvirt_reads_escaped_values),
 		cmocka_unit_test(test_arm64_16cpu),
 		cmocka_unit_test(test_x86_virtio),
+		cmocka_unit_test(test_virtio_on_root_bus),
 		cmocka_unit_test(test_topology_numa),
 		cmocka_unit_test(test_root_disk),
 		cmocka_unit_test(test_other_arch_refused),

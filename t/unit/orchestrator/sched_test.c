@@ -324,7 +324,7 @@ static void two_hosts(struct fx *f)
 	f->c.hosts[1] = (struct config_host){
 		.name = strdup("second"), .uri = strdup("test:///default"), .slots = 1, .cpus = -1,
 		.accel = strdup("auto"), .transfer = strdup("auto"), .pool = strdup("kfleet"),
-		.pool_path = strdup("/var/lib/kfleet/pool"), .firmware = strdup("seabios"),
+		.pool_path = strdup("/var/lib/kfleet/pool"), .firmware = strdup("seabios"), .boot = strdup("default"),
 	};
 	f->c.nhosts = 2;
 	f->o = orch_new(&f->c, &e);
