@@ -135,8 +135,12 @@ static void test_migrate_watch_runs(void **state)
 	mine = dbt_insert_run(f->db, "mine", 1);
 	plain = dbt_insert_run(f->db, "plain", 1);
 	req = dbt_insert_run(f->db, "of a request", 1);
-	/* as schema 17 had it: a watch's series, its submission and links */
+	/* as schema 17 had it: a watch's series, its submission and links
+	 * (and none of the later steps' indexes and columns) */
 	assert_int_equal(sqlite3_exec(s,
+		"DROP INDEX results_run_order; DROP INDEX runs_ended; DROP INDEX builds_kernel;"
+		"DROP INDEX watch_checks_series; DROP INDEX watch_series_watch;"
+		"DROP INDEX watch_series_submission; ALTER TABLE runs DROP COLUMN boot;"
 		"DROP INDEX runs_watch;"
 		"ALTER TABLE runs DROP COLUMN watch;"
 		"ALTER TABLE submissions DROP COLUMN watch;"
