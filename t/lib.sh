@@ -53,6 +53,7 @@ log_level = info
 [host local]
 uri = qemu:///system
 slots = ${SLOTS:-2}
+cpus = ${CPUS:-auto}
 
 [run]
 boot_timeout = ${BOOT_TIMEOUT:-120}
