@@ -2,7 +2,7 @@
 #   make               build into build/ (binaries in build/bin/)
 #   make check         unit tests, the same under ASan+UBSan, then end-to-end tests
 #   make check-unit    unit tests only (SANITIZE=1 for the sanitizer build)
-#   make check-e2e     end-to-end tests (need libvirtd, see README.md)
+#   make check-e2e     end-to-end tests (need libvirtd, see README.md), E2E_JOBS at once
 #   make fuzz          run the libFuzzer targets (clang) for FUZZ_SECONDS each
 #   make demo          start kfleetd with the embedded defaults and run a command in a guest
 #   WERROR=1           add -Werror (CI does)
@@ -103,8 +103,10 @@ check-unit: $(UNIT_BINS) $(BINS)
 check-san:
 	$(MAKE) SANITIZE=1 check-unit
 
+# two tests at once (E2E_JOBS=1: one at a time); t/run-e2e.sh says which run alone
+E2E_JOBS ?= 2
 check-e2e: $(BINS)
-	@t/run-e2e.sh $(B)
+	@E2E_JOBS=$(E2E_JOBS) t/run-e2e.sh $(B)
 
 check: check-unit check-san fuzz check-e2e
 

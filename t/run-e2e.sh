@@ -1,21 +1,66 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Runs every end-to-end test (t/e2e-*.sh) against the binaries in the given
 # build directory, says how long each took, and prints one closing line:
 # "N passed, N failed". Further arguments name the tests to run instead.
+# E2E_JOBS=N runs N tests at once (each has its own daemon, state, port
+# and guests); a test that takes libvirtd away (e2e-libvirtd) runs alone,
+# after the others. The longest tests start first.
 B=${1:-build}; export B
 [ $# -gt 0 ] && shift
 cd "$(dirname "$0")/.." || exit 1
-pass=0; fail=0; all=$(date +%s)
+jobs=${E2E_JOBS:-1}
+alone="t/e2e-libvirtd.sh"
+first="t/e2e-linux.sh t/e2e-bisect.sh t/e2e-watch.sh t/e2e-bpf.sh t/e2e-kernels.sh"
 [ $# -gt 0 ] || set -- t/e2e-*.sh
-for t in "$@"; do
-	t0=$(date +%s)
-	out=$(sh "$t" 2>&1); rc=$?
-	printf '%s\n' "$out"
-	p=$(printf '%s\n' "$out" | grep -c '^ok ')
-	f=$(printf '%s\n' "$out" | grep -c '^not ok ')
-	[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1   # a test script that died counts
-	echo "# $t: $p passed, $f failed in $(($(date +%s) - t0)) s"
-	pass=$((pass + p)); fail=$((fail + f))
+out=$(mktemp -d /tmp/kfleet-e2e.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+# the order: the long ones first, the ones that run alone last
+order=()
+for t in $first; do
+	for a in "$@"; do [ "$a" = "$t" ] && order+=("$t"); done
 done
+for a in "$@"; do
+	case " $first $alone " in *" $a "*) ;; *) order+=("$a");; esac
+done
+for t in $alone; do
+	for a in "$@"; do [ "$a" = "$t" ] && order+=("$t"); done
+done
+
+pass=0; fail=0; all=$(date +%s)
+# report T: prints a finished test's output and adds up its counts
+report() {
+	local t=$1 f n p x rc
+	f=$out/$(basename "$t")
+	cat "$f.log"
+	p=$(grep -c '^ok ' "$f.log"); x=$(grep -c '^not ok ' "$f.log"); rc=$(cat "$f.rc")
+	[ "$rc" -ne 0 ] && [ "$x" -eq 0 ] && x=1   # a test script that died counts
+	echo "# $t: $p passed, $x failed in $(cat "$f.s") s"
+	pass=$((pass + p)); fail=$((fail + x))
+}
+run1() {
+	local t=$1 f t0
+	f=$out/$(basename "$t"); t0=$(date +%s)
+	sh "$t" > "$f.log" 2>&1; echo $? > "$f.rc"
+	echo $(($(date +%s) - t0)) > "$f.s"
+}
+declare -A pid_of=()
+for t in "${order[@]}"; do
+	case " $alone " in *" $t "*)
+		for p in "${!pid_of[@]}"; do wait "$p"; report "${pid_of[$p]}"; unset "pid_of[$p]"; done;;
+	esac
+	while [ "${#pid_of[@]}" -ge "$jobs" ]; do
+		wait -n
+		for p in "${!pid_of[@]}"; do
+			kill -0 "$p" 2>/dev/null && continue
+			wait "$p"; report "${pid_of[$p]}"; unset "pid_of[$p]"
+		done
+	done
+	run1 "$t" &
+	pid_of[$!]=$t
+	case " $alone " in *" $t "*)
+		wait "$!"; report "$t"; unset "pid_of[$!]";;
+	esac
+done
+for p in "${!pid_of[@]}"; do wait "$p"; report "${pid_of[$p]}"; done
 echo "e2e: $pass passed, $fail failed in $(($(date +%s) - all)) s"
 [ "$fail" -eq 0 ]
