@@ -157,8 +157,15 @@ int main(int argc, char **argv)
 	struct config c;
 	struct buf err = BUF_INIT(64 * 1024);
 	const char *conf_path = NULL, *log_path = NULL;
-	int check = 0, verbose = 0, debug = 0, opt, rc;
+	int check = 0, verbose = 0, debug = 0, opt, rc, fd;
 
+	/* fds 0-2 open (/dev/null where a parent closed them): a file kfleetd
+	 * opened there would take stray writes, and SQLite closes a database
+	 * it finds there, dropping the process's locks on it */
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
 	log_init("kfleetd", LOG_LVL_INFO);
 	while ((opt = getopt(argc, argv, "c:nvdl:h")) != -1) {
 		switch (opt) {

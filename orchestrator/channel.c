@@ -16,10 +16,16 @@
 #include "common/log.h"
 #include "common/util.h"
 
+void channel_init(struct channel *ch)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->out_fd = ch->res_fd = -1;
+}
+
 int channel_open(struct channel *ch, const char *path, const char *output_path,
 		 unsigned long long output_max)
 {
-	memset(ch, 0, sizeof(*ch));
+	channel_init(ch);
 	ch->path = path;
 	buf_init(&ch->line, FRAME_MAX_LINE);
 	ch->out_max = output_max;

@@ -220,6 +220,9 @@ struct channel {
 	char res_why[160];       /* what the end or the breakage said */
 };
 
+/* A channel with no file open, which channel_release() may be given
+ * whether or not channel_open() came after */
+void channel_init(struct channel *ch);
 int channel_open(struct channel *ch, const char *path, const char *output_path,
 		 unsigned long long output_max);
 /* Reads what was appended since the last call and handles whole lines.

@@ -112,7 +112,14 @@ static int ctx_init(struct run_ctx *x, struct orch *o, struct host *h, struct db
 	buf_init(&x->xml, 1 << 20);
 	pump_init(&x->pump);
 	pump_init(&x->con);
-	x->ch.out_fd = -1;
+	/* no file of the channel's open until channel_open(): a run that
+	 * ends before it (a root disk that cannot be built) would close fd 0
+	 * from the zeroed context, and whatever then took fd 0 with it. When
+	 * that was SQLite opening kfleet.db, SQLite closed it again (it never
+	 * keeps a database on fds 0-2), which dropped every POSIX lock
+	 * kfleetd held on the file: a `sqlite3` reader closing after it then
+	 * took itself for the last connection and deleted the live WAL. */
+	channel_init(&x->ch);
 	snprintf(rel, sizeof(rel), "%" PRId64 "/a%d", r->id, r->attempt);
 	x->dir = path_join(o->runs_dir, rel);
 	/* a directory there is another run's (a database restored from an

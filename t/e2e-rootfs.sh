@@ -40,6 +40,8 @@ check "probe: the symlink is not copied" test ! -e "$dir/results/shadow-link" -a
 check "probe: the fifo is not copied" test ! -e "$dir/results/fifo"
 check "probe: the overlay is gone after the copy" test ! -e "$dir/root.qcow2"
 check "probe: the results came from the agent, no disk copy" grep -q "run $p1: results '/srv/out': 2 files, 100006 bytes streamed by the agent" "$T/kfleetd.log"
+check "probe: concluded once QEMU let go of its overlay, not at the poweroff" \
+	sh -c "! grep -q 'run $p1: the guest powered off' '$T/kfleetd.log'"
 check "probe: the archive's frames dropped from the channel file" equals "$(grep -c '^KF1 [0-9]* res ' "$dir/agent.log")" 0
 check "probe: the channel file keeps the exit frame" grep -q '^KF1 [0-9]* exit ' "$dir/agent.log"
 check "probe: no archive left in the run's directory" test ! -e "$dir/results.tar"
@@ -83,6 +85,13 @@ check "crash: the run is a crash" equals "$(kf_field "$cr" outcome)" crash
 check "crash: results copied out of the disk" equals "$(cat "$crdir/results/a.txt" 2>&1)" fromdisk
 check "crash: the disk copy is logged" grep -q "run $cr: results '/srv/out': 1 files, 9 bytes copied out" "$T/kfleetd.log"
 check "a package Debian lacks: infra, named" contains "$(kf_field "$bad" "outcome || ': ' || detail")" "kfleet-no-such-package"
+# that run ended before its channel was open: kfleetd's stdin is still
+# its own (it once closed fd 0 there; SQLite, given fd 0 for kfleet.db
+# next, closed it, kfleetd's locks went, and a sqlite3 reader deleted the
+# live WAL: the runs queued after it were not in the file)
+check "a run that ends before its channel opens closes no fd of others" \
+	equals "$(readlink "/proc/$KF_PID/fd/0")" /dev/null
+check "...and kfleetd's database keeps its WAL" test -e "$T/var/kfleet.db-wal"
 
 # a second run on the same image: nothing rebuilt, and the first run's
 # write to / is not there (the probe fails if it finds its marker)

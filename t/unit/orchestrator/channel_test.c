@@ -13,7 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/frame.h"
 #include "common/log.h"
@@ -456,6 +458,29 @@ static void test_open_error(void **state)
 	free(bad);
 }
 
+/* A channel never opened (a run that ended before its guest started)
+ * closes no file of others: fd 0 once went that way, from a zeroed
+ * context, and SQLite's database with it. */
+static void test_release_unopened(void **state)
+{
+	struct channel ch;
+	int p[2], saved = dup(0);
+
+	(void)state;
+	assert_true(saved >= 0);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	channel_init(&ch);
+	channel_release(&ch);
+	channel_release(&ch);
+	assert_int_not_equal(fcntl(0, F_GETFD), -1);
+	assert_int_not_equal(fcntl(p[0], F_GETFD), -1);
+	dup2(saved, 0);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -476,6 +501,7 @@ int main(void)
 		T(test_crlf),
 		T(test_trunc_hostile_counts),
 		T(test_open_error),
+		T(test_release_unopened),
 	};
 #undef T
 
