@@ -7,7 +7,9 @@ acknowledges the agent's exit frame, as kfleet does), and prints
 exit. Used by bench/boot.sh as the baseline kfleet is measured against.
 With $BARE_CGROUP (a cgroup directory) QEMU starts in that cgroup: beside
 libvirt's guests (/sys/fs/cgroup/cpu/machine/NAME on cgroup v1), it gets
-the CPU share they get on a loaded host."""
+the CPU share they get on a loaded host. $BARE_EXTRA adds QEMU options.
+$BARE_SMP replaces the -smp value (say "16,sockets=16,cores=1,threads=1",
+libvirt's topology)."""
 import os, socket, subprocess, sys, tempfile, time
 
 arch, kernel, initrd, vcpus, mem = sys.argv[1:6]
@@ -21,13 +23,17 @@ if arch == "x86_64":
 else:
     cmd = ["qemu-system-aarch64"] + accel + ["-machine", "virt,gic-version=3",
            "-cpu", "cortex-a57", "-append", "console=ttyAMA0 panic=-1 rdinit=/init"]
-cmd += ["-m", mem, "-smp", vcpus, "-nographic", "-no-reboot", "-nodefaults",
+cmd += ["-m", mem, "-smp", os.environ.get("BARE_SMP", vcpus),
+        "-nographic", "-no-reboot", "-nodefaults",
         "-kernel", kernel, "-initrd", initrd,
         "-chardev", "file,id=con,path=" + os.path.join(tmp, "console.log"),
         "-serial", "chardev:con",
         "-device", "virtio-serial-pci",
         "-chardev", "socket,id=agent,path=%s,server=on,wait=off" % sock,
         "-device", "virtserialport,chardev=agent,name=org.kfleet.agent.0"]
+# $BARE_EXTRA: more QEMU options, split at spaces, to find what a
+# difference from libvirt's command line costs (say "-sandbox on")
+cmd += os.environ.get("BARE_EXTRA", "").split()
 cgroup = os.environ.get("BARE_CGROUP")
 
 

@@ -19,7 +19,8 @@
 # Under the table, where a kfleet run's time went (medians, ms): queued to
 # claimed, then each stage of its "timings" file (orchestrator/run.c:
 # prepare = disk, initrd, upload, XML; create = virDomainCreateXML; boot =
-# to the agent's hello; command; stop = the exit frame to the guest gone;
+# to the agent's hello; command; stop = the exit frame to the guest gone,
+# or to its poweroff when the run is concluded then (run.c, off_ends);
 # conclude = results and outcome) and the rest to the outcome stored.
 set -e
 N=${1:-3}; [ $# -gt 0 ] && shift

@@ -259,7 +259,8 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 	struct orch *o = opaque;
 	const char *name = virDomainGetName(dom);
 
-	if (!name || (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED))
+	if (!name || (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED &&
+		      event != VIR_DOMAIN_EVENT_SHUTDOWN))
 		return 0;
 	pthread_mutex_lock(&o->lock);
 	for (struct watch *w = o->watches; w; w = w->next) {
@@ -272,6 +273,8 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 			w->stopped = 1;
 			w->detail = detail;
 		}
+		if (event == VIR_DOMAIN_EVENT_SHUTDOWN)
+			w->powered_off = 1;
 	}
 	pthread_cond_broadcast(&o->events);
 	pthread_mutex_unlock(&o->lock);
@@ -298,7 +301,7 @@ void watch_remove(struct orch *o, struct watch *w)
 	pthread_mutex_unlock(&o->lock);
 }
 
-void watch_wait(struct orch *o, struct watch *w, int ms)
+static void wait_for(struct orch *o, struct watch *w, int ms, int off)
 {
 	struct timespec ts;
 
@@ -310,9 +313,19 @@ void watch_wait(struct orch *o, struct watch *w, int ms)
 		ts.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&o->lock);
-	if (!w->stopped && !o->stopping)
+	if (!w->stopped && !(off && w->powered_off) && !o->stopping)
 		pthread_cond_timedwait(&o->events, &o->lock, &ts);
 	pthread_mutex_unlock(&o->lock);
+}
+
+void watch_wait(struct orch *o, struct watch *w, int ms)
+{
+	wait_for(o, w, ms, 0);
+}
+
+void watch_wait_off(struct orch *o, struct watch *w, int ms)
+{
+	wait_for(o, w, ms, 1);
 }
 
 /* --- hosts --------------------------------------------------------------- */

@@ -170,6 +170,8 @@ void guest_accel_settle(struct orch *o, struct host *h, virConnectPtr conn, int 
 struct watch {
 	char name[64];
 	int stopped;             /* a STOPPED/CRASHED event arrived */
+	int powered_off;         /* a SHUTDOWN event: the guest powered off, and
+				  * libvirt is ending its QEMU (on_poweroff) */
 	int detail;              /* the event's detail */
 	int crashed;             /* VIR_DOMAIN_EVENT_CRASHED or STOPPED_CRASHED */
 	struct watch *next;
@@ -177,8 +179,10 @@ struct watch {
 
 void watch_add(struct orch *o, struct watch *w);
 void watch_remove(struct orch *o, struct watch *w);
-/* Waits at most ms for an event on any watch; returns at once if w stopped. */
+/* Waits at most ms for an event on any watch; returns at once if w stopped
+ * (or, with off, powered off). */
 void watch_wait(struct orch *o, struct watch *w, int ms);
+void watch_wait_off(struct orch *o, struct watch *w, int ms);
 
 /* --- channel.c: the agent channel, read as it grows ---------------------- */
 
@@ -557,9 +561,18 @@ void initrd_release(struct run_initrd *ri);
 
 /* --- run.c: one run ------------------------------------------------------ */
 
-/* Runs the claimed run r on h to its end; out gets the outcome to store */
-void run_guest(struct orch *o, struct host *h, struct db *db, const struct run *r,
-	       struct outcome *out);
+/* Runs the claimed run r on h to its end; out gets the outcome to store.
+ * A guest that powered off after its exit frame has all it wrote in the
+ * run's files while libvirt still ends its QEMU (~0.2 s): what is left of
+ * the run is returned then, for run_guest_end() once the outcome is
+ * stored, so that waiting for the teardown does not delay the outcome.
+ * NULL when nothing is left. */
+struct run_ctx;
+struct run_ctx *run_guest(struct orch *o, struct host *h, struct db *db, const struct run *r,
+			  struct outcome *out);
+/* Waits for that guest to be gone (destroys it if it is not soon) and
+ * frees the rest; NULL: nothing */
+void run_guest_end(struct run_ctx *x);
 
 /* --- sched.c: the workers ------------------------------------------------ */
 

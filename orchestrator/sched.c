@@ -80,6 +80,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct run r;
 		struct outcome out;
+		struct run_ctx *left;
 		int rc, cpus = 0;
 
 		pthread_mutex_lock(&o->lock);
@@ -113,13 +114,8 @@ static void *worker_main(void *arg)
 			 wk->h->conf->name, wk->slot, r.attempt, r.watch ? ", for watch '" : "",
 			 r.watch ? r.watch : "", r.watch ? "'" : "");
 		memset(&out, 0, sizeof(out));
-		run_guest(o, wk->h, db, &r, &out);
+		left = run_guest(o, wk->h, db, &r, &out);
 		quiet_end(o, db, &r);
-		pthread_mutex_lock(&o->lock);
-		wk->h->busy--;
-		wk->h->mem_used_mb -= r.memory_mb;
-		wk->h->cpus_used -= cpus;
-		pthread_mutex_unlock(&o->lock);
 		for (int i = 0; db_run_finish(db, r.id, out.o, out.detail, out.splat, out.has_exit,
 					      out.exit_code) < 0; i++)
 			if (!orch_store_retry(o, db, r.id, "outcome", i)) {
@@ -127,6 +123,13 @@ static void *worker_main(void *arg)
 					  run_outcome_name(out.o), db_errmsg(db));
 				break;
 			}
+		/* a guest still going down holds its place until it is gone */
+		run_guest_end(left);
+		pthread_mutex_lock(&o->lock);
+		wk->h->busy--;
+		wk->h->mem_used_mb -= r.memory_mb;
+		wk->h->cpus_used -= cpus;
+		pthread_mutex_unlock(&o->lock);
 		if (out.o == RUN_OUT_INFRA) {
 			/* a requeued run is for any worker; wake them */
 			pthread_mutex_lock(&o->lock);
