@@ -266,14 +266,17 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 	for (struct watch *w = o->watches; w; w = w->next) {
 		if (strcmp(w->name, name))
 			continue;
-		if (event == VIR_DOMAIN_EVENT_CRASHED ||
-		    detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED)
+		/* a detail means something only with its event: a SHUTDOWN's
+		 * HOST (QEMU killed by libvirt) is STOPPED's CRASHED's number */
+		if (event == VIR_DOMAIN_EVENT_CRASHED || (event == VIR_DOMAIN_EVENT_STOPPED &&
+		    detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED))
 			w->crashed = 1;
 		if (event == VIR_DOMAIN_EVENT_STOPPED) {
 			w->stopped = 1;
 			w->detail = detail;
 		}
-		if (event == VIR_DOMAIN_EVENT_SHUTDOWN)
+		/* the guest powered itself off, not a kill from the host */
+		if (event == VIR_DOMAIN_EVENT_SHUTDOWN && detail != VIR_DOMAIN_EVENT_SHUTDOWN_HOST)
 			w->powered_off = 1;
 	}
 	pthread_cond_broadcast(&o->events);
