@@ -70,6 +70,8 @@ for id in $(db "select id from runs"); do
 	n=$(db "select count(*) from attempts where run_id = $id and outcome = 'passed'")
 	[ "${n:-0}" -gt 1 ] && dup=$((dup + 1))
 done
+# a run is stored at its guest's poweroff; its domain goes a moment after
+sleep 5
 orphans=$(virsh -c qemu:///system list --all --name 2>/dev/null | grep -c "^kf-$inst-")
 echo "chaos: $queued of $N runs queued, $SECS s of faults: $kills kill -9 and restarts of kfleetd, $locks database locks, $restarts libvirtd restarts"
 echo "outcomes: $(db "select group_concat(outcome || ' ' || n, ', ') from (select outcome, count(*) n from runs group by outcome)")"

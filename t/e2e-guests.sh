@@ -95,5 +95,5 @@ check "fast: the runs record their setup" equals "$(kf_field "$x" boot)/$(kf_fie
 check "fast: the x86_64 guest had qboot and the arguments" sh -c "grep -q '<loader readonly=.yes. type=.rom.>' '$(kf_field "$x" run_dir)/domain.xml' && grep -q 'no_timer_check loglevel=5 nokaslr tsc=reliable</cmdline>' '$(kf_field "$x" run_dir)/domain.xml'"
 check "fast: no info lines on the console" sh -c "! grep -q 'Run /init as init process' '$(kf_field "$a" run_dir)/console.log'"
 check "virtio port on the root bus, no pcie-root-port" sh -c "grep -q '\"driver\":\"virtio-serial-pci\",\"id\":\"virtio-serial0\",\"bus\":\"pcie.0\"' '$(kf_field "$a" run_dir)/qemu.log' && ! grep -q pcie-root-port '$(kf_field "$a" run_dir)/qemu.log'"
-check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
+check "no domain of this test is left" kf_no_domains
 kf_done

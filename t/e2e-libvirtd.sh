@@ -29,5 +29,5 @@ check "attempt 1: infra, the connection was lost" contains \
 	"infra: lost the connection to host 'local'"
 check "attempt 2 passed" equals "$(kf_field "$id" "outcome || ' ' || attempt")" "passed 2"
 check "output of the retry" equals "$(cat "$(kf_field "$id" run_dir)/output.txt")" after-the-storm
-check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
+check "no domain of this test is left" kf_no_domains
 kf_done

@@ -41,7 +41,7 @@ check "runs $id2 and $id3 ran exactly once and passed" equals \
 	"$(sqlite3 "$T/var/kfleet.db" "select group_concat(run_id || ':' || n || ':' || outcome, ' ') from (select * from attempts where run_id in ($id2, $id3) order by run_id, n)")" \
 	"$id2:1:passed $id3:1:passed"
 check "no run lost: three runs, all done" equals "$(sqlite3 "$T/var/kfleet.db" "select count(*) from runs where state = 'done'")" 3
-check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
+check "no domain of this test is left" kf_no_domains
 
 # A clean stop (SIGTERM) with a run in flight also requeues it, and a
 # daemon started again finishes it.

@@ -159,6 +159,6 @@ check "live: once concluded, its console is pruned too" equals \
 check "live: its output (small) is kept" contains "$(cat "$ldir/output.txt")" live-done
 
 # Nothing left behind on the host
-check "no domain of this test is left" sh -c "! virsh -c qemu:///system list --all --name | grep -q '^kf-$(cat "$T/instance")-'"
+check "no domain of this test is left" kf_no_domains
 check "daemon still up" sh -c "curl -sf '$KF_URL/api/health' >/dev/null"
 kf_done
