@@ -102,12 +102,14 @@ kf() { "$BIN/kfleet" --url "$KF_URL" --token-file "$T/var/token" "$@"; }
 # kf_field ID FIELD: one field of a run as JSON (jq-free: sqlite does it)
 kf_field() { sqlite3 "$T/var/kfleet.db" "select $2 from runs where id = $1"; }
 
-# kf_no_domains: no domain of this test's kfleetd is left, within 10 s (a
-# run is stored at its guest's poweroff; libvirt ends the domain after it)
+# kf_no_domains [DOMAIN]: no domain of this test's kfleetd (or DOMAIN) is
+# left, within 10 s (a run is stored at its guest's poweroff; libvirt ends
+# the domain after it)
 kf_no_domains() {
+	_re="^kf-$(cat "$T/instance")-"
+	[ -n "$1" ] && _re="^$1\$"
 	for _ in $(seq 1 50); do
-		virsh -c qemu:///system list --all --name 2>/dev/null |
-			grep -q "^kf-$(cat "$T/instance")-" || return 0
+		virsh -c qemu:///system list --all --name 2>/dev/null | grep -q "$_re" || return 0
 		sleep 0.2
 	done
 	return 1
