@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 20
+#define DB_SCHEMA_VERSION 21
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -216,6 +216,11 @@ int db_run_list(struct db *db, int limit, int64_t before, struct run **runs, siz
 void run_list_free(struct run *runs, size_t n);
 /* Counts per state, for the status page. 0 / -1 */
 int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT]);
+/* The number that grows with any change to what the watch pages and the
+ * KCIDB export read besides the runs that end (schema step 21's
+ * triggers): with the count of done runs, the key of their kept answers.
+ * 0 / -1 */
+int db_kept_stamp(struct db *db, int64_t *n);
 
 /* Claims the oldest queued run for host in one transaction: state becomes
  * running, attempt is incremented, an attempt row is opened, domain is set to

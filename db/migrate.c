@@ -324,6 +324,28 @@ const char *const db_migrations[] = {
 	 * is not the same measurement as a default one's. NULL for runs from
 	 * before. */
 	"ALTER TABLE runs ADD COLUMN boot TEXT;",
+	/* 21: a number any change to what the watch pages and the KCIDB
+	 * export read makes grow (web/cache.c keeps those answers by it and
+	 * the count of done runs): a write to the watch tables, submissions,
+	 * their builds, requests and trees, a host's name, and a done run
+	 * changed or deleted. Not runs while they run, results or samples,
+	 * which are written before their run is done, nor a host's health. */
+#define KEPT_BUMP " BEGIN UPDATE stamps SET n = n + 1 WHERE name = 'kept'; END;"
+#define KEPT_ON(t) \
+	"CREATE TRIGGER " t "_kept_insert AFTER INSERT ON " t KEPT_BUMP \
+	"CREATE TRIGGER " t "_kept_update AFTER UPDATE ON " t KEPT_BUMP \
+	"CREATE TRIGGER " t "_kept_delete AFTER DELETE ON " t KEPT_BUMP
+	"CREATE TABLE stamps (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;"
+	"INSERT INTO stamps VALUES ('kept', 0);"
+	KEPT_ON("watches") KEPT_ON("watch_series") KEPT_ON("watch_checks") KEPT_ON("watch_log")
+	KEPT_ON("submissions") KEPT_ON("submission_builds") KEPT_ON("builds")
+	KEPT_ON("requests") KEPT_ON("trees")
+	"CREATE TRIGGER hosts_kept_update AFTER UPDATE OF name ON hosts" KEPT_BUMP
+	"CREATE TRIGGER hosts_kept_delete AFTER DELETE ON hosts" KEPT_BUMP
+	"CREATE TRIGGER runs_kept_update AFTER UPDATE ON runs WHEN old.state = 'done'" KEPT_BUMP
+	"CREATE TRIGGER runs_kept_delete AFTER DELETE ON runs WHEN old.state = 'done'" KEPT_BUMP,
+#undef KEPT_ON
+#undef KEPT_BUMP
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

@@ -170,6 +170,16 @@ int db_run_counts(struct db *db, int64_t counts[RUN_STATE_COUNT])
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+int db_kept_stamp(struct db *db, int64_t *n)
+{
+	int64_t v[1];
+	int rc = dbi_row_ints(dbi_prep(db, "SELECT n FROM stamps WHERE name = 'kept'"), v, 1);
+
+	if (rc == 1)
+		*n = v[0];
+	return rc == 1 ? 0 : -1;
+}
+
 int db_attempt_list(struct db *db, int64_t run_id, struct attempt **a, size_t *n)
 {
 	return dbi_rows(dbi_stmt(db, "SELECT a.n, h.name, a.started_at, a.ended_at, a.outcome,"

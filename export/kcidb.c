@@ -113,7 +113,7 @@ int kcidb_parse_since(const char *s, int64_t now, int64_t *ms, char *err, size_t
 		num[len - 1] = '\0';
 		if (parse_int(num, 0, 100LL * 365 * 86400, &x) == 0) {
 			*ms = now - x * unit[s[len - 1] - 'a'] * 1000;
-			return 0;
+			return 1;
 		}
 	}
 	memset(&tm, 0, sizeof(tm));

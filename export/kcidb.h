@@ -55,8 +55,9 @@ void kcidb_path_append(struct buf *out, const char *path);
  * a kselftest-T job, else the job's name; appended to out */
 void kcidb_job_path(struct buf *out, const char *job);
 /* A --since / ?since= value: "YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS[Z]" (UTC),
- * or a time ago "N" followed by s, m, h or d. 0 with *ms, or -1 with err
- * ("since: 'x' is not a date (YYYY-MM-DD[THH:MM:SS]) or a time ago (7d)") */
+ * or a time ago "N" followed by s, m, h or d. 0 with *ms for a date, 1
+ * with *ms for a time ago (it moves with now), or -1 with err ("since:
+ * 'x' is not a date (YYYY-MM-DD[THH:MM:SS]) or a time ago (7d)") */
 int kcidb_parse_since(const char *s, int64_t now, int64_t *ms, char *err, size_t n);
 /* KCIDB's patchset hash (the sha256 of each patch, newline-terminated,
  * hashed again) of a series: its patches in order of index, each the

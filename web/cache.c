@@ -3,7 +3,9 @@
  * decision rule's version, how many of the runs ended), a done run's page
  * and JSON (its attempt and end), and the routes whose answers read done
  * runs only (the count of done runs, kept by triggers: any run that ends
- * makes a new key). Reading and grouping the samples of many runs costs
+ * makes a new key), and those that also read the watch tables,
+ * submissions and builds (the watch pages, the KCIDB export: with the
+ * number schema step 21's triggers make grow on any change to those). Reading and grouping the samples of many runs costs
  * most of such an answer; here it is made once until another run ends.
  * A few slots, reused oldest first, under one lock. */
 #include "web/cache.h"
@@ -114,16 +116,19 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
 	return MHD_YES;
 }
 
-int web_cache_done_key(struct db *db, struct MHD_Connection *c, const char *url, char *key,
-		       size_t n)
+int web_cache_done_key(struct db *db, struct MHD_Connection *c, const char *url, int stamped,
+		       char *key, size_t n)
 {
-	int64_t counts[RUN_STATE_COUNT];
+	int64_t counts[RUN_STATE_COUNT], kept = 0;
 	struct buf b = BUF_INIT(n);
 	int rc = -1;
 
-	if (db_run_counts(db, counts) < 0)
+	if (db_run_counts(db, counts) < 0 || (stamped && db_kept_stamp(db, &kept) < 0))
 		goto out;
-	buf_printf(&b, "done %lld %s?", (long long)counts[RUN_DONE], url);
+	buf_printf(&b, "done %lld", (long long)counts[RUN_DONE]);
+	if (stamped)
+		buf_printf(&b, " kept %lld", (long long)kept);
+	buf_printf(&b, " %s?", url);
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, add_arg, &b);
 	if (b.truncated || b.len >= n)
 		goto out;

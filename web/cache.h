@@ -3,7 +3,8 @@
  * is answered without computing it again until that data changes. Whole
  * routes whose answers read done runs only (and what does not change
  * after start) are kept by their path, query and the count of done runs
- * (WEB_ROUTE_DONE_RUNS in routes.c). */
+ * (WEB_ROUTE_DONE_RUNS in routes.c), and those that also read what
+ * db_kept_stamp() follows by that number too (WEB_ROUTE_STAMPED). */
 #ifndef KF_WEB_CACHE_H
 #define KF_WEB_CACHE_H
 
@@ -24,10 +25,11 @@ int web_cache_get(struct web *w, const char *key, struct buf *b, const char **ct
 void web_cache_put(struct web *w, const char *key, const char *body, size_t len,
 		   const char *ctype);
 /* The key of the answer to url with its query, as of the runs done now
- * ("done N url?k=v&..."), into key: 0, or -1 when it cannot be made (a
- * query longer than n, the database): not kept then */
-int web_cache_done_key(struct db *db, struct MHD_Connection *c, const char *url, char *key,
-		       size_t n);
+ * ("done N url?k=v&..."; stamped: and db_kept_stamp(), "done N kept S
+ * url?..."), into key: 0, or -1 when it cannot be made (a query longer
+ * than n, the database): not kept then */
+int web_cache_done_key(struct db *db, struct MHD_Connection *c, const char *url, int stamped,
+		       char *key, size_t n);
 /* While set (a route's handler runs), web_reply() of a 200 keeps its body
  * under key for w; NULL: nothing is kept. This thread's only. */
 void web_cache_capture(struct web *w, const char *key);

@@ -2,7 +2,8 @@
  * checkouts, builds and tests as KCIDB report data (export/kcidb.c), with
  * the daemon's origin and links to its pages. `kfleet export kcidb` is its
  * client. A since that is not a time, or a submission that is not an id,
- * is a 400 that says which. */
+ * is a 400 that says which. An answer since a date is kept until its data
+ * change (WEB_ROUTE_STAMPED). */
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
@@ -12,6 +13,7 @@
 
 #include "common/util.h"
 #include "export/kcidb.h"
+#include "web/cache.h"
 
 WEB_HANDLER(api_export_kcidb)
 {
@@ -22,9 +24,14 @@ WEB_HANDLER(api_export_kcidb)
 	struct db *db;
 	char err[512];
 	json_t *j;
+	int ago = since ? kcidb_parse_since(since, now_ms(), &o.since_ms, err, sizeof(err)) : 0;
 
-	if (since && kcidb_parse_since(since, now_ms(), &o.since_ms, err, sizeof(err)) < 0)
+	if (ago < 0)
 		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "%s", err);
+	/* kept (WEB_ROUTE_STAMPED) since a date, not since a time ago: the
+	 * same query then names another span each time it is asked */
+	if (ago)
+		web_cache_capture(w, NULL);
 	if (sub) {
 		long long id;
 

@@ -33,7 +33,7 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/bisections", pages_bisections, 0 },
 	{ WEB_GET,  "/bisections/{id}", pages_bisection, 0 },
 	{ WEB_GET,  "/flaky", pages_flaky, 0 },
-	{ WEB_GET,  "/watches", pages_watches, 0 },
+	{ WEB_GET,  "/watches", pages_watches, WEB_ROUTE_STAMPED },
 	/* any other path under these is 404 to GET, 405 to the rest */
 	{ WEB_GET,  "/submissions*", NULL, 0 },
 	{ WEB_GET,  "/builds*", NULL, 0 },
@@ -67,8 +67,8 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/api/bisections/{id}", api_bisection, 0 },
 	{ WEB_POST, "/api/bisections/{id}/cancel", api_bisection_cancel, 0 },
 	{ WEB_GET,  "/api/flaky", api_flaky, 0 },
-	{ WEB_GET,  "/api/watches", api_watches, 0 },
-	{ WEB_GET,  "/api/export/kcidb", api_export_kcidb, 0 },
+	{ WEB_GET,  "/api/watches", api_watches, WEB_ROUTE_STAMPED },
+	{ WEB_GET,  "/api/export/kcidb", api_export_kcidb, WEB_ROUTE_STAMPED },
 	{ WEB_POST, "/api/watches", api_watches_add, 0 },
 	{ WEB_POST, "/api/watches/{name}/remove", api_watch_remove, 0 },
 };
@@ -155,8 +155,9 @@ size_t web_route_body_max(const char *url)
 	return WEB_BODY_MAX;
 }
 
-/* A route of WEB_ROUTE_DONE_RUNS: its kept answer while no other run is
- * done, else the handler's, kept as it is sent */
+/* A route of WEB_ROUTE_DONE_RUNS (or _STAMPED): its kept answer while no
+ * other run is done (nor the stamp grew), else the handler's, kept as it
+ * is sent */
 static enum MHD_Result route_kept(struct web *w, struct MHD_Connection *c,
 				  const struct web_route *r, const char *url,
 				  const struct web_args *a)
@@ -168,7 +169,8 @@ static enum MHD_Result route_kept(struct web *w, struct MHD_Connection *c,
 	struct db *db = web_db(w, &err);
 
 	free(err);   /* the handler says it, when it asks */
-	if (!db || web_cache_done_key(db, c, url, key, sizeof(key)) < 0)
+	if (!db || web_cache_done_key(db, c, url, !!(r->flags & WEB_ROUTE_STAMPED), key,
+					    sizeof(key)) < 0)
 		return r->handler(w, c, a);
 	if (web_cache_get(w, key, &hit, &ctype)) {
 		rc = web_reply(c, MHD_HTTP_OK, ctype, &hit);
@@ -192,7 +194,7 @@ enum MHD_Result web_route(struct web *w, struct MHD_Connection *c, const char *m
 	unsigned allow;
 
 	r = web_route_find(method, url, &a, seg, &allow);
-	if (r && r->handler && (r->flags & WEB_ROUTE_DONE_RUNS))
+	if (r && r->handler && (r->flags & (WEB_ROUTE_DONE_RUNS | WEB_ROUTE_STAMPED)))
 		return route_kept(w, c, r, url, &a);
 	if (r && r->handler)
 		return r->handler(w, c, &a);

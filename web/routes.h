@@ -15,6 +15,12 @@
 /* the answer reads done runs only, and what does not change after start
  * (the job files): kept (cache.c) until another run is done */
 #define WEB_ROUTE_DONE_RUNS 0x2u
+/* the answer reads done runs and what db_kept_stamp() follows (the watch
+ * tables, submissions, builds, requests, trees, hosts' names) and nothing
+ * else that changes: kept until another run is done or that number grows.
+ * Its handler calls web_cache_capture(w, NULL) for an answer that also
+ * depends on the time it is asked at. */
+#define WEB_ROUTE_STAMPED 0x4u
 
 /* One route. A pattern is the path with {id} (a strict id: digits, no
  * leading zero), {name} (one segment, at most WEB_SEGMENT_MAX bytes, may

@@ -126,6 +126,74 @@ static void test_newer_schema_refused(void **state)
 
 /* Schema 18 on a file of 17: the runs of a watch's submission, plain or
  * of its requests, are for that watch; a person's are for nobody */
+/* Schema step 21 undone: its triggers (on other tables: dropping stamps
+ * leaves them) and the table */
+static void drop_kept_stamp(sqlite3 *s)
+{
+	sqlite3_stmt *st;
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&sql, &len);
+
+	assert_non_null(f);
+	assert_int_equal(sqlite3_prepare_v2(s, "SELECT name FROM sqlite_master WHERE type ="
+					    " 'trigger' AND name LIKE '%\\_kept\\_%' ESCAPE '\\'",
+					    -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		fprintf(f, "DROP TRIGGER %s;", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	fputs("DROP TABLE stamps;", f);
+	fclose(f);
+	assert_int_equal(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK);
+	free(sql);
+}
+
+/* What makes db_kept_stamp() grow (schema step 21): a write to the watch
+ * tables, a build, a done run changed or deleted, a host renamed; not a
+ * run that starts or ends (the count of done runs says that), nor a
+ * host's health */
+static void test_kept_stamp(void **state)
+{
+	struct dbt *f = *state;
+	sqlite3 *s = db_sqlite(f->db);
+	int64_t a, b, id = dbt_insert_run(f->db, "stamped", 1);
+	char sql[256];
+	static const struct {
+		const char *sql;
+		int grows;
+	} steps[] = {
+		{ "UPDATE runs SET state = 'running', started_at = 5 WHERE id = ?", 0 },
+		{ "UPDATE runs SET phase = 'booting' WHERE id = ?", 0 },
+		{ "UPDATE runs SET state = 'done', outcome = 'passed', ended_at = 9 WHERE id = ?", 0 },
+		{ "UPDATE runs SET detail = 'changed after its end' WHERE id = ?", 1 },
+		{ "INSERT INTO hosts (name, uri, updated_at) VALUES ('h?', 'test:///default', 1)", 0 },
+		{ "UPDATE hosts SET healthy = 0, health_detail = 'down' WHERE name = 'h?'", 0 },
+		{ "UPDATE hosts SET name = 'h2?' WHERE name = 'h?'", 1 },
+		{ "INSERT INTO watch_log (watch, at, level, text) VALUES ('w', 1, 'info', '?')", 1 },
+		{ "INSERT INTO builds (key, tree, commit_id, arch, config, config_hash, toolchain,"
+		  " state, dir, started_at) VALUES ('k?', 't', 'c', 'x86_64', 'tinyconfig', 'h',"
+		  " 'gcc', 'building', '/d', 1)", 1 },
+		{ "UPDATE builds SET state = 'failed' WHERE key = 'k?'", 1 },
+		{ "DELETE FROM runs WHERE id = ?", 1 },
+	};
+
+	assert_int_equal(db_kept_stamp(f->db, &a), 0);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		size_t n = 0;
+
+		for (const char *p = steps[i].sql; *p && n < sizeof(sql) - 24; p++)   /* ? is id */
+			n += *p == '?' ? (size_t)sprintf(sql + n, "%lld", (long long)id) :
+			     (size_t)sprintf(sql + n, "%c", *p);
+		if (sqlite3_exec(s, sql, NULL, NULL, NULL) != SQLITE_OK)
+			fail_msg("%s: %s", sql, sqlite3_errmsg(s));
+		assert_int_equal(db_kept_stamp(f->db, &b), 0);
+		if ((b > a) != steps[i].grows)
+			fail_msg("%s: the stamp went from %lld to %lld", sql, (long long)a,
+				 (long long)b);
+		a = b;
+	}
+}
+
 static void test_migrate_watch_runs(void **state)
 {
 	struct dbt *f = *state;
@@ -136,7 +204,9 @@ static void test_migrate_watch_runs(void **state)
 	plain = dbt_insert_run(f->db, "plain", 1);
 	req = dbt_insert_run(f->db, "of a request", 1);
 	/* as schema 17 had it: a watch's series, its submission and links
-	 * (and none of the later steps' indexes and columns) */
+	 * (and none of the later steps' indexes, columns, tables and
+	 * triggers) */
+	drop_kept_stamp(s);
 	assert_int_equal(sqlite3_exec(s,
 		"DROP INDEX results_run_order; DROP INDEX runs_ended; DROP INDEX builds_kernel;"
 		"DROP INDEX watch_checks_series; DROP INDEX watch_series_watch;"
@@ -299,6 +369,7 @@ int main(void)
 		T(test_reopen_keeps_data),
 		T(test_newer_schema_refused),
 		T(test_migrate_watch_runs),
+		T(test_kept_stamp),
 		T(test_open_errors),
 		T(test_concurrent_open_new_file),
 		cmocka_unit_test(test_state_and_outcome_names),

@@ -89,9 +89,9 @@ static void test_since(void **state)
 	assert_int_equal(ms, 1714564800000LL);
 	assert_int_equal(kcidb_parse_since("2024-05-01T12:00:00Z", now, &ms, err, sizeof(err)), 0);
 	assert_int_equal(ms, 1714564800000LL);
-	assert_int_equal(kcidb_parse_since("7d", now, &ms, err, sizeof(err)), 0);
+	assert_int_equal(kcidb_parse_since("7d", now, &ms, err, sizeof(err)), 1);
 	assert_int_equal(ms, now - 7LL * 86400000);
-	assert_int_equal(kcidb_parse_since("30m", now, &ms, err, sizeof(err)), 0);
+	assert_int_equal(kcidb_parse_since("30m", now, &ms, err, sizeof(err)), 1);
 	assert_int_equal(ms, now - 30LL * 60000);
 	static const char *const bad[] = { "garbage", "", "2024-13-01", "2024-05-01T25:00:00",
 					   "2024-05-01 junk", "-3d", "d", "1960-01-01", "12" };

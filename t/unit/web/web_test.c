@@ -1145,6 +1145,104 @@ static void test_kept_until_done(void **state)
 	buf_release(&b);
 }
 
+/* The build of id in a KCIDB export's JSON, NULL when it has none */
+static json_t *export_build(json_t *j, int64_t id)
+{
+	json_t *v = json_object_get(j, "builds");
+
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		json_t *b = json_array_get(v, i);
+
+		if (json_integer_value(json_object_get(json_object_get(b, "misc"), "build")) == id)
+			return b;
+	}
+	return NULL;
+}
+
+/* The watch pages and the KCIDB export are kept (WEB_ROUTE_STAMPED), but
+ * not past a change to what they read: a series that moves on, a check
+ * posted, a log line, a build that fails. An export since a time ago is
+ * not kept: the same query names a later span a second later. */
+static void test_kept_stamped(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	char sql[1024];
+	json_t *j, *w = NULL, *bd;
+	int64_t t = now_ms();
+
+	exec_sql("INSERT INTO watches (name, source, spec, created_at, position_date)"
+		 " VALUES ('kw', 'cli', '{\"patchwork\": \"http://pw\", \"project\": \"p\"}', 1,"
+		 " '2026-01-01');"
+		 "INSERT INTO watch_series (id, watch, remote_id, msgid, version, name, mbox_url,"
+		 "  patches, seen_at, state) VALUES (7001, 'kw', 70, 'kw1', 1, 'kw: first',"
+		 "  'u', '[]', 1, 'queued')");
+	for (int pass = 0; pass < 2; pass++) {   /* the second from what was kept */
+		assert_int_equal(http("GET", "/api/watches", NULL, NULL, &b), 200);
+		j = parse(&b);
+		for (size_t i = 0; i < json_array_size(json_object_get(j, "watches")); i++)
+			if (!strcmp(json_string_value(json_object_get(json_array_get(
+				json_object_get(j, "watches"), i), "name")), "kw"))
+				w = json_array_get(json_object_get(j, "watches"), i);
+		assert_non_null(w);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(
+			json_object_get(w, "series"), 0), "state")), "queued");
+		json_decref(j);
+	}
+	assert_int_equal(http("GET", "/watches", NULL, NULL, &b), 200);
+	assert_null(strstr(buf_str(&b), "7777: success"));
+	exec_sql("UPDATE watch_series SET state = 'reported', verdict = 'passed' WHERE id = 7001;"
+		 "INSERT INTO watch_checks (series_id, patch_id, state, description, posted_at)"
+		 " VALUES (7001, 7777, 'success', 'check posted by kfleet', 2)");
+	assert_int_equal(http("GET", "/api/watches", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "\"reported\""));
+	assert_non_null(strstr(buf_str(&b), "check posted by kfleet"));
+	assert_int_equal(http("GET", "/watches", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "7777: success"));
+	exec_sql("INSERT INTO watch_log (watch, at, level, text) VALUES ('kw', 3, 'warn',"
+		 " 'a line logged after the page was kept')");
+	assert_int_equal(http("GET", "/watches", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "a line logged after the page was kept"));
+
+	/* a submission's build, done, then failed: the export since a date
+	 * says valid, then not */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO submissions (id, created_at, tree, arches, config, state, base_commit)"
+		 "  VALUES (7002, %lld, 't', 'x86_64', 'tinyconfig', 'building', 'abc');"
+		 "INSERT INTO builds (id, key, tree, commit_id, arch, config, config_hash,"
+		 "  toolchain, state, dir, started_at, ended_at) VALUES (7003, 'k7003', 't',"
+		 "  'abc', 'x86_64', 'tinyconfig', 'h', 'gcc', 'done', '/nonexistent', %lld, %lld);"
+		 "INSERT INTO submission_builds VALUES (7002, 'base', 'x86_64', 7003, 0)",
+		 (long long)t - 3000, (long long)t - 2000, (long long)t - 1000);
+	exec_sql(sql);
+	for (int pass = 0; pass < 2; pass++) {
+		assert_int_equal(http("GET", "/api/export/kcidb?since=2000-01-01", NULL, NULL, &b),
+				 200);
+		j = parse(&b);
+		assert_non_null(bd = export_build(j, 7003));
+		assert_true(json_is_true(json_object_get(bd, "valid")));
+		json_decref(j);
+	}
+	exec_sql("UPDATE builds SET state = 'failed', errors = 'ld: undefined' WHERE id = 7003");
+	assert_int_equal(http("GET", "/api/export/kcidb?since=2000-01-01", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_non_null(bd = export_build(j, 7003));
+	assert_true(json_is_false(json_object_get(bd, "valid")));
+	json_decref(j);
+
+	/* since 3 s ago: the build ended 1 s ago is in it, and 2.5 s later
+	 * no longer */
+	assert_int_equal(http("GET", "/api/export/kcidb?since=3s", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_non_null(export_build(j, 7003));
+	json_decref(j);
+	usleep(2500 * 1000);
+	assert_int_equal(http("GET", "/api/export/kcidb?since=3s", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_null(export_build(j, 7003));
+	json_decref(j);
+	buf_release(&b);
+}
+
 static void test_jobs_pages(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -1393,6 +1491,7 @@ int main(void)
 		cmocka_unit_test(test_run_results_bounded),
 		cmocka_unit_test(test_queue_pages),
 		cmocka_unit_test(test_kept_until_done),
+		cmocka_unit_test(test_kept_stamped),
 		cmocka_unit_test(test_jobs_pages),
 		cmocka_unit_test(test_queue_fair),
 		cmocka_unit_test(test_no_orch),
