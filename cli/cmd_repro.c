@@ -340,9 +340,14 @@ static int domain_make(const char *run_dir, const char *kernel, struct buf *x, c
 		buf_release(&n);
 	}
 	{
+		/* the kernel the domain names: the run's, or (boot = fast,
+		 * x86_64) the ELF kernel kfleetd unpacked from it into its cache
+		 * for a PVH entry; the reproducer boots the run's bzImage */
+		char *dk = between(buf_str(x), "<kernel>", "</kernel>");
 		struct buf k = BUF_INIT(4096);
 
-		buf_printf(&k, "<kernel>%s</kernel>", kernel);
+		buf_printf(&k, "<kernel>%s</kernel>", dk ? dk : kernel);
+		free(dk);
 		if (rc == -2 || replace_all(x, buf_str(&k), "<kernel>@DIR@/vmlinuz</kernel>") < 0 ||
 		    replace_all(x, run_dir, "@DIR@") < 0) {
 			buf_release(&k);

@@ -24,6 +24,23 @@ int kimage_release(const char *path, const char *arch, char *out, size_t n);
  * *err (caller frees) saying why not. */
 int kimage_btf(const char *path, char **err);
 
+/* For a direct PVH entry (pvh.c, [host] boot = fast): the uncompressed
+ * ELF kernel inside the x86_64 bzImage at path, kept as
+ * cache_dir/pvh-SHA256.vmlinux (unpacked on first use). 1 with *out (its
+ * path, caller frees); 0 when the image has none to give (not a bzImage
+ * of boot protocol 2.08+, or a kernel built without CONFIG_PVH); -1 with
+ * *err (caller frees) when it should but cannot (a payload past the
+ * file's end, a corrupt or unknown compression, a cache that cannot be
+ * written). */
+int kimage_pvh(const char *path, const char *cache_dir, char **out, char **err);
+/* Where a bzImage's compressed kernel is: 1 with *off and *n, 0 when bz is
+ * not a bzImage of boot protocol 2.08+, -1 when its header points past
+ * len */
+int kimage_payload(const unsigned char *bz, size_t len, size_t *off, size_t *n);
+/* 1 when e[0..len) is an x86_64 ELF with a PVH entry point (a "Xen" note
+ * of type XEN_ELFNOTE_PHYS32_ENTRY), else 0 */
+int kimage_pvh_entry(const unsigned char *e, size_t len);
+
 /* ---- patch series: intake (series.c with mbox.c, subject.c, diffstat.c,
  * trailers.c; fetch.c) ---- */
 

@@ -531,7 +531,7 @@ void guest_boot_setup(const struct guest_spec *s, char *out, size_t n)
 	if (!s->fast)
 		snprintf(out, n, "default");
 	else
-		snprintf(out, n, "fast: %s%s", s->bios ? "qboot " : "",
+		snprintf(out, n, "fast: %s%s%s", s->bios ? "qboot " : "", s->pvh ? "pvh " : "",
 			 strcmp(s->arch, "arm64") ? GUEST_FAST_ARGS_X86 : GUEST_FAST_ARGS);
 }
 

@@ -45,6 +45,8 @@ struct guest_spec {
 				    type='rom'>, QEMU's -bios), or NULL */
 	int fast;                /* [host] boot = fast: GUEST_FAST_ARGS(_X86) on the command
 				    line (and, set by the caller, qboot as bios) */
+	int pvh;                 /* kernel is a bzImage's ELF kernel, entered by QEMU at
+				    its PVH entry (kernels/pvh.c; set by the caller) */
 	int streams;             /* console and channel reach kfleetd as libvirt streams (a
 				    remote host): serial ports are ptys, and the virtio
 				    channel's socket is libvirt's own, not socket */
@@ -68,7 +70,7 @@ struct guest_spec {
 
 struct host;
 /* The guest setup of spec as a run records it: "default", or "fast: "
- * and what it changed ("fast: qboot loglevel=5 nokaslr tsc=reliable") */
+ * and what it changed ("fast: qboot pvh loglevel=5 nokaslr tsc=reliable") */
 void guest_boot_setup(const struct guest_spec *s, char *out, size_t n);
 /* The CPU model the guest of spec gets on h ("qemu64", "cortex-a57",
  * "host-passthrough (MODEL)") */

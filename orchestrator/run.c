@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "images/images.h"
+#include "kernels/kernels.h"
 
 #define POLL_MS 250
 /* A local guest's agent socket wakes the watch as soon as it has data (a
@@ -60,6 +61,9 @@ struct run_ctx {
 	struct buf xml;
 	char *sock;                  /* the virtio channel's socket (a local host) */
 	char *emulator;              /* single-threaded TCG, or NULL */
+	char *pvh;                   /* boot = fast, x86_64: the bzImage's kernel unpacked,
+					entered at its PVH entry (kernels/pvh.c), held in the
+					cache while the run lasts; or NULL */
 	long long chan_max;
 	struct pump pump;            /* the agent channel, into chan */
 	struct pump con;             /* the console, as a stream (a remote host) */
@@ -188,6 +192,31 @@ static int stage_initrd(struct run_ctx *x)
 	return rc;
 }
 
+static int boot_fast(const struct run_ctx *x)
+{
+	return x->h->conf->boot && !strcmp(x->h->conf->boot, "fast");
+}
+
+/* boot = fast on a local x86_64 host: the kernel the bzImage carries, for
+ * QEMU to enter directly (no real-mode setup, no unpacking in the guest:
+ * under TCG most of a small guest's boot). A kernel without a PVH entry
+ * boots as it is; one whose payload cannot be read too, with a warning. */
+static int stage_kernel(struct run_ctx *x)
+{
+	char *err = NULL;
+
+	if (x->up || x->arm || !boot_fast(x))
+		return 0;
+	storage_lock_cache(x->o);   /* the pass deletes nothing between lookup and hold */
+	if (kimage_pvh(x->r->kernel_path, x->o->cache_dir, &x->pvh, &err) < 0)
+		log_warn("run %" PRId64 ": %s: it boots as a bzImage", x->r->id, err);
+	if (x->pvh)
+		storage_hold(x->o, (const char *const *)&x->pvh, 1);
+	storage_unlock_cache(x->o);
+	free(err);
+	return 0;
+}
+
 static int stage_upload(struct run_ctx *x)
 {
 	char *err = NULL;
@@ -242,7 +271,8 @@ static void fill_spec(struct run_ctx *x)
 	gs->accel = x->arm ? x->h->accel_arm64 : x->h->accel;
 	gs->vcpus = r->vcpus;
 	gs->memory_mb = r->memory_mb;
-	gs->kernel = x->up ? x->rf.kernel : r->kernel_path;
+	gs->kernel = x->up ? x->rf.kernel : x->pvh ? x->pvh : r->kernel_path;
+	gs->pvh = x->pvh != NULL;
 	gs->initrd = x->up ? x->rf.initrd : x->initrd_path;
 	gs->streams = x->up;
 	gs->console = x->console;
@@ -257,7 +287,7 @@ static void fill_spec(struct run_ctx *x)
 	gs->emulator = x->emulator;
 	gs->socket = x->sock;
 	gs->disk = x->up ? x->rf.disk : x->disk.overlay;
-	gs->fast = x->h->conf->boot && !strcmp(x->h->conf->boot, "fast");
+	gs->fast = boot_fast(x);
 	/* boot = fast: qboot whatever the firmware key says */
 	gs->bios = !x->arm && (gs->fast || (x->h->conf->firmware &&
 					    !strcmp(x->h->conf->firmware, "qboot"))) ?
@@ -714,6 +744,9 @@ static void run_release_ctx(struct run_ctx *x)
 	initrd_release(&x->initrd);
 	storage_kick(x->o);
 	free(x->emulator);
+	if (x->pvh)
+		storage_drop(x->o, (const char *const *)&x->pvh, 1);
+	free(x->pvh);
 	free(x->initrd_path);
 	free(x->xmlp);
 	free(x->outp);
@@ -732,7 +765,8 @@ struct run_ctx *run_guest(struct orch *o, struct host *h, struct db *db, const s
 		return NULL;
 	}
 	if (ctx_init(x, o, h, db, r, out) == 0 && stage_disk(x) == 0 &&
-	    stage_initrd(x) == 0 && stage_upload(x) == 0 && stage_domain(x) == 0 &&
+	    stage_initrd(x) == 0 && stage_kernel(x) == 0 && stage_upload(x) == 0 &&
+	    stage_domain(x) == 0 &&
 	    stage_start(x) == 0 && stage_watch(x) == 0)
 		stage_conclude(x);
 	write_timings(x);

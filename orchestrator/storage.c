@@ -1,6 +1,7 @@
 /* storage.c: the storage pass (storage.h). A thread of kfleetd measures
  * the state directory, lists what it may prune (the large files of
- * concluded runs, the rebuildable shared archives under cache/), lets
+ * concluded runs, the rebuildable shared archives and unpacked kernels
+ * under cache/), lets
  * prune.c choose by the [storage] budget and retention, deletes that and
  * records each file in the database for the run page. It runs at start,
  * every interval, and shortly after a run concludes (storage_kick()).
@@ -57,7 +58,13 @@ static const struct {
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Cache files made again on demand, cheaply: the initrd's archives */
-static const char *const cache_kinds[] = { "initramfs-", "modules-", "programs-" };
+/* what the cache holds that the pass may prune: its name's start and end */
+static const struct {
+	const char *prefix, *suffix;
+} cache_kinds[] = {
+	{ "initramfs-", ".cpio.gz" }, { "modules-", ".cpio.gz" }, { "programs-", ".cpio.gz" },
+	{ "pvh-", ".vmlinux" },   /* a bzImage's kernel unpacked (kernels/pvh.c) */
+};
 
 /* --- what the pass found ------------------------------------------------- */
 
@@ -240,10 +247,16 @@ static int add_cache(struct orch *o, struct found *f)
 		size_t k;
 		char *p;
 
+		size_t len = strlen(de->d_name);
+
 		for (k = 0; k < NELEM(cache_kinds); k++)
-			if (!strncmp(de->d_name, cache_kinds[k], strlen(cache_kinds[k])))
+			if (!strncmp(de->d_name, cache_kinds[k].prefix,
+				     strlen(cache_kinds[k].prefix)) &&
+			    len > strlen(cache_kinds[k].suffix) &&
+			    !strcmp(de->d_name + len - strlen(cache_kinds[k].suffix),
+				    cache_kinds[k].suffix))
 				break;
-		if (k == NELEM(cache_kinds) || !strstr(de->d_name, ".cpio.gz"))
+		if (k == NELEM(cache_kinds))
 			continue;
 		p = path_join(o->cache_dir, de->d_name);
 		if (p && lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {

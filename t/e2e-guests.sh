@@ -81,9 +81,10 @@ check "qboot: the run's machine says so" sh -c "case '$(kf_field "$x" machine)' 
 check "qboot: an arm64 run on that host passed, without a loader" sh -c "[ '$(kf_field "$a" outcome)' = passed ] && ! grep -q '<loader' '$(kf_field "$a" run_dir)/domain.xml'"
 kf_stop
 
-# boot = fast: qboot and GUEST_FAST_ARGS, recorded with the run; warnings
-# and worse only on the console; the agent's virtio port on the root bus,
-# with no pcie-root-port from libvirt
+# boot = fast: qboot, the x86_64 kernel entered at its PVH entry (the
+# bzImage's ELF kernel unpacked into the cache once), and GUEST_FAST_ARGS,
+# recorded with the run; warnings and worse only on the console; the
+# agent's virtio port on the root bus, with no pcie-root-port from libvirt
 kf_config ""
 sed -i "s|^\[host local\]$|[host local]\nboot = fast|" "$T/kfleetd.ini"
 kf_start
@@ -91,7 +92,10 @@ x=$(q --kernel "$KERNEL" -- 'echo fast-x86')
 a=$(q --arch arm64 --kernel "$ARM_KERNEL" -- 'echo fast-arm64')
 for id in $x $a; do kf_wait_state "$id" done 120 || break; done
 check "fast: both passed" equals "$(kf_field "$x" outcome) $(cat "$(kf_field "$x" run_dir)/output.txt") $(kf_field "$a" outcome) $(cat "$(kf_field "$a" run_dir)/output.txt")" "passed fast-x86 passed fast-arm64"
-check "fast: the runs record their setup" equals "$(kf_field "$x" boot)/$(kf_field "$a" boot)" "fast: qboot loglevel=5 nokaslr tsc=reliable/fast: loglevel=5 nokaslr"
+check "fast: the runs record their setup" equals "$(kf_field "$x" boot)/$(kf_field "$a" boot)" "fast: qboot pvh loglevel=5 nokaslr tsc=reliable/fast: loglevel=5 nokaslr"
+pvh=$(sed -n 's|.*<kernel>\(.*\)</kernel>.*|\1|p' "$(kf_field "$x" run_dir)/domain.xml")
+check "fast: the x86_64 guest booted the ELF kernel from the cache" sh -c "case '$pvh' in '$T/var/cache/pvh-'*.vmlinux) ;; *) exit 1;; esac && [ \"\$(head -c 4 '$pvh' | od -An -c | tr -d ' ')\" = 177ELF ]"
+check "fast: that kernel is unpacked once" equals "$(ls "$T/var/cache" | grep -c '^pvh-')" 1
 check "fast: the x86_64 guest had qboot and the arguments" sh -c "grep -q '<loader readonly=.yes. type=.rom.>' '$(kf_field "$x" run_dir)/domain.xml' && grep -q 'no_timer_check loglevel=5 nokaslr tsc=reliable</cmdline>' '$(kf_field "$x" run_dir)/domain.xml'"
 check "fast: no info lines on the console" sh -c "! grep -q 'Run /init as init process' '$(kf_field "$a" run_dir)/console.log'"
 check "virtio port on the root bus, no pcie-root-port" sh -c "grep -q '\"driver\":\"virtio-serial-pci\",\"id\":\"virtio-serial0\",\"bus\":\"pcie.0\"' '$(kf_field "$a" run_dir)/qemu.log' && ! grep -q pcie-root-port '$(kf_field "$a" run_dir)/qemu.log'"

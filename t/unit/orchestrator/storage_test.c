@@ -130,6 +130,8 @@ static int setup(void **state)
 	put(q, RUN_FILE_INITRD, 300 << 10);
 	snprintf(q, sizeof(q), "%s/cache", f->dir);
 	put(q, "initramfs-ab.cpio.gz", 500 << 10);
+	put(q, "pvh-ef.vmlinux", 600 << 10);           /* a bzImage's kernel (boot = fast) */
+	put(q, "pvh-ef.vmlinux.tmp.99", 600 << 10);    /* ... being written */
 	put(q, "rootfs-cd.ext4", 2 << 20);
 	*state = f;
 	return 0;
@@ -182,6 +184,7 @@ static void test_retention(void **state)
 	assert_true(exists(d1, RUN_FILE_CONSOLE) && exists(d1, RUN_FILE_INITRD));
 	assert_true(exists(d2, RUN_FILE_CONSOLE) && exists(d2, RUN_FILE_INITRD));
 	assert_true(exists(f->dir, "cache/initramfs-ab.cpio.gz"));
+	assert_true(exists(f->dir, "cache/pvh-ef.vmlinux"));
 	/* a second pass finds nothing more */
 	assert_int_equal(storage_pass(f->o, f->db, &rep), 0);
 	assert_int_equal(rep.files, 0);
@@ -199,13 +202,15 @@ static void test_budget(void **state)
 	f->c.storage_budget = 1;   /* everything that may go */
 	assert_int_equal(storage_pass(f->o, f->db, &rep), 0);
 	assert_true(rep.usage > 8 << 20);
-	assert_int_equal(rep.files, 7);   /* 3 of each concluded run, the initramfs */
-	assert_int_equal(rep.cache_files, 1);
+	assert_int_equal(rep.files, 8);   /* 3 of each concluded run, the initramfs, the kernel */
+	assert_int_equal(rep.cache_files, 2);
 	pruned_of(f, 1, got, sizeof(got));
 	assert_string_equal(got, "initrd.img budget 307200;results/big.log budget 3145728;"
 			    "console.log budget 2097152;");
 	assert_false(exists(d1, RUN_FILE_INITRD));
 	assert_false(exists(f->dir, "cache/initramfs-ab.cpio.gz"));
+	assert_false(exists(f->dir, "cache/pvh-ef.vmlinux"));
+	assert_true(exists(f->dir, "cache/pvh-ef.vmlinux.tmp.99"));
 	/* never: the running run, small files, the stale directory, root images,
 	 * the database */
 	pruned_of(f, 2, got, sizeof(got));
