@@ -124,15 +124,22 @@ struct cmp_cell {
 	char *host;      /* NULL or "" when not known */
 	char *topology;  /* "S:C:T" sockets:cores:threads; NULL or "" when the default */
 	int numa_nodes;  /* 0 or 1: one node */
+	char *boot;      /* the guest setup ([host] boot) when not the default ("fast:
+			    qboot pvh loglevel=5 nokaslr tsc=reliable": another kernel
+			    entry and console, not the same measurement); NULL, "" or
+			    "default" when the default */
 };
+
+/* c's guest setup as cells tell them apart: "" for the default */
+const char *cmp_cell_boot(const struct cmp_cell *c);
 
 /* 1 when a and b are the same cell (NULL and "" are the same), else 0 */
 int cmp_cell_same(const struct cmp_cell *a, const struct cmp_cell *b);
 /* Appends "x86_64, 2 vcpus, 1024 MiB, tcg, host h1" to b, then
  * ", topology 1:2:1" and ", 2 NUMA nodes" when set */
 void cmp_cell_describe(const struct cmp_cell *c, struct buf *b);
-/* Its end, after the accel: ", host H", ", topology T", ", N NUMA nodes"
- * where they are set */
+/* Its end, after the accel: ", host H", ", topology T", ", N NUMA nodes",
+ * ", boot B" where they are set */
 void cmp_cell_describe_rest(const struct cmp_cell *c, struct buf *b);
 
 enum cmp_verdict {
@@ -328,7 +335,7 @@ int cmp_render_text(const struct cmp_report *r, unsigned cols, struct buf *b);
 /* The same as a markdown table. 0 / -1 */
 int cmp_render_markdown(const struct cmp_report *r, unsigned cols, struct buf *b);
 /* {"job", "base": {"label"}, "patched": {"label"}, "cell": {"arch", "vcpus",
- * "memory_mb", "accel", "host", "topology", "numa_nodes"}, "metrics": [{"name", "unit", "better":
+ * "memory_mb", "accel", "host", "topology", "numa_nodes", "boot"}, "metrics": [{"name", "unit", "better":
  * "higher"|"lower"|null, "base": {"n", "median", "mean", "stddev", "p99",
  * "min", "max", "cv"}, "patched": {...}, "change_pct", "p", "p_exact",
  * "ci": [lo, hi]|null, "noisy", "verdict", "runs_needed", "q", "margin",

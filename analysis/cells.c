@@ -31,6 +31,7 @@ static void cell_release(struct cell *c)
 	free(c->cell.accel);
 	free(c->cell.host);
 	free(c->cell.topology);
+	free(c->cell.boot);
 }
 
 void cells_release(struct cells *cs)
@@ -80,6 +81,7 @@ static struct cell *cell_find(struct cells *cs, const struct cmp_cell *c, int *f
 	n->cell.accel = dup_or_null(c->accel, &bad);
 	n->cell.host = dup_or_null(c->host, &bad);
 	n->cell.topology = dup_or_null(c->topology, &bad);
+	n->cell.boot = *cmp_cell_boot(c) ? dup_or_null(c->boot, &bad) : NULL;
 	return bad ? NULL : n;
 }
 
@@ -252,7 +254,11 @@ static int cmp_cells(const void *pa, const void *pb)
 	if (d)
 		return d;
 	d = cmp_str(a->topology, b->topology);
-	return d ? d : a->numa_nodes - b->numa_nodes;
+	if (d)
+		return d;
+	if (a->numa_nodes != b->numa_nodes)
+		return a->numa_nodes - b->numa_nodes;
+	return strcmp(cmp_cell_boot(a), cmp_cell_boot(b));   /* the default first */
 }
 
 void cells_sort(struct cells *cs)

@@ -71,7 +71,8 @@ int cells_sample(struct cells *cs, const char *metric, const char *unit, double 
 /* Takes the value of the current run's last metric. 0 / -1 / -2 as
  * cells_sample(). */
 int cells_end(struct cells *cs);
-/* Sorts the cells: arch, vcpus, memory, accel, host, topology, NUMA nodes */
+/* Sorts the cells: arch, vcpus, memory, accel, host, topology, NUMA nodes,
+ * guest setup */
 void cells_sort(struct cells *cs);
 void cells_release(struct cells *cs);
 

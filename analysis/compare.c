@@ -42,12 +42,18 @@ static const char *nz(const char *s)
 	return s ? s : "";
 }
 
+const char *cmp_cell_boot(const struct cmp_cell *c)
+{
+	return !c->boot || !strcmp(c->boot, "default") ? "" : c->boot;
+}
+
 int cmp_cell_same(const struct cmp_cell *a, const struct cmp_cell *b)
 {
 	return !strcmp(nz(a->arch), nz(b->arch)) && a->vcpus == b->vcpus &&
 	       a->memory_mb == b->memory_mb && !strcmp(nz(a->accel), nz(b->accel)) &&
 	       !strcmp(nz(a->host), nz(b->host)) && !strcmp(nz(a->topology), nz(b->topology)) &&
-	       (a->numa_nodes > 1 ? a->numa_nodes : 1) == (b->numa_nodes > 1 ? b->numa_nodes : 1);
+	       (a->numa_nodes > 1 ? a->numa_nodes : 1) == (b->numa_nodes > 1 ? b->numa_nodes : 1) &&
+	       !strcmp(cmp_cell_boot(a), cmp_cell_boot(b));
 }
 
 void cmp_cell_describe(const struct cmp_cell *c, struct buf *b)
@@ -65,6 +71,8 @@ void cmp_cell_describe_rest(const struct cmp_cell *c, struct buf *b)
 		buf_printf(b, ", topology %s", c->topology);
 	if (c->numa_nodes > 1)
 		buf_printf(b, ", %d NUMA nodes", c->numa_nodes);
+	if (*cmp_cell_boot(c))
+		buf_printf(b, ", boot %s", c->boot);
 }
 
 static void cell_release(struct cmp_cell *c)
@@ -73,6 +81,7 @@ static void cell_release(struct cmp_cell *c)
 	free(c->accel);
 	free(c->host);
 	free(c->topology);
+	free(c->boot);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -123,6 +132,9 @@ int cmp_report_init(struct cmp_report *r, const char *job, const char *base_labe
 			buf_printf(&b, " NUMA nodes %d vs %d,",
 				   base->numa_nodes > 1 ? base->numa_nodes : 1,
 				   patched->numa_nodes > 1 ? patched->numa_nodes : 1);
+		if (strcmp(cmp_cell_boot(base), cmp_cell_boot(patched)))
+			buf_printf(&b, " boot '%s' vs '%s',", *cmp_cell_boot(base) ? base->boot :
+				   "default", *cmp_cell_boot(patched) ? patched->boot : "default");
 		if (b.len && b.data[b.len - 1] == ',')
 			b.data[--b.len] = '\0';
 		if (err && errlen)
@@ -140,6 +152,7 @@ int cmp_report_init(struct cmp_report *r, const char *job, const char *base_labe
 	r->cell.host = dup_or_null(base->host, &bad);
 	r->cell.topology = dup_or_null(base->topology, &bad);
 	r->cell.numa_nodes = base->numa_nodes > 1 ? base->numa_nodes : 1;
+	r->cell.boot = *cmp_cell_boot(base) ? dup_or_null(base->boot, &bad) : NULL;
 	if (bad) {
 		if (err && errlen)
 			snprintf(err, errlen, "out of memory");

@@ -453,6 +453,7 @@ json_t *cmp_report_json(const struct cmp_report *r)
 	put(cell, "accel", jstr(r->cell.accel), &bad);
 	put(cell, "host", jstr(r->cell.host), &bad);
 	put(cell, "topology", jstr(r->cell.topology), &bad);
+	put(cell, "boot", jstr(*cmp_cell_boot(&r->cell) ? r->cell.boot : "default"), &bad);
 	put(cell, "numa_nodes", json_integer(r->cell.numa_nodes), &bad);
 	put(o, "cell", cell, &bad);
 	for (size_t i = 0; i < r->n; i++)
@@ -622,6 +623,7 @@ int cmp_report_from_json(json_t *j, struct cmp_report *r, char *err, size_t errl
 	c.accel = (char *)jget_str(cell, "accel");
 	c.host = (char *)jget_str(cell, "host");
 	c.topology = (char *)jget_str(cell, "topology");
+	c.boot = (char *)jget_str(cell, "boot");
 	c.numa_nodes = (int)json_integer_value(json_object_get(cell, "numa_nodes"));
 	if (cmp_report_init(r, jget_str(j, "job"),
 			    jget_str(json_object_get(j, "base"), "label"),

@@ -22,7 +22,8 @@ int scaling_same(const struct cmp_report *a, const struct cmp_report *b)
 	return !strcmp(nz(a->job), nz(b->job)) && !strcmp(nz(x->arch), nz(y->arch)) &&
 	       x->memory_mb == y->memory_mb && !strcmp(nz(x->accel), nz(y->accel)) &&
 	       !strcmp(nz(x->host), nz(y->host)) && !strcmp(nz(x->topology), nz(y->topology)) &&
-	       (x->numa_nodes > 1 ? x->numa_nodes : 1) == (y->numa_nodes > 1 ? y->numa_nodes : 1);
+	       (x->numa_nodes > 1 ? x->numa_nodes : 1) == (y->numa_nodes > 1 ? y->numa_nodes : 1) &&
+	       !strcmp(cmp_cell_boot(x), cmp_cell_boot(y));
 }
 
 size_t scaling_group(const struct cmp_report *const *reps, size_t n, size_t *group)

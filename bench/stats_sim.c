@@ -92,7 +92,7 @@ static double pct(int k, int trials)
  * report's correction and counting each metric's own p < alpha */
 static void report_case(size_t nm, size_t n, int trials)
 {
-	static const struct cmp_cell cell = { "x86_64", 2, 1024, "kvm", NULL, NULL, 1 };
+	static const struct cmp_cell cell = { "x86_64", 2, 1024, "kvm", NULL, NULL, 1, NULL };
 	double b[NMAX], p[NMAX];
 	int any = 0, any_raw = 0;
 

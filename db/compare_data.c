@@ -30,7 +30,7 @@ int db_compare_samples(struct db *db, const struct db_compare_runs *q, size_t li
 {
 	sqlite3_stmt *st = dbi_prep(db,
 		"SELECT r.id, r.arch, r.vcpus, r.memory_mb, r.accel, h.name, s.metric,"
-		" s.unit, s.value, r.topology, r.numa_nodes"
+		" s.unit, s.value, r.topology, r.numa_nodes, r.boot"
 		" FROM runs r JOIN samples s ON s.run_id = r.id"
 		" LEFT JOIN hosts h ON h.id = r.host_id"
 		" WHERE r.kernel_id = ?1 AND r.job = ?2 AND r.state = ?3 AND r.outcome = ?4"
@@ -55,6 +55,7 @@ int db_compare_samples(struct db *db, const struct db_compare_runs *q, size_t li
 		s.value = sqlite3_column_double(st, 8);
 		s.topology = (const char *)sqlite3_column_text(st, 9);
 		s.numa_nodes = sqlite3_column_int(st, 10);
+		s.boot = (const char *)sqlite3_column_text(st, 11);
 		if (!s.metric)
 			goto out;
 		rc = fn(&s, ctx);

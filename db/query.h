@@ -238,6 +238,7 @@ struct db_compare_sample {
 	const char *host;      /* NULL when not known */
 	const char *topology;
 	int numa_nodes;
+	const char *boot;      /* the guest setup, NULL before it was recorded */
 	const char *metric;
 	const char *unit;      /* or NULL */
 	double value;

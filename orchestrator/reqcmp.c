@@ -89,7 +89,7 @@ static int run_samples(struct db *db, const struct run *run, int side, struct re
 {
 	struct cmp_cell cell = {
 		run->arch, run->vcpus, run->memory_mb, run->accel, run->host, run->topology,
-		run->numa_nodes,
+		run->numa_nodes, run->boot,
 	};
 	struct sample_row *rows = NULL;
 	size_t n = 0;

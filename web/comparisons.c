@@ -71,7 +71,7 @@ static int on_sample(const struct db_compare_sample *s, void *ctx)
 	if (s->run_id != q->run) {
 		struct cmp_cell c = {
 			(char *)s->arch, s->vcpus, s->memory_mb, (char *)s->accel, (char *)s->host,
-			(char *)s->topology, s->numa_nodes,
+			(char *)s->topology, s->numa_nodes, (char *)s->boot,
 		};
 		int r = cells_run_id(&q->cells, &c, q->aa ? CELLS_ALTERNATE : q->side, s->run_id);
 

@@ -12,9 +12,9 @@
 
 #include "analysis/cells.h"
 
-static struct cmp_cell h1 = { "x86_64", 2, 1024, "kvm", "h1", NULL, 1 };
-static struct cmp_cell h2 = { "x86_64", 2, 1024, "kvm", "h2", NULL, 1 };
-static struct cmp_cell arm = { "arm64", 4, 1024, "tcg", "h1", NULL, 1 };
+static struct cmp_cell h1 = { "x86_64", 2, 1024, "kvm", "h1", NULL, 1, NULL };
+static struct cmp_cell h2 = { "x86_64", 2, 1024, "kvm", "h2", NULL, 1, NULL };
+static struct cmp_cell arm = { "arm64", 4, 1024, "tcg", "h1", NULL, 1, NULL };
 
 static void test_median_per_run(void **state)
 {
@@ -50,6 +50,33 @@ static void test_median_per_run(void **state)
 	assert_true(cs.v[0].m[1].v[0][1] == 7);
 	assert_int_equal(cs.v[0].m[1].n[1], 1);
 	assert_true(cs.v[0].m[1].v[1][0] == 41);
+	cells_release(&cs);
+}
+
+/* A fast guest's runs are a cell of their own; a setup not recorded is
+ * the default's */
+static void test_cells_by_boot(void **state)
+{
+	struct cmp_cell fast = h1, dflt = h1;
+	struct cells cs;
+
+	fast.boot = "fast: qboot pvh loglevel=5 nokaslr tsc=reliable";
+	dflt.boot = "default";
+	cells_init(&cs, 8, 0);
+	assert_int_equal(cells_run(&cs, &fast, 0), 0);
+	assert_int_equal(cells_sample(&cs, "ops", NULL, 1), 0);
+	assert_int_equal(cells_run(&cs, &h1, 0), 0);
+	assert_int_equal(cells_sample(&cs, "ops", NULL, 2), 0);
+	assert_int_equal(cells_run(&cs, &dflt, 1), 1);
+	assert_int_equal(cells_sample(&cs, "ops", NULL, 3), 0);
+	assert_int_equal(cells_end(&cs), 0);
+	assert_int_equal(cs.n, 2);
+	cells_sort(&cs);
+	assert_null(cs.v[0].cell.boot);   /* the default first */
+	assert_int_equal(cs.v[0].runs[0], 1);
+	assert_int_equal(cs.v[0].runs[1], 1);
+	assert_string_equal(cs.v[1].cell.boot, fast.boot);
+	assert_int_equal(cs.v[1].runs[0], 1);
 	cells_release(&cs);
 }
 
@@ -169,6 +196,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median_per_run),
 		cmocka_unit_test(test_cells_apart_and_sorted),
+		cmocka_unit_test(test_cells_by_boot),
 		cmocka_unit_test(test_alternate),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_unit_first_given),

@@ -18,7 +18,7 @@
 /* ten runs around 100 with about 1% spread */
 static const double base10[] = { 100, 101, 99, 102, 98, 100, 101, 99, 100.5, 99.5 };
 
-static struct cmp_cell cell_x86 = { "x86_64", 2, 1024, "tcg", "h1", NULL, 1 };
+static struct cmp_cell cell_x86 = { "x86_64", 2, 1024, "tcg", "h1", NULL, 1, NULL };
 
 static void scaled(double *out, const double *in, size_t n, double f, double add)
 {
@@ -140,9 +140,9 @@ static void test_noisy_flag(void **state)
 
 static void test_cells(void **state)
 {
-	struct cmp_cell a = { "x86_64", 2, 1024, "tcg", NULL, NULL, 1 };
-	struct cmp_cell b = { "x86_64", 16, 1024, "kvm", "", NULL, 1 };
-	struct cmp_cell c = { "x86_64", 2, 1024, "tcg", "", NULL, 0 };
+	struct cmp_cell a = { "x86_64", 2, 1024, "tcg", NULL, NULL, 1, NULL };
+	struct cmp_cell b = { "x86_64", 16, 1024, "kvm", "", NULL, 1, NULL };
+	struct cmp_cell c = { "x86_64", 2, 1024, "tcg", "", NULL, 0, NULL };
 	struct cmp_report r;
 	char err[256];
 
@@ -161,7 +161,18 @@ static void test_cells(void **state)
 	assert_int_equal(cmp_report_init(&r, "j", "a", "b", &a, &b, err, sizeof(err)), -1);
 	assert_string_equal(err, "cells differ: topology '' vs '2:1:1', NUMA nodes 1 vs 2");
 	cmp_report_release(&r);
-	/* NULL and "" are both "not known"; 0 and 1 NUMA nodes are one node */
+	/* another guest setup: fast runs are not default runs */
+	b = a;
+	b.boot = "fast: qboot pvh loglevel=5 nokaslr tsc=reliable";
+	assert_false(cmp_cell_same(&a, &b));
+	assert_int_equal(cmp_report_init(&r, "j", "a", "b", &a, &b, err, sizeof(err)), -1);
+	assert_string_equal(err, "cells differ: boot 'default' vs 'fast: qboot pvh loglevel=5 "
+			    "nokaslr tsc=reliable'");
+	cmp_report_release(&r);
+	/* NULL and "" are both "not known"; 0 and 1 NUMA nodes are one node; a
+	 * setup not recorded (runs from before schema 20) is the default */
+	assert_true(cmp_cell_same(&a, &c));
+	c.boot = "default";
 	assert_true(cmp_cell_same(&a, &c));
 	assert_int_equal(cmp_report_init(&r, "j", "a", "b", &a, &c, err, sizeof(err)), 0);
 	cmp_report_release(&r);

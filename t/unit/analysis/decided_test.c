@@ -21,7 +21,7 @@
 
 #define SIDE_MAX 64
 
-static struct cmp_cell cell = { "x86_64", 1, 512, "tcg", NULL, NULL, 1 };
+static struct cmp_cell cell = { "x86_64", 1, 512, "tcg", NULL, NULL, 1, NULL };
 
 /* n values around 100 * f with CV cv */
 static void fill(uint64_t *rng, double *v, size_t n, double f, double cv)

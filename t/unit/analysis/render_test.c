@@ -16,7 +16,7 @@
 
 static const double a[] = { 10, 11, 9, 10.5, 9.5 };
 static const double z[] = { 0, 0, 0, 0, 0 };
-static struct cmp_cell cell = { "arm64", 4, 2048, "kvm", NULL, NULL, 1 };
+static struct cmp_cell cell = { "arm64", 4, 2048, "kvm", NULL, NULL, 1, NULL };
 
 static void one_metric(struct cmp_report *r, const char *job, const char *name)
 {

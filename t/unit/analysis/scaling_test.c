@@ -21,7 +21,7 @@ static const double p2[] = { 150, 151, 149, 150.5, 149.5 };
 static void report(struct cmp_report *r, const char *arch, int vcpus, const char *name,
 		   const double *b, const double *p)
 {
-	struct cmp_cell c = { (char *)arch, vcpus, 1024, "tcg", "local", NULL, 1 };
+	struct cmp_cell c = { (char *)arch, vcpus, 1024, "tcg", "local", NULL, 1, NULL };
 	char err[128];
 
 	assert_int_equal(cmp_report_init(r, "bench", "kernel 1 (6.1)", "kernel 2", &c, &c, err,

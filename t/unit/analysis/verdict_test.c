@@ -32,7 +32,7 @@ static void fill(double *v, size_t n, double f, double cv, double out)
 	}
 }
 
-static struct cmp_cell cell = { "x86_64", 2, 1024, "kvm", NULL, NULL, 1 };
+static struct cmp_cell cell = { "x86_64", 2, 1024, "kvm", NULL, NULL, 1, NULL };
 
 static void test_worse_with_outlier(void **state)
 {

@@ -45,7 +45,7 @@ static const double p[] = { 80, 81, 79, 80.5, 79.5 };
 /* A report's JSON as /api/compare gives it */
 static json_t *report_json(const char *arch, int vcpus)
 {
-	struct cmp_cell c = { (char *)arch, vcpus, 1024, "tcg", "local", NULL, 1 };
+	struct cmp_cell c = { (char *)arch, vcpus, 1024, "tcg", "local", NULL, 1, NULL };
 	struct cmp_report r;
 	char err[128];
 	json_t *j;
