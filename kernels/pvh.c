@@ -155,10 +155,13 @@ out:
  * the same temporary file (write_file's is per process) */
 static pthread_mutex_t unpack_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The kernels unpacked lately, by the file they came from as stat() saw
- * it: a run of one of them reads and hashes no 8 MB (60 ms) again */
+/* The kernels looked at lately, by the file they came from as stat() saw
+ * it, with what they gave (out NULL: no PVH entry): a run of one of them
+ * reads, hashes and unpacks no 8 MB again (60 ms when it was unpacked
+ * before; the whole unpacking, every run, for a kernel without the note) */
 #define MEMO 16
 static struct {
+	int used;
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -167,31 +170,38 @@ static struct {
 } memo[MEMO];
 static unsigned memo_next;
 
-static char *memo_find(const struct stat *k)
+/* 1 when k was looked at before, *out then a copy of what it gave (NULL:
+ * no PVH entry); 0 when not (or its file is gone from the cache) */
+static int memo_find(const struct stat *k, char **out)
 {
-	char *r = NULL;
+	int hit = 0;
 	struct stat st;
 
 	pthread_mutex_lock(&unpack_lock);
-	for (unsigned i = 0; i < MEMO && !r; i++)
-		if (memo[i].out && memo[i].dev == k->st_dev && memo[i].ino == k->st_ino &&
+	for (unsigned i = 0; i < MEMO && !hit; i++)
+		if (memo[i].used && memo[i].dev == k->st_dev && memo[i].ino == k->st_ino &&
 		    memo[i].size == k->st_size && memo[i].mtime.tv_sec == k->st_mtim.tv_sec &&
-		    memo[i].mtime.tv_nsec == k->st_mtim.tv_nsec && stat(memo[i].out, &st) == 0)
-			r = strdup(memo[i].out);
+		    memo[i].mtime.tv_nsec == k->st_mtim.tv_nsec &&
+		    (!memo[i].out || stat(memo[i].out, &st) == 0)) {
+			*out = memo[i].out ? strdup(memo[i].out) : NULL;
+			hit = !memo[i].out || *out;
+		}
 	pthread_mutex_unlock(&unpack_lock);
-	return r;
+	return hit;
 }
 
+/* Notes what k gave: out, or NULL for no PVH entry */
 static void memo_add(const struct stat *k, const char *out)
 {
-	char *o = strdup(out);
+	char *o = out ? strdup(out) : NULL;
 	unsigned i;
 
-	if (!o)
+	if (out && !o)
 		return;
 	pthread_mutex_lock(&unpack_lock);
 	i = memo_next++ % MEMO;
 	free(memo[i].out);
+	memo[i].used = 1;
 	memo[i].dev = k->st_dev;
 	memo[i].ino = k->st_ino;
 	memo[i].size = k->st_size;
@@ -209,8 +219,8 @@ int kimage_pvh(const char *path, const char *cache_dir, char **out, char **err)
 	int rc = -1, p, known = stat(path, &ks) == 0;
 
 	*out = *err = NULL;
-	if (known && (*out = memo_find(&ks)))
-		return 1;
+	if (known && memo_find(&ks, out))
+		return *out ? 1 : 0;
 	if (read_file(path, &bz, BZ_MAX) < 0) {
 		set_errf(err, "kernel '%s': %s", path, strerror(errno));
 		goto out;
@@ -257,7 +267,7 @@ int kimage_pvh(const char *path, const char *cache_dir, char **out, char **err)
 	rc = 1;
 done:
 	pthread_mutex_unlock(&unpack_lock);
-	if (rc == 1 && known)
+	if (rc >= 0 && known)
 		memo_add(&ks, *out);
 out:
 	buf_release(&bz);

@@ -200,6 +200,29 @@ static void test_none(void **state)
 	bz = make_bz(f->dir, "nopvh", &p, 0);
 	assert_int_equal(pvh(f, bz, NULL, 0, &err), 0);
 	assert_null(err);
+	{
+		/* the answer is kept by the file's stat: the same file is not
+		 * unpacked again (its stream broken behind the same size and
+		 * mtime still says 0), a changed one is (-1 then) */
+		struct stat st;
+		struct timespec t[2];
+
+		assert_int_equal(stat(bz, &st), 0);
+		t[0] = st.st_atim;
+		t[1] = st.st_mtim;
+		p.data[p.len / 2] ^= 0x55;
+		p.data[p.len / 2 + 1] ^= 0x55;
+		free(make_bz(f->dir, "nopvh", &p, 0));
+		assert_int_equal(utimensat(AT_FDCWD, bz, t, 0), 0);
+		assert_int_equal(pvh(f, bz, NULL, 0, &err), 0);
+		assert_null(err);
+		t[1].tv_sec -= 10;
+		assert_int_equal(utimensat(AT_FDCWD, bz, t, 0), 0);
+		assert_int_equal(pvh(f, bz, NULL, 0, &err), -1);
+		assert_non_null(strstr(err, "the payload"));
+		free(err);
+		err = NULL;
+	}
 	tu_write(other, elf, n, 0);   /* an ELF itself: no setup header */
 	assert_int_equal(pvh(f, other, NULL, 0, &err), 0);
 	assert_null(err);
