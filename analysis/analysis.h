@@ -132,6 +132,8 @@ struct cmp_cell {
 
 /* c's guest setup as cells tell them apart: "" for the default */
 const char *cmp_cell_boot(const struct cmp_cell *c);
+/* ... as it is shown: "default" for the default */
+const char *cmp_cell_boot_name(const struct cmp_cell *c);
 
 /* 1 when a and b are the same cell (NULL and "" are the same), else 0 */
 int cmp_cell_same(const struct cmp_cell *a, const struct cmp_cell *b);

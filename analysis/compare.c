@@ -47,6 +47,11 @@ const char *cmp_cell_boot(const struct cmp_cell *c)
 	return !c->boot || !strcmp(c->boot, "default") ? "" : c->boot;
 }
 
+const char *cmp_cell_boot_name(const struct cmp_cell *c)
+{
+	return *cmp_cell_boot(c) ? c->boot : "default";
+}
+
 int cmp_cell_same(const struct cmp_cell *a, const struct cmp_cell *b)
 {
 	return !strcmp(nz(a->arch), nz(b->arch)) && a->vcpus == b->vcpus &&
@@ -133,8 +138,8 @@ int cmp_report_init(struct cmp_report *r, const char *job, const char *base_labe
 				   base->numa_nodes > 1 ? base->numa_nodes : 1,
 				   patched->numa_nodes > 1 ? patched->numa_nodes : 1);
 		if (strcmp(cmp_cell_boot(base), cmp_cell_boot(patched)))
-			buf_printf(&b, " boot '%s' vs '%s',", *cmp_cell_boot(base) ? base->boot :
-				   "default", *cmp_cell_boot(patched) ? patched->boot : "default");
+			buf_printf(&b, " boot '%s' vs '%s',", cmp_cell_boot_name(base),
+				   cmp_cell_boot_name(patched));
 		if (b.len && b.data[b.len - 1] == ',')
 			b.data[--b.len] = '\0';
 		if (err && errlen)

@@ -453,7 +453,7 @@ json_t *cmp_report_json(const struct cmp_report *r)
 	put(cell, "accel", jstr(r->cell.accel), &bad);
 	put(cell, "host", jstr(r->cell.host), &bad);
 	put(cell, "topology", jstr(r->cell.topology), &bad);
-	put(cell, "boot", jstr(*cmp_cell_boot(&r->cell) ? r->cell.boot : "default"), &bad);
+	put(cell, "boot", jstr(cmp_cell_boot_name(&r->cell)), &bad);
 	put(cell, "numa_nodes", json_integer(r->cell.numa_nodes), &bad);
 	put(o, "cell", cell, &bad);
 	for (size_t i = 0; i < r->n; i++)

@@ -1,9 +1,9 @@
 /* storage.c: the storage pass (storage.h). A thread of kfleetd measures
  * the state directory, lists what it may prune (the large files of
  * concluded runs, the rebuildable shared archives and unpacked kernels
- * under cache/), lets
- * prune.c choose by the [storage] budget and retention, deletes that and
- * records each file in the database for the run page. It runs at start,
+ * under cache/), lets prune.c choose by the [storage] budget and
+ * retention, deletes that and records each file in the database for the
+ * run page. It runs at start,
  * every interval, and shortly after a run concludes (storage_kick()).
  * What it never touches: the database, a run in flight (by the database's
  * state, and the cache files a run holds), files below `large`, builds/,
@@ -57,13 +57,13 @@ static const struct {
 #define RANK_RESULTS 2
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Cache files made again on demand, cheaply: the initrd's archives */
-/* what the cache holds that the pass may prune: its name's start and end */
+/* Cache files made again on demand, cheaply, by their name's start and
+ * end: the initrd's archives, a bzImage's kernel unpacked */
 static const struct {
 	const char *prefix, *suffix;
 } cache_kinds[] = {
 	{ "initramfs-", ".cpio.gz" }, { "modules-", ".cpio.gz" }, { "programs-", ".cpio.gz" },
-	{ "pvh-", ".vmlinux" },   /* a bzImage's kernel unpacked (kernels/pvh.c) */
+	{ "pvh-", ".vmlinux" },   /* kernels/pvh.c */
 };
 
 /* --- what the pass found ------------------------------------------------- */
@@ -244,10 +244,8 @@ static int add_cache(struct orch *o, struct found *f)
 	while (rc == 0 && (de = readdir(d))) {
 		struct prune_item it = { 0 };
 		struct stat st;
-		size_t k;
+		size_t k, len = strlen(de->d_name);
 		char *p;
-
-		size_t len = strlen(de->d_name);
 
 		for (k = 0; k < NELEM(cache_kinds); k++)
 			if (!strncmp(de->d_name, cache_kinds[k].prefix,

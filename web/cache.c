@@ -5,8 +5,9 @@
  * runs only (the count of done runs, kept by triggers: any run that ends
  * makes a new key), and those that also read the watch tables,
  * submissions and builds (the watch pages, the KCIDB export: with the
- * number schema step 21's triggers make grow on any change to those). Reading and grouping the samples of many runs costs
- * most of such an answer; here it is made once until another run ends.
+ * number schema step 21's triggers make grow on any change to those).
+ * Reading and grouping the samples of many runs costs most of such an
+ * answer; here it is made once until another run ends.
  * A few slots, reused oldest first, under one lock. */
 #include "web/cache.h"
 #include "web/server.h"
