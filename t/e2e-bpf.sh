@@ -61,7 +61,7 @@ tp=$(db "select id from runs where submission_id = $s and job = 'bpf-test-progs'
 pr=$(db "select id from runs where submission_id = $s and job = 'bpf-probe'")
 check "two runs queued" test -n "$tp" -a -n "$pr"
 for id in $tp $pr; do kf_wait_state "$id" done 900 || break; done
-check "bpf-test-progs passed" equals "$(kf_field "$tp" outcome)" passed
+check "bpf-test-progs passed" kf_outcome "$tp" passed
 check "on the stock kernel" contains "$(kf_field "$tp" guest_release)" "amd64"
 res() { db "select status from results where run_id = $1 and path = '$2'"; }
 check "each subtest is a row: atomics/add passed" equals "$(res "$tp" atomics/add)" pass

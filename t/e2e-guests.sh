@@ -27,7 +27,7 @@ check "six runs queued" test -n "$a1" -a -n "$a16" -a -n "$x16" -a -n "$apanic" 
 for id in $a1 $a16 $x16 $apanic $oom $hang $xnuma $anuma; do kf_wait_state "$id" done 300 || break; done
 
 out=$(cat "$(kf_field "$a1" run_dir)/output.txt")
-check "arm64: passed" equals "$(kf_field "$a1" outcome)" passed
+check "arm64: passed" kf_outcome "$a1" passed
 check "arm64: the guest is aarch64" equals "$(echo "$out" | sed -n 1p)" aarch64
 check "arm64: it runs the arm64 kernel" equals "$(echo "$out" | sed -n 2p)" "$(kf_field "$a1" guest_release)"
 check "arm64: machine virt recorded" sh -c "kf_m='$(kf_field "$a1" machine)'; case \$kf_m in virt*) exit 0;; esac; exit 1"
@@ -35,7 +35,7 @@ xml=$(cat "$(kf_field "$a1" run_dir)/domain.xml")
 check "arm64: GICv3 and cortex-a57" sh -c "echo \"\$0\" | grep -q \"gic version='3'\" && echo \"\$0\" | grep -q cortex-a57" "$xml"
 check "arm64: agent on the virtio port" contains "$xml" "name='org.kfleet.agent.0'"
 check "arm64 16 vCPUs: nproc is 16" equals "$(cat "$(kf_field "$a16" run_dir)/output.txt")" 16
-check "arm64 16 vCPUs: passed" equals "$(kf_field "$a16" outcome)" passed
+check "arm64 16 vCPUs: passed" kf_outcome "$a16" passed
 check "x86_64 16 vCPUs: nproc is 16" equals "$(sed -n 1p "$(kf_field "$x16" run_dir)/output.txt")" 16
 check "x86_64 with modules: agent on /dev/vport*" contains "$(cat "$(kf_field "$x16" run_dir)/output.txt")" /dev/vport
 check "arm64 panic: crash" equals "$(kf_field "$apanic" outcome)" crash
@@ -62,7 +62,7 @@ sed -i "s|^\[run\]|[image]\nmodules_path = $T/nomodules\n\n[run]|" "$T/kfleetd.i
 kf_start
 x=$(q --kernel "$KERNEL" -- 'echo over-the-serial-port')
 kf_wait_state "$x" done 120
-check "x86_64 without modules: passed" equals "$(kf_field "$x" outcome)" passed
+check "x86_64 without modules: passed" kf_outcome "$x" passed
 check "x86_64 without modules: output" equals "$(cat "$(kf_field "$x" run_dir)/output.txt")" over-the-serial-port
 check "x86_64 without modules: agent on serial port 1" grep -q "<target port='1'/>" "$(kf_field "$x" run_dir)/domain.xml"
 kf_stop

@@ -25,7 +25,7 @@ kf_stop
 sed -i "s|^min_free_disk = 1000000G$|min_free_disk = 1M|" "$T/kfleetd.ini"
 check "kfleetd restarts with room" kf_start
 check "the run runs" kf_wait_state "$id" done 120
-check "...and passes" equals "$(kf_field "$id" outcome)" passed
+check "...and passes" kf_outcome "$id" passed
 check "the host is back in placement" equals "$(sqlite3 "$T/var/kfleet.db" "select healthy from hosts where name = 'local'")" 1
 
 # 300 slow clients on loopback, each sending a header line every 3 s for

@@ -59,7 +59,7 @@ s3=$(db "select max(id) from submissions")
 sas=$(db "select id from runs where submission_id = $s3")
 check "kselftest-sigaltstack: no kernel built again, its run queued" sh -c "[ '$(db "select count(*) from builds")' = '$n' ] && [ -n '$sas' ]"
 kf_wait_state "$sas" done 300
-check "kselftest-sigaltstack passes" equals "$(kf_field "$sas" outcome)" passed
+check "kselftest-sigaltstack passes" kf_outcome "$sas" passed
 check "...with its tests as results, all passed" equals "$(db "select count(*) > 0, group_concat(distinct status) from results where run_id = $sas and path like 'sigaltstack/%'")" "1|pass"
 # a bisection on the real tree over the series' three commits: the slower
 # getpgid() found by its metric, verified by reverting it on top of the

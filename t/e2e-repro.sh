@@ -10,7 +10,7 @@ check "kfleetd starts" kf_start
 
 out=$(kf run --kernel "$KERNEL" --wait -- 'echo repro-says-$((6 * 7)); uname -r; nproc' 2>&1)
 id=$(kf_field "$(sqlite3 "$T/var/kfleet.db" "select max(id) from runs")" id)
-check "the run passed" equals "$(kf_field "$id" outcome)" passed
+check "the run passed" kf_outcome "$id" passed
 recorded=$(cat "$(kf_field "$id" run_dir)/output.txt")
 check "...and recorded its output" contains "$recorded" "repro-says-42"
 

@@ -30,7 +30,7 @@ db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 
 dir=$(kf_field "$p1" run_dir)
 out=$(cat "$dir/output.txt" 2>/dev/null)
-check "probe: passed" equals "$(kf_field "$p1" outcome)" passed
+check "probe: passed" kf_outcome "$p1" passed
 check "probe: its root is the ext4 disk" contains "$out" "root: /dev/vda ext4"
 check "probe: the disk's userland (GNU coreutils, not busybox)" contains "$out" "userland: ls (GNU coreutils) 9.1"
 check "probe: KFLEET_RESULTS names the job's directory" contains "$out" "KFLEET_RESULTS=/srv/out"
@@ -74,7 +74,7 @@ check "repro: an image changed since the run is refused, naming it" contains "$o
 touch -r "$T/mtime.ref" "$base"
 
 hdir=$(kf_field "$hb" run_dir)
-check "hackbench: passed" equals "$(kf_field "$hb" outcome)" passed
+check "hackbench: passed" kf_outcome "$hb" passed
 check "hackbench: three time samples" equals "$(db "select count(*) from samples where run_id = $hb and metric = 'hackbench-time' and unit = 's' and value > 0")" 3
 check "hackbench: its output kept as a result file" grep -q "^Time:" "$hdir/results/hackbench.txt"
 
@@ -98,10 +98,10 @@ check "...and kfleetd's database keeps its WAL" test -e "$T/var/kfleet.db-wal"
 p2=$(q --job rootfs-probe --kernel "$KERNEL")
 a2=$(q --job rootfs-probe --arch arm64 --kernel /opt/kfleet/arm64/vmlinuz)
 for id in $p2 $a2; do kf_wait_state "$id" done 600 || break; done
-check "second probe: passed on a fresh overlay" equals "$(kf_field "$p2" outcome)" passed
+check "second probe: passed on a fresh overlay" kf_outcome "$p2" passed
 check "second probe: the cached images unchanged" equals "$(sha256sum $img)" "$sums"
 adir=$(kf_field "$a2" run_dir)
-check "arm64 probe: passed" equals "$(kf_field "$a2" outcome)" passed
+check "arm64 probe: passed" kf_outcome "$a2" passed
 check "arm64 probe: an arm64 userland ran" grep -q aarch64 "$adir/output.txt"
 check "CPU models recorded: qemu64 on x86_64 TCG, cortex-a57 on arm64" equals \
 	"$(kf_field "$p2" cpu_model) $(kf_field "$a2" cpu_model)" "qemu64 cortex-a57"
@@ -119,7 +119,7 @@ dsum=$(sha256sum < "$T/distro.qcow2")
 d1=$(q --job distro-probe --kernel "$KERNEL")
 kf_wait_state "$d1" done 600
 ddir=$(kf_field "$d1" run_dir)
-check "distro image: passed" equals "$(kf_field "$d1" outcome)" passed
+check "distro image: passed" kf_outcome "$d1" passed
 check "distro image: its root found by inspection" grep -q "image '$T/distro.qcow2': root /dev/vda1 (ext4), found by inspection" "$T/kfleetd.log"
 check "distro image: the guest's root is partition 1" contains "$(cat "$ddir/output.txt")" "root: /dev/vda1 ext4"
 check "distro image: results copied out" equals "$(cat "$ddir/results/a.txt" 2>&1)" hello

@@ -30,7 +30,7 @@ done
 
 # 1. a passing command: output, exit code, what the guest reported
 out=$(kf show "$id_ok" 2>&1)
-check "pass: outcome passed" equals "$(kf_field "$id_ok" outcome)" passed
+check "pass: outcome passed" kf_outcome "$id_ok" passed
 check "pass: exit code 0 stored" equals "$(kf_field "$id_ok" exit_code)" 0
 release=$(kf_field "$id_ok" guest_release)
 check "pass: output has the guest's uname -r" contains "$out" "$release"
@@ -73,7 +73,7 @@ check "panic: detail names the panic" contains "$(kf_field "$id_panic" detail)" 
 check "panic: splat holds the call trace" contains "$(kf_field "$id_panic" splat)" "Call Trace"
 
 # 5. binary output past the output cap
-check "binary: outcome passed" equals "$(kf_field "$id_bin" outcome)" passed
+check "binary: outcome passed" kf_outcome "$id_bin" passed
 check "binary: output cut at 64 KiB" equals "$(stat -c %s "$(kf_field "$id_bin" run_dir)/output.txt")" 65536
 check "binary: detail says the output was cut" contains "$(kf_field "$id_bin" detail)" "output cut at 65536"
 check "binary: JSON API serves it as valid JSON" sh -c "curl -sf '$KF_URL/api/runs/$id_bin' | python3 -m json.tool >/dev/null"
@@ -150,7 +150,7 @@ check "live: nothing of the running run pruned" equals "$(db_q "select count(*) 
 check "live: its initrd and console are there" test -s "$ldir/initrd.img" -a -s "$ldir/console.log"
 check "live: the cache files it holds are kept" sh -c "for f in \$(awk '\$1 == \"part\" && \$4 ~ /^\// { print \$4 }' '$ldir/initrd.manifest'); do test -s \$f || exit 1; done"
 kf_wait_state "$id_live" done 200
-check "live: it passed" equals "$(kf_field "$id_live" outcome)" passed
+check "live: it passed" kf_outcome "$id_live" passed
 sleep 5
 check "live: once concluded, its console is pruned too" equals \
 	"$(db_q "select count(*) from pruned_files where run_id = $id_live and name = 'console.log'")" 1

@@ -45,14 +45,14 @@ d1=$(kf_field "$r1" run_dir)
 check "the probe's guest started but did not boot" grep -q "KVM probe: a kvm guest starts but does not boot" "$T/kfleetd.log"
 check "...so the runs went under TCG" equals "$(kf_field "$r1" accel) $(kf_field "$p1" accel)" "tcg tcg"
 check "...and the host is in placement under TCG" contains "$(curl -s "$KF_URL/api/hosts")" '"accel":"tcg"'
-check "plain run: passed" equals "$(kf_field "$r1" outcome)" passed
+check "plain run: passed" kf_outcome "$r1" passed
 check "plain run: the output came over the channel stream" contains "$(cat "$d1/output.txt")" "upload-says-hi"
 check "plain run: the console came over the console stream" grep -q "Linux version" "$d1/console.log"
 check "domain XML: the kernel from the pool" grep -q "<kernel>$T/pool/kernel-" "$d1/domain.xml"
 check "domain XML: the initrd from the pool" grep -q "<initrd>$T/pool/kf-.*-initrd</initrd>" "$d1/domain.xml"
 check "domain XML: a pty console, no file of ours" sh -c "grep -q \"<serial type='pty'>\" '$d1/domain.xml' && ! grep -q \"$T/var\" '$d1/domain.xml'"
 pd=$(kf_field "$p1" run_dir)
-check "root disk job: passed" equals "$(kf_field "$p1" outcome)" passed
+check "root disk job: passed" kf_outcome "$p1" passed
 check "root disk job: its root was the uploaded image's overlay" contains "$(cat "$pd/output.txt")" "root: /dev/vda ext4"
 check "root disk job: results copied out of the downloaded overlay" equals "$(cat "$pd/results/a.txt" 2>&1)" hello
 vols=$(virsh -c qemu:///system vol-list $POOL | awk 'NR>2 && $1 {print $1}')
@@ -63,7 +63,7 @@ before=$(stat -c %Y "$T/pool/$kvol")
 sleep 1
 r2=$(q --kernel "$KERNEL" -- 'echo again')
 kf_wait_state "$r2" done 300
-check "second run: passed" equals "$(kf_field "$r2" outcome)" passed
+check "second run: passed" kf_outcome "$r2" passed
 check "second run: the kernel was not sent again" equals "$(stat -c %Y "$T/pool/$kvol")" "$before"
 kf_stop
 check "restarted, it takes the kept answer" kf_start

@@ -29,7 +29,7 @@ db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # positive METRIC name of run: the sample is there and above zero
 positive() { [ "$(db "select count(*) from samples where run_id = $1 and metric = '$2' and value > 0")" -ge 1 ]; }
 for id in $sfc $trig $upf $ppl $asfc $aupf; do
-	check "run $id ($(kf_field "$id" job), $(kf_field "$id" arch)) passed" equals "$(kf_field "$id" outcome)" passed
+	check "run $id ($(kf_field "$id" job), $(kf_field "$id" arch)) passed" kf_outcome "$id" passed
 done
 check "sock-filter-churn: sockets per second" positive "$sfc" sockets_per_s
 check "sock-filter-churn: setsockopt p99" positive "$sfc" setsockopt_p99
@@ -75,7 +75,7 @@ core=$(nb "$gp" cores)
 check "getpgid-rate beside the build: pinned" equals "$(nb "$gp" pin)" pinned
 check "the build's processes are kept off core $core" sh -c "a=\$(grep Cpus_allowed_list /proc/$(sleeper)/status | awk '{ print \$2 }'); echo \"  allowed: \$a\" >&2; ! printf '%s\n' \"\$a\" | tr ',' '\n' | awk -F- -v c=$core '{ lo = \$1; hi = (NF > 1) ? \$2 : \$1; if (c >= lo && c <= hi) f = 1 } END { exit !f }'"
 kf_wait_state "$gp" done 300
-check "getpgid-rate passed" equals "$(kf_field "$gp" outcome)" passed
+check "getpgid-rate passed" kf_outcome "$gp" passed
 check "the build is recorded as its neighbour" contains " $(nb "$gp" builds) " " $sub "
 check "the run page shows its neighbours" contains "$(curl -s "$KF_URL/runs/$gp")" "builds meanwhile (submissions)"
 sleep 1

@@ -102,6 +102,24 @@ kf() { "$BIN/kfleet" --url "$KF_URL" --token-file "$T/var/token" "$@"; }
 # kf_field ID FIELD: one field of a run as JSON (jq-free: sqlite does it)
 kf_field() { sqlite3 "$T/var/kfleet.db" "select $2 from runs where id = $1"; }
 
+# kf_outcome ID OUTCOME: run ID ended as OUTCOME; when not, says what it
+# ended as and why: its detail, the kernel's report and the tails of its
+# output and console, so that a failure on a machine nobody can log into
+# (CI's) can still be read
+kf_outcome() {
+	_o=$(kf_field "$1" outcome)
+	[ "$_o" = "$2" ] && return 0
+	echo "  run $1: expected '$2', got '$_o': $(kf_field "$1" detail)" >&2
+	kf_field "$1" "coalesce(splat, '')" | head -n 40 | sed '/^$/d; s/^/  | /' >&2
+	_d=$(kf_field "$1" run_dir)
+	for _f in output.txt:10 console.log:25; do
+		[ -n "$_d" ] && [ -f "$_d/${_f%:*}" ] || continue
+		echo "  run $1: the last lines of ${_f%:*}:" >&2
+		tail -n "${_f#*:}" "$_d/${_f%:*}" | sed 's/^/  | /' >&2
+	done
+	return 1
+}
+
 # kf_no_domains [DOMAIN]: no domain of this test's kfleetd (or DOMAIN) is
 # left, within 10 s (a run is stored at its guest's poweroff; libvirt ends
 # the domain after it)
