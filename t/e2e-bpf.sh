@@ -57,6 +57,9 @@ check "with its BPF objects" contains "$list" "kselftest/bpf/atomics.bpf.o"
 check "and bpf_testmod.ko" contains "$list" "kselftest/bpf/bpf_testmod.ko"
 check "and the kernel's config for libbpf's Kconfig externs" contains "$list" "kselftest/config-"
 
+# tp_run: a plain run of bpf-test-progs on the kernel queued; its id
+tp_run() { kf run --job bpf-test-progs --kernel "$KERNEL" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p'; }
+
 # once_more ID: ID; or, when the stock kernel crashed in it, a second run
 # of bpf-test-progs on the kernel, after printing the first one's report.
 # Once in CI (stop 25) 6.1 crashed under test_progs on a machine that ran
@@ -66,7 +69,7 @@ check "and the kernel's config for libbpf's Kconfig externs" contains "$list" "k
 once_more() {
 	[ "$(kf_field "$1" outcome)" = crash ] || { echo "$1"; return; }
 	kf_outcome "$1" passed
-	_n=$(kf run --job bpf-test-progs --kernel "$KERNEL" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+	_n=$(tp_run)
 	echo "  run $1 crashed: run ${_n:-?} is the second try" >&2
 	[ -n "$_n" ] && kf_wait_state "$_n" done 900 && echo "$_n" || echo "$1"
 }
@@ -106,7 +109,7 @@ check "a second submission for the kernel" contains "$out" "submission $s2: test
 check "builds nothing" equals "$(grep -c "building test_progs" "$T/kfleetd.log")" "$n"
 r2=$(db "select id from runs where submission_id = $s2")
 check "and queues its run" test -n "$r2"
-id=$(kf run --job bpf-test-progs --kernel "$KERNEL" 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+id=$(tp_run)
 check "a plain run of the job on the kernel is taken now" test -n "$id"
 for i in $r2 $id; do kf_wait_state "$i" done 900 || break; done
 r2=$(once_more "$r2"); id=$(once_more "$id")
