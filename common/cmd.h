@@ -53,6 +53,8 @@ struct cmd_result {
 	int64_t ms;         /* wall time from spawn to reaping */
 	int canceled;       /* stopped because the cancel flag was set (end: CMD_END_TIMEOUT) */
 	int out_truncated;  /* stdout went past its buffer's cap; the rest was discarded */
+	int overflow;       /* stopped: stdout went past cmd_stdout_append_max()'s cap */
+	char stopped[200];  /* stopped by cmd_watch()'s check: why */
 	int err_truncated;  /* the same for stderr */
 };
 
@@ -99,6 +101,18 @@ void cmd_stdout_append(struct cmd *c, const char *path);
 void cmd_stderr_buf(struct cmd *c, struct buf *b);
 void cmd_stderr_file(struct cmd *c, const char *path);
 void cmd_stderr_to_stdout(struct cmd *c);
+
+/* stdout appended to the file path, at most max bytes of it: the child
+ * writes into a pipe kfleet drains, so a command that writes more (a build
+ * flooding its log) is stopped at the cap, like a timeout, and cmd_run()
+ * says "output past N bytes". */
+void cmd_stdout_append_max(struct cmd *c, const char *path, int64_t max);
+
+/* Calls check(arg) every ms while the child runs; when it returns non-zero
+ * the child is stopped like at a timeout, and cmd_run()'s message is the
+ * text check left in why (up to 200 bytes): a build past its disk cap. */
+typedef int cmd_check_fn(void *arg, char *why, size_t n);
+void cmd_watch(struct cmd *c, cmd_check_fn *check, void *arg, int ms);
 
 /* Stops the child (and its process group) ms after it started: SIGTERM,
  * then SIGKILL grace_ms later (default CMD_KILL_GRACE_MS). 0: no limit. */

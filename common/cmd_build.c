@@ -184,6 +184,7 @@ void cmd_stdout_file(struct cmd *c, const char *path)
 {
 	if (!c)
 		return;
+	c->out_max = 0;
 	free(c->out_path);
 	c->out = CMD_OUT_FILE;
 	c->out_path = xstrdup(c, path);
@@ -201,6 +202,22 @@ void cmd_stdout_append(struct cmd *c, const char *path)
 	cmd_stdout_file(c, path);
 	if (c)
 		c->out_append = 1;
+}
+
+void cmd_stdout_append_max(struct cmd *c, const char *path, int64_t max)
+{
+	cmd_stdout_append(c, path);
+	if (c)
+		c->out_max = max;
+}
+
+void cmd_watch(struct cmd *c, cmd_check_fn *check, void *arg, int ms)
+{
+	if (!c)
+		return;
+	c->check = check;
+	c->check_arg = arg;
+	c->check_ms = ms > 0 ? ms : 1000;
 }
 
 void cmd_stderr_buf(struct cmd *c, struct buf *b)

@@ -150,6 +150,11 @@ void cmd_end_message(struct cmd *c, const char *label, char **err)
 		fmt_ms(when, sizeof(when), c->timeout_ms);
 		if (c->res.canceled)
 			cmd_set_err(err, label, "canceled%s%s", sep, tail);
+		else if (c->res.overflow)
+			cmd_set_err(err, label, "stopped: its output went past %lld bytes",
+				    (long long)c->out_max);
+		else if (c->res.stopped[0])
+			cmd_set_err(err, label, "stopped: %s", c->res.stopped);
 		else
 			cmd_set_err(err, label, "timed out after %s%s%s", when, sep, tail);
 		break;

@@ -104,7 +104,7 @@ static int capture_pipe(int *rd, int *wr)
 /* Sets up stdin, stdout and stderr for the child: fds[0..2] its ends,
  * rd[0..1] the read ends of captured stdout and stderr (-1 when not
  * captured). 0, or -1 with c->res.err set and *why naming what failed. */
-static int open_stdio(struct cmd *c, int fds[3], int rd[2], const char **why)
+static int open_stdio(struct cmd *c, int fds[3], int rd[2], int *outfile, const char **why)
 {
 	*why = "stdin";
 	if (c->in == CMD_IN_BUF)
@@ -117,6 +117,11 @@ static int open_stdio(struct cmd *c, int fds[3], int rd[2], const char **why)
 	*why = "stdout";
 	if (c->out == CMD_OUT_BUF) {
 		if (capture_pipe(&rd[0], &fds[1]) < 0)
+			goto out;
+	} else if (c->out == CMD_OUT_FILE && c->out_max > 0) {
+		/* the file stays kfleet's: the child only has the pipe */
+		if ((*outfile = high_fd(open_out(c->out_path, c->out_append))) < 0 ||
+		    capture_pipe(&rd[0], &fds[1]) < 0)
 			goto out;
 	} else {
 		fds[1] = high_fd(c->out == CMD_OUT_FILE ? open_out(c->out_path, c->out_append) :
@@ -219,7 +224,7 @@ static void stdio_error(struct cmd *c, const char *label, const char *why, char 
 
 /* The captured streams' read ends (rd, taken: set to -1) as sinks for
  * cmd_supervise(), non-blocking; returns how many */
-static int take_sinks(struct cmd *c, int rd[2], struct cmd_sink sinks[2])
+static int take_sinks(struct cmd *c, int rd[2], int outfile, struct cmd_sink sinks[2])
 {
 	int nsinks = 0;
 
@@ -230,6 +235,13 @@ static int take_sinks(struct cmd *c, int rd[2], struct cmd_sink sinks[2])
 		sinks[nsinks].fd = rd[i];
 		sinks[nsinks].b = i == 0 ? c->out_buf :
 				  c->errto == CMD_OUT_BUF ? c->err_buf : &c->capture;
+		sinks[nsinks].file_fd = -1;
+		sinks[nsinks].max = sinks[nsinks].written = 0;
+		if (i == 0 && outfile >= 0) {
+			sinks[nsinks].b = NULL;
+			sinks[nsinks].file_fd = outfile;
+			sinks[nsinks].max = c->out_max;
+		}
 		sinks[nsinks++].truncated = i == 0 ? &c->res.out_truncated : &c->res.err_truncated;
 		rd[i] = -1;
 	}
@@ -241,7 +253,7 @@ int cmd_run(struct cmd *c, char **err)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int fa_ok = 0, attr_ok = 0, rc = -1, e;
-	int fds[3] = { -1, -1, -1 }, rd[2] = { -1, -1 };
+	int fds[3] = { -1, -1, -1 }, rd[2] = { -1, -1 }, outfile = -1;
 	struct cmd_sink sinks[2];
 	int nsinks = 0;
 	char *label = NULL, *path = NULL;
@@ -265,7 +277,7 @@ int cmd_run(struct cmd *c, char **err)
 	path = check_spawn(c, label, err);
 	if (!path)
 		goto out;
-	if (open_stdio(c, fds, rd, &why) < 0) {
+	if (open_stdio(c, fds, rd, &outfile, &why) < 0) {
 		stdio_error(c, label, why, err);
 		goto out;
 	}
@@ -291,7 +303,7 @@ int cmd_run(struct cmd *c, char **err)
 			close(fds[i]);
 		fds[i] = -1;
 	}
-	nsinks = take_sinks(c, rd, sinks);
+	nsinks = take_sinks(c, rd, outfile, sinks);
 	cmd_supervise(c, pid, sinks, nsinks);
 	if (c->res.end == CMD_END_EXIT && c->res.code == 0)
 		rc = 0;
@@ -310,6 +322,8 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (rd[i] >= 0)
 			close(rd[i]);
+	if (outfile >= 0)
+		close(outfile);
 	free(path);
 	free(label);
 	return rc;

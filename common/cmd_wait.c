@@ -15,6 +15,22 @@
 
 #include "common/util.h"
 
+/* Writes all of n bytes to fd. 0 / -1 */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /* Reads what is there from a sink's pipe; 0 on EOF (closes it), 1 more */
 static int sink_read(struct cmd_sink *s)
 {
@@ -34,6 +50,18 @@ static int sink_read(struct cmd_sink *s)
 			return 0;
 		}
 		n = (size_t)r;
+		if (!s->b) {
+			/* into the file, up to its cap */
+			room = s->written < s->max ? (size_t)(s->max - s->written) : 0;
+			if (n > room) {
+				n = room;
+				*s->truncated = 1;
+			}
+			if (n && write_all(s->file_fd, chunk, n) < 0)
+				*s->truncated = 1;
+			s->written += (int64_t)n;
+			continue;
+		}
 		cap = s->b->cap ? s->b->cap : CMD_OUT_MAX;
 		room = s->b->len < cap ? cap - s->b->len : 0;
 		if (n > room) {
@@ -71,12 +99,14 @@ static int exited(pid_t pid)
  * then reaps it. Fills c->res. */
 void cmd_supervise(struct cmd *c, pid_t pid, struct cmd_sink *sinks, int nsinks)
 {
-	int64_t start = mono_ms(), deadline = -1, kill_at = -1, linger_at = -1;
+	int64_t start = mono_ms(), deadline = -1, kill_at = -1, linger_at = -1, check_at = -1;
 	int pidfd = pidfd_open(pid, 0), status = 0, gone = 0, timed_out = 0;
 	pid_t w;
 
 	if (c->timeout_ms)
 		deadline = start + c->timeout_ms;
+	if (c->check)
+		check_at = start + c->check_ms;
 	for (;;) {
 		struct pollfd pfd[3];
 		int n = 0, open_sinks = 0, wait_ms = -1;
@@ -108,6 +138,18 @@ void cmd_supervise(struct cmd *c, pid_t pid, struct cmd_sink *sinks, int nsinks)
 			c->res.canceled = 1;
 			deadline = now;
 		}
+		if (!gone && !timed_out && c->out_max > 0 && c->res.out_truncated &&
+		    !c->res.overflow) {
+			c->res.overflow = 1;   /* past the file's cap */
+			deadline = now;
+		}
+		if (!gone && !timed_out && check_at >= 0 && now >= check_at) {
+			check_at = now + c->check_ms;
+			if (c->check(c->check_arg, c->res.stopped, sizeof(c->res.stopped)))
+				deadline = now;
+			else
+				c->res.stopped[0] = '\0';
+		}
 		if (!gone && deadline >= 0 && !timed_out && now >= deadline) {
 			timed_out = 1;
 			kill_group(pid, SIGTERM);
@@ -130,6 +172,8 @@ void cmd_supervise(struct cmd *c, pid_t pid, struct cmd_sink *sinks, int nsinks)
 			wait_ms = 10;   /* no pidfd: look for the exit now and then */
 		if (!gone && c->cancel && (wait_ms < 0 || wait_ms > 200))
 			wait_ms = 200;  /* look at the cancel flag now and then */
+		if (!gone && check_at >= 0 && (wait_ms < 0 || check_at - now < wait_ms))
+			wait_ms = check_at > now ? (int)(check_at - now) : 0;
 		for (int i = 0; i < nsinks; i++) {
 			if (sinks[i].fd >= 0) {
 				pfd[n].fd = sinks[i].fd;

@@ -29,6 +29,10 @@ struct cmd {
 	struct buf *out_buf, *err_buf;
 	char *out_path, *err_path;
 	int out_append;         /* stdout's file is appended to, not truncated */
+	int64_t out_max;        /* > 0: stdout goes through a pipe into its file, this much */
+	cmd_check_fn *check;    /* cmd_watch() */
+	void *check_arg;
+	int check_ms;
 	struct buf capture;     /* stderr when the caller did not ask for it */
 
 	int timeout_ms;
@@ -43,7 +47,9 @@ struct cmd {
 /* One output stream being read from its pipe */
 struct cmd_sink {
 	int fd;                 /* read end, -1 when closed */
-	struct buf *b;
+	struct buf *b;          /* NULL: into file_fd, at most max bytes in all */
+	int file_fd;
+	int64_t max, written;
 	int *truncated;
 };
 

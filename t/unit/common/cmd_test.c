@@ -343,6 +343,74 @@ static int alive(pid_t pid)
 	return r;
 }
 
+/* A file output with a cap: what fits is written, appended after what the
+ * file held, and a command that writes on past it (a build flooding its
+ * log) is stopped at the cap instead of filling the disk */
+static void test_stdout_append_max(void **state)
+{
+	char path[] = "/tmp/kfleet-cmd-max.XXXXXX";
+	struct buf got = BUF_INIT(0);
+	int64_t t0 = mono_ms();
+	struct cmd *c;
+	char *err = NULL;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "before\n", 7), 7);
+	close(fd);
+	c = cmd_new("sh");
+	cmd_args(c, "-c", "echo small", NULL);
+	cmd_stdout_append_max(c, path, 4096);
+	assert_int_equal(cmd_run(c, &err), 0);
+	cmd_free(c);
+	assert_int_equal(read_file(path, &got, 1u << 20), 0);
+	assert_string_equal(buf_str(&got), "before\nsmall\n");
+	buf_release(&got);
+
+	c = cmd_new("sh");
+	cmd_args(c, "-c", "yes flood", NULL);
+	cmd_stdout_append_max(c, path, 100000);
+	cmd_timeout(c, 20000);
+	assert_int_equal(cmd_run(c, &err), -1);
+	assert_string_equal(err, "sh: stopped: its output went past 100000 bytes");
+	assert_true(cmd_result(c)->overflow);
+	assert_true(mono_ms() - t0 < 10000);
+	cmd_free(c);
+	free(err);
+	buf_init(&got, 0);
+	assert_int_equal(read_file(path, &got, 1u << 20), 0);
+	assert_int_equal(got.len, 13 + 100000);
+	buf_release(&got);
+	unlink(path);
+}
+
+/* cmd_watch(): a check that says stop ends the child with its reason */
+static int watch_count;
+static int watch_check(void *arg, char *why, size_t n)
+{
+	(void)arg;
+	if (++watch_count < 3)
+		return 0;
+	snprintf(why, n, "over its cap (%d looks)", watch_count);
+	return 1;
+}
+
+static void test_watch(void **state)
+{
+	struct cmd *c = cmd_new("sleep");
+	char *err = NULL;
+	int64_t t0 = mono_ms();
+
+	watch_count = 0;
+	cmd_arg(c, "30");
+	cmd_watch(c, watch_check, NULL, 50);
+	assert_int_equal(cmd_run(c, &err), -1);
+	assert_string_equal(err, "sleep: stopped: over its cap (3 looks)");
+	assert_true(mono_ms() - t0 < 5000);
+	free(err);
+	cmd_free(c);
+}
+
 static void test_timeout_sigterm_ignored(void **state)
 {
 	struct buf out = BUF_INIT(1024);
@@ -632,6 +700,8 @@ int main(void)
 		cmocka_unit_test(test_true_false),
 		cmocka_unit_test(test_exit_message_quotes_stderr),
 		cmocka_unit_test(test_default_label),
+		cmocka_unit_test(test_stdout_append_max),
+		cmocka_unit_test(test_watch),
 		cmocka_unit_test_setup_teardown(test_stderr_buf_and_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdin, setup, teardown),
 		cmocka_unit_test(test_output_cap),
