@@ -139,7 +139,7 @@ build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsin
 		common/cmd.h common/cmdint.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) $(shell pkg-config --libs jansson libcrypto)
-KBUILD_FUZZ_SRCS := kernels/apply.c kernels/buildlog.c kernels/kconfig.c kernels/sandbox.c \
+KBUILD_FUZZ_SRCS := kernels/apply.c kernels/buildlog.c kernels/kconfig.c kernels/sandbox.c kernels/copyout.c \
 	kernels/tree.c kernels/kimage.c $(CMD_SRCS) common/buf.c common/util.c common/hash.c \
 	common/log.c
 build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h kernels/kernelsint.h \

@@ -25,5 +25,9 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/tmp/kfleet-apt.log 2>&1 ||
 		{ tail -n 30 /tmp/kfleet-apt.log; exit 1; }
 fi
+# builds run as this unprivileged user ([build] user, kernels/sandbox.c)
+id kfleet-build >/dev/null 2>&1 ||
+	useradd --system --user-group --no-create-home --home-dir /nonexistent \
+		--shell /usr/sbin/nologin kfleet-build
 # arm64 guest pieces (kernel, modules, busybox) from Debian's arm64 packages
 sh "$(dirname "$0")/../images/fetch-arm64.sh"

@@ -193,6 +193,13 @@ int main(int argc, char **argv)
 	}
 	if (check) {
 		char *reach = NULL;
+		unsigned bu, bg;
+
+		if (c.build_sandbox && geteuid() == 0 && config_build_user(&c, &bu, &bg) < 0)
+			fprintf(stderr, "kfleetd: warning: [build] user '%s': no such user (not root): "
+				"builds will fail until it is made (useradd --system --user-group "
+				"--no-create-home %s) or another is named\n", c.build_user,
+				c.build_user);
 
 		if (orch_qemu_reach(&c, &reach) < 0) {
 			fprintf(stderr, "kfleetd: %s\n", reach);

@@ -75,13 +75,21 @@ void kbuild_am_failure(const char *out, size_t len, int count, char *why, size_t
 static int am_run(const struct kbuild_env *e, const char *dir, const char *gitdir,
 		  const char *base, const char *mbox, int count, struct buf *out, char **err)
 {
-	const char *rw[3] = { dir, gitdir, NULL };
-	char amwhy[384], *why = NULL;
-	struct cmd *c = kbuild_sandboxed(e, rw, NULL, "git");
+	const char *rw[3] = { dir, gitdir, NULL }, *ro[2] = { mbox, NULL };
+	/* git, not the series' code, runs here: as root (it writes the
+	 * mirror) but without any capability, seeing only these */
+	struct kbuild_box box = { .rw = rw, .ro = ro, .chdir = dir, .root = 1 };
+	char amwhy[384], *why = NULL, *wt = kbuild_worktree_gitdir(gitdir, dir);
+	struct cmd *c = kbuild_box_cmd(e, &box, "git");
 	int rc = 0;
 
+	cmd_args(c, "-c", "core.hooksPath=/dev/null", NULL);
+	cmd_argf(c, "--git-dir=%s", wt ? wt : "?");
+	cmd_argf(c, "--work-tree=%s", dir);
 	cmd_args(c, "am", "-3", "--committer-date-is-author-date", "--keep-cr", mbox, NULL);
-	cmd_dir(c, dir);
+	free(wt);
+	if (!e->sandbox)
+		cmd_dir(c, dir);
 	cmd_label(c, "git am");
 	cmd_env(c, "HOME", "/nonexistent");
 	cmd_env(c, "GIT_CONFIG_NOSYSTEM", "1");
@@ -99,7 +107,7 @@ static int am_run(const struct kbuild_env *e, const char *dir, const char *gitdi
 		} else {
 			kbuild_am_failure(buf_str(out), out->len, count, amwhy, sizeof(amwhy));
 			set_errf(err, "does not apply on %.12s: %s", base, amwhy);
-			kbuild_am_abort(dir);
+			kbuild_am_abort(gitdir, dir);
 			rc = 1;
 		}
 	}
@@ -158,8 +166,7 @@ int kbuild_apply(const struct kbuild_env *e, const char *tree, const char *base,
 	if (rc != 0)
 		goto out;
 	rc = -1;
-	c = kbuild_git(NULL);
-	cmd_dir(c, dir);
+	c = kbuild_git_in(gitdir, dir);
 	cmd_args(c, "rev-parse", "HEAD", NULL);
 	if (kbuild_run_line(c, commit, 41, &why) < 0 || !kbuild_hex40(commit)) {
 		set_errf(err, "git am on %.12s: no commit after it: %s", base, why ? why : "?");

@@ -72,8 +72,10 @@ struct build {
 	const struct kbuild_env *e;
 	const struct kbuild_spec *s;
 	struct kbuild_result *r;
-	char *slot, *src, *obj, *ccache;
-	const char *rw[5], *ro[SANDBOX_RO_MAX + 2];
+	char *slot, *src, *obj, *ccache, *gitdir;
+	struct kbuild_stage sg;
+	const char *rw[4], *ro[SANDBOX_RO_MAX + 6], *count[3];
+	size_t nro;
 	struct kbuild_steps st;
 	int modules;
 	int fresh;                /* the slot had no obj before this build */
@@ -97,6 +99,7 @@ static void build_init(struct build *b, const struct kbuild_env *e, const struct
 		if (s->fragments[i][0] == '/')
 			b->ro[nro++] = s->fragments[i];
 	b->ro[nro] = NULL;
+	b->nro = nro;
 	b->st.e = e;
 	b->st.arch = s->arch;
 	b->st.rw = b->rw;
@@ -106,6 +109,8 @@ static void build_init(struct build *b, const struct kbuild_env *e, const struct
 
 static void build_release(struct build *b)
 {
+	kbuild_stage_release(&b->sg);
+	free(b->gitdir);
 	free(b->ccache);
 	free(b->obj);
 	free(b->src);
@@ -135,6 +140,39 @@ static void build_old_slot(struct build *b)
 	free(old);
 }
 
+/* What the steps see: the worktree, the tree's git metadata (kbuild's
+ * setlocalversion reads it), kfleetd's inputs and, for a series, ccache
+ * read-only; they write the stage, O= (a series: its overlay, bound at
+ * the slot's obj) and, for the tree's own commits, ccache */
+static void build_box(struct build *b)
+{
+	size_t nro = b->nro, nrw = 0;
+	int untrusted = b->s->untrusted;
+
+	b->ro[nro++] = b->src;
+	b->ro[nro++] = b->gitdir;
+	b->ro[nro++] = b->sg.in;
+	if (b->e->ccache && untrusted)
+		b->ro[nro++] = b->ccache;
+	b->ro[nro] = NULL;
+	b->rw[nrw++] = b->sg.dir;
+	if (b->e->ccache && !untrusted)
+		b->rw[nrw++] = b->ccache;
+	if (!untrusted)
+		b->rw[nrw++] = b->obj;
+	b->rw[nrw] = NULL;
+	b->count[0] = b->sg.dir;
+	b->count[1] = untrusted ? (b->sg.mounted ? b->sg.upper : b->sg.merged) : b->obj;
+	b->count[2] = NULL;
+	b->st.src = b->src;
+	b->st.obj = b->obj;
+	b->st.obj_from = untrusted ? b->sg.merged : NULL;
+	b->st.in = b->sg.in;
+	b->st.untrusted = untrusted;
+	b->st.count = b->count;
+	b->st.log = b->r->log;
+}
+
 /* The slot and a fresh artifact directory; the worktree at the commit */
 static int build_prepare(struct build *b, const char *chash, const char *key, char **err)
 {
@@ -143,7 +181,7 @@ static int build_prepare(struct build *b, const char *chash, const char *key, ch
 	struct kbuild_result *r = b->r;
 
 	if (!(b->slot = kbuild_slot_dir(e, s, chash)) || !(b->src = kbuild_src_dir(e, s->tree)) ||
-	    asprintf(&b->obj, "%s/obj", b->slot) < 0 ||
+	    !(b->gitdir = kbuild_tree_dir(e, s->tree)) || asprintf(&b->obj, "%s/obj", b->slot) < 0 ||
 	    asprintf(&r->dir, "%s/builds/%s", e->state_dir, key) < 0 ||
 	    asprintf(&r->log, "%s/build.log", r->dir) < 0 ||
 	    asprintf(&r->kernel, "%s/vmlinuz", r->dir) < 0 ||
@@ -154,25 +192,22 @@ static int build_prepare(struct build *b, const char *chash, const char *key, ch
 		return set_errf(err, "build '%s': %s", r->dir, strerror(errno));
 	kbuild_log_note(r->log, "tree %s commit %s arch %s config %s", s->tree, s->commit, s->arch,
 			s->config);
-	/* from here on the slot is not a complete build of anything */
-	if (kbuild_slot_mark_clear(b->slot) < 0)
-		return set_errf(err, "slot '%s': %s", b->slot, strerror(errno));
-	build_old_slot(b);
-	b->fresh = access(b->obj, F_OK) < 0;
-	if (mkdir_p(b->obj, 0755) < 0 || mkdir_p(b->ccache, 0755) < 0)
-		return set_errf(err, "build '%s': %s", b->obj, strerror(errno));
-	if (kbuild_worktree_at(e, s->tree, b->src, s->commit, err) < 0)
+	/* from here on the slot is not a complete build of anything (a
+	 * series' build leaves it as it is: it writes through an overlay) */
+	if (!s->untrusted) {
+		if (kbuild_slot_mark_clear(b->slot) < 0)
+			return set_errf(err, "slot '%s': %s", b->slot, strerror(errno));
+		build_old_slot(b);
+		b->fresh = access(b->obj, F_OK) < 0;
+	}
+	if (mkdir_p(b->ccache, 0755) < 0 || (!s->untrusted && kbuild_own(e, b->ccache) < 0))
+		return set_errf(err, "build '%s': %s", b->ccache, strerror(errno));
+	if (kbuild_worktree_at(e, s->tree, b->src, s->commit, err) < 0 ||
+	    kbuild_stage_open(e, key, b->obj, s->untrusted, &b->sg, err) < 0)
 		return -1;
-	b->rw[0] = b->src;
-	b->rw[1] = b->obj;
-	b->rw[2] = b->ccache;
-	b->rw[3] = r->dir;
-	b->rw[4] = NULL;
-	if (!e->ccache)
-		b->rw[2] = r->dir, b->rw[3] = NULL;
-	b->st.src = b->src;
-	b->st.obj = b->obj;
-	b->st.log = r->log;
+	if (b->sg.note)
+		kbuild_log_note(r->log, "%s", b->sg.note);
+	build_box(b);
 	return 0;
 }
 
@@ -200,7 +235,9 @@ static int build_seed(struct build *b, struct kbuild_sibling *sib, int pick)
 		kbuild_log_note(b->r->log, "slot not seeded: %s", why ? why : "?");
 		sib[pick].changed = -1;
 		mkdir_p(b->obj, 0755);
+		kbuild_own(b->e, b->obj);
 	} else {
+		kbuild_own(b->e, b->obj);   /* copied by root */
 		kbuild_log_note(b->r->log, "slot '%s': the objects of '%s' at %.12s copied, %ld "
 				"dependency files rewritten (%lld ms)", strrchr(b->slot, '/') + 1,
 				strrchr(sib[pick].dir, '/') + 1, sib[pick].m.commit, rewritten,
@@ -249,7 +286,7 @@ static int build_configure(struct build *b, char **err)
 		/* this .config's sibling, or nothing */
 		snprintf(want.config, sizeof(want.config), "%s", have);
 		sib[pick].changed = -1;
-		if (rm_tree(b->obj) < 0 || mkdir_p(b->obj, 0755) < 0) {
+		if (rm_tree(b->obj) < 0 || mkdir_p(b->obj, 0755) < 0 || kbuild_own(b->e, b->obj) < 0) {
 			rc = set_errf(err, "'%s': %s", b->obj, strerror(errno));
 			break;
 		}
@@ -291,13 +328,13 @@ static int build_modules(struct build *b, char **err)
 	int rc;
 
 	cmd_args(c, "modules_install", "INSTALL_MOD_STRIP=1", NULL);
-	cmd_argf(c, "INSTALL_MOD_PATH=%s", r->dir);
+	cmd_argf(c, "INSTALL_MOD_PATH=%s", b->sg.dir);
 	if ((rc = kbuild_step(&b->st, c, "modules_install", err)) != 0)
 		return rc;
 	for (int i = 0; i < 2; i++) {
 		char *l = NULL;
 
-		if (asprintf(&l, "%s/lib/modules/%s/%s", r->dir, r->release,
+		if (asprintf(&l, "%s/lib/modules/%s/%s", b->sg.dir, r->release,
 			     i ? "source" : "build") >= 0)
 			unlink(l);
 		free(l);
@@ -322,31 +359,37 @@ static int build_make(struct build *b, char **err)
 	return b->modules ? build_modules(b, err) : 0;
 }
 
-/* The image and the config into the artifact: DIR/vmlinuz, DIR/config */
+/* The image, the config and the modules into the artifact: DIR/vmlinuz,
+ * DIR/config, DIR/lib/modules, taken out of what the build wrote as
+ * hostile (copyout.c) */
 static int build_keep(struct build *b, const char *key, char **err)
 {
 	struct kbuild_result *r = b->r;
 	int arm = !strcmp(b->s->arch, "arm64"), rc = -1;
-	char *image = NULL, *cfg = NULL, *why = NULL, *from = NULL, *to = NULL;
+	const char *obj = kbuild_obj_host(&b->st);
+	char *image = NULL, *cfg = NULL, *why = NULL, *mods = NULL, *to = NULL;
+	long skipped = 0;
 
-	if (asprintf(&cfg, "%s/.config", b->obj) < 0 ||
-	    asprintf(&image, "%s/arch/%s/boot/%s", b->obj, arm ? "arm64" : "x86",
-		     arm ? "Image" : "bzImage") < 0) {
+	if (asprintf(&image, "arch/%s/boot/%s", arm ? "arm64" : "x86", arm ? "Image" : "bzImage") < 0 ||
+	    !(cfg = path_join(r->dir, "config")) || !(mods = path_join(b->sg.dir, "lib/modules")) ||
+	    !(to = path_join(r->dir, "lib/modules"))) {
 		set_errf(err, "out of memory");
 		goto out;
 	}
-	if (kbuild_copy(image, r->kernel, &why) < 0 || kbuild_copy(cfg, r->dir, &why) < 0) {
+	if (kbuild_copyout_file(obj, image, r->kernel, KBUILD_IMAGE_MAX, &why) < 0 ||
+	    kbuild_copyout_file(obj, ".config", cfg, KBUILD_IMAGE_MAX, &why) < 0 ||
+	    (b->modules && access(mods, F_OK) == 0 &&
+	     kbuild_copyout_tree(mods, to, KBUILD_MODULES_MAX, &skipped, &why) < 0)) {
 		set_errf(err, "build '%s': %s", key, why ? why : "?");
 		goto out;
 	}
-	from = path_join(r->dir, ".config");
-	to = path_join(r->dir, "config");
-	if (from && to)
-		rename(from, to);
+	if (skipped)
+		kbuild_log_note(r->log, "modules: %ld files that were not regular files or "
+				"links inside left out", skipped);
 	rc = 0;
 out:
 	free(to);
-	free(from);
+	free(mods);
 	free(why);
 	free(cfg);
 	free(image);
@@ -385,7 +428,9 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 		struct kbuild_slot_mark m;
 
 		r->ms = mono_ms() - b.t0;
-		if (build_mark(&b, 1, &m) < 0 || kbuild_slot_mark_write(b.slot, &m) < 0)
+		if (s->untrusted)
+			;   /* the slot is as the tree's last build left it */
+		else if (build_mark(&b, 1, &m) < 0 || kbuild_slot_mark_write(b.slot, &m) < 0)
 			kbuild_log_note(r->log, "slot '%s': not marked built", b.slot);
 		kbuild_log_note(r->log, "built %s in %lld ms", r->release, (long long)r->ms);
 	} else if (b.st.failed) {

@@ -254,7 +254,10 @@ static int config_base(struct kbuild_steps *st, const struct kbuild_spec *s, con
 		cmd_arg(c, s->config);
 		return kbuild_step(st, c, s->config, err);
 	}
-	if (kbuild_copy(s->config, cfg, &why) < 0) {
+	/* copied in the sandbox: kfleetd never writes where a build did */
+	c = kbuild_step_cmd(st, "cp", NULL);
+	cmd_args(c, "--", s->config, cfg, NULL);
+	if (kbuild_run_line(c, (char[2]){ 0 }, 2, &why) < 0) {
 		set_errf(err, "config '%s': %s", s->config, why ? why : "?");
 		free(why);
 		return -1;
@@ -282,10 +285,11 @@ static int config_merge(struct kbuild_steps *st, const struct kbuild_spec *s, co
 		}
 		buf_release(&o);
 	}
-	c = kbuild_sandboxed(st->e, st->rw, st->ro, "sh");
+	/* merge_config.sh makes its temporary files in its working directory */
+	c = kbuild_step_cmd(st, "sh", st->obj);
 	cmd_label(c, "merge_config.sh");
-	cmd_dir(c, st->src);
-	cmd_args(c, "scripts/kconfig/merge_config.sh", "-m", "-O", st->obj, cfg, NULL);
+	cmd_argf(c, "%s/scripts/kconfig/merge_config.sh", st->src);
+	cmd_args(c, "-m", "-O", st->obj, cfg, NULL);
 	for (size_t i = 0; i < s->nfragments + 2; i++) {
 		char kind, *p = fragment_path(st->e, fragment_at(s, i, guest), &kind);
 
@@ -312,10 +316,9 @@ static int config_check(struct kbuild_steps *st, const struct kbuild_spec *s, co
 	char guest[40];
 	int rc = -1;
 
-	if (read_file(cfg, &dotcfg, DOTCONFIG_MAX) < 0) {
-		set_errf(err, "'%s': %s", cfg, strerror(errno));
+	(void)cfg;
+	if (kbuild_read_beneath(kbuild_obj_host(st), ".config", &dotcfg, DOTCONFIG_MAX, err) < 0)
 		goto out;
-	}
 	for (size_t i = 0; i < s->nfragments + 2; i++) {
 		buf_reset(&frag);
 		if (fragment_read(st->e, s, fragment_at(s, i, guest), &frag, err) < 0)
@@ -342,7 +345,7 @@ int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, char 
 		     int *modules, char **err)
 {
 	char *cfg = path_join(st->obj, ".config");
-	char *optfrag = path_join(st->obj, "kfleet-options.config");
+	char *optfrag = path_join(st->in ? st->in : st->obj, "kfleet-options.config");
 	struct cmd *c;
 	int rc = -1;
 

@@ -183,11 +183,17 @@ struct kbuild_env {
 	const char *configs_dir;  /* kfleet's own fragments: NAME.config */
 	int jobs;                 /* make -jN */
 	int timeout_s;            /* a whole build, all its steps */
-	int sandbox;              /* run git am and make under bwrap: no network,
-				     only the worktree and output writable */
+	int sandbox;              /* run git am and make under bwrap (sandbox.c) */
 	int ccache;               /* compile through ccache (state/ccache) */
+	unsigned uid, gid;        /* the build user's, when kfleetd is root */
+	int64_t log_max;          /* a build log's bytes; past it the step stops (0: no cap) */
+	int64_t disk_max;         /* what a build may write in its O= and stage (0: no cap) */
 	const volatile int *cancel;  /* non-zero: stop the step running (shutdown) */
 };
+
+/* At start: the stages of builds (and their overlays, state/stage/) a
+ * kfleetd that died left */
+void kbuild_stage_sweep(const struct kbuild_env *e);
 
 /* Whether name is a tree name: 1..64 of [A-Za-z0-9._-], not starting with
  * '.' or '-'. */
@@ -228,6 +234,9 @@ struct kbuild_spec {
 	size_t nfragments;
 	const char *const *options;   /* "CONFIG_X=y" lines a job asks for */
 	size_t noptions;
+	int untrusted;             /* a series' commit: its build never writes what a later
+				      build reads (its O= an overlay of the slot's, ccache
+				      read-only, the slot's mark kept) */
 };
 
 /* sha256 of everything the config is made from (the base config's name or

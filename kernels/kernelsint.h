@@ -111,6 +111,8 @@ struct cmd;
 
 #define KBUILD_GIT_TIMEOUT_MS (3600 * 1000)  /* a clone of a big tree */
 #define KBUILD_GIT_SHORT_MS   (120 * 1000)
+#define KBUILD_IMAGE_MAX      (512LL << 20)   /* a kernel image, a .config */
+#define KBUILD_MODULES_MAX    (8LL << 30)     /* all of a build's modules, a kselftest install */
 
 /* tree.c. Whether s is a full commit id (40 lowercase hex digits). */
 int kbuild_hex40(const char *s);
@@ -131,7 +133,13 @@ struct cmd *kbuild_git(const char *gitdir);
 int kbuild_worktree_at(const struct kbuild_env *e, const char *tree, const char *dir,
 		       const char *commit, char **err);
 /* git am --abort in the worktree dir (what a failed or interrupted am left) */
-void kbuild_am_abort(const char *dir);
+void kbuild_am_abort(const char *gitdir, const char *dir);
+/* The metadata of the worktree dir in the mirror gitdir: GITDIR/worktrees/
+ * BASENAME (caller frees; NULL when out of memory) */
+char *kbuild_worktree_gitdir(const char *gitdir, const char *dir);
+/* git in the worktree dir of the mirror gitdir, both named (--git-dir,
+ * --work-tree): dir/.git is never read */
+struct cmd *kbuild_git_in(const char *gitdir, const char *dir);
 
 /* sandbox.c. What the steps of one build share: the slot's worktree src
  * and O= directory obj (NULL when the step makes no kernel), what the
@@ -142,17 +150,42 @@ struct kbuild_steps {
 	const struct kbuild_env *e;
 	const char *arch;
 	const char *src, *obj;
+	const char *obj_from;     /* bound at obj when not NULL: a series' overlay */
+	const char *in;           /* kfleetd's inputs to the build (root's, read-only) */
+	int untrusted;            /* a series' build: reads ccache, never adds to it */
 	const char *const *rw, *const *ro;
+	const char *const *count; /* the directories counted against [build] disk_max */
 	const char *log;
 	int64_t deadline;
 	int failed;               /* set when a step failed or did not start */
 };
 
-/* prog, under bwrap when e->sandbox: everything read-only but rw, a
- * private /tmp, no network; the state and config directories and ro are
- * bound again over the private /tmp, in case they live there */
+/* What one sandboxed program sees beyond the host's toolchain (sandbox.c's
+ * table): ro read-only, rw writable (NULL-terminated, may be NULL),
+ * map_from bound writable at map_to; root: run as root without any
+ * capability (git am, which writes the tree's mirror) instead of as the
+ * build user. All borrowed. */
+struct kbuild_box {
+	const char *const *rw, *const *ro;
+	const char *map_from, *map_to;
+	const char *chdir;        /* the working directory in the sandbox */
+	int root;
+};
+/* prog under bwrap as b says (plain when !e->sandbox) */
+struct cmd *kbuild_box_cmd(const struct kbuild_env *e, const struct kbuild_box *b,
+			   const char *prog);
+/* The same, as the build user, with rw and ro */
 struct cmd *kbuild_sandboxed(const struct kbuild_env *e, const char *const *rw,
 			     const char *const *ro, const char *prog);
+/* Why the sandbox shows path of the host, NULL when it does not */
+const char *kbuild_box_why(const char *path);
+/* Bytes of disk the files under dir take (links not followed, one mount),
+ * -1 when it cannot be read */
+int64_t kbuild_disk_use(const char *dir);
+/* prog sandboxed as st says (its rw, ro, obj_from at obj), in dir */
+struct cmd *kbuild_step_cmd(const struct kbuild_steps *st, const char *prog, const char *dir);
+/* Where kfleetd finds what the steps see at obj: the overlay, or obj */
+const char *kbuild_obj_host(const struct kbuild_steps *st);
 /* make -C src O=obj ARCH=... for st->arch, sandboxed as st says */
 struct cmd *kbuild_make(const struct kbuild_steps *st);
 /* Runs c (and frees it) with what is left of the deadline, its output
@@ -162,8 +195,42 @@ int kbuild_step(struct kbuild_steps *st, struct cmd *c, const char *what, char *
 /* Runs c (and frees it), the first line of its output into out (n bytes).
  * 0 / -1 (*err) */
 int kbuild_run_line(struct cmd *c, char *out, size_t n, char **err);
-/* cp -- from to. 0 / -1 (*err) */
+/* stage.c. Where one build writes (state/stage/KEY...): dir, the build
+ * user's, for what make installs; in, root's, for kfleetd's inputs to the
+ * build; for a series (untrusted), the overlay whose merged view of the
+ * slot's obj is merged (NULL when it could not be mounted: then merged
+ * is a fresh directory and note says so). */
+struct kbuild_stage {
+	char *dir, *in, *ovl, *upper, *work, *merged;
+	int mounted;
+	const char *note;
+};
+/* Makes the stage of key anew; obj (the slot's O=) is made the build
+ * user's, or, untrusted, the lower layer of merged. 0 / -1 (*err) */
+int kbuild_stage_open(const struct kbuild_env *e, const char *key, const char *obj,
+		      int untrusted, struct kbuild_stage *sg, char **err);
+/* Unmounts and removes what kbuild_stage_open() made */
+void kbuild_stage_release(struct kbuild_stage *sg);
+/* dir and all under it made the build user's (links not followed); a no-op
+ * when it is already or kfleetd is not root. 0 / -1 */
+int kbuild_own(const struct kbuild_env *e, const char *dir);
+
+/* copyout.c. The regular file rel beneath root (no link followed on the
+ * way or at the end) copied to the new file to, at most max bytes.
+ * 0 / -1 (*err: "'DIR/arch/x86/boot/bzImage': a link, not taken") */
+int kbuild_copyout_file(const char *root, const char *rel, const char *to, int64_t max,
+			char **err);
+/* The regular file rel beneath root read into b (at most max bytes),
+ * as kbuild_copyout_file() opens it. 0 / -1 (*err) */
+int kbuild_read_beneath(const char *root, const char *rel, struct buf *b, size_t max,
+			char **err);
+/* cp -- from to, for kfleet's own files (never one a build wrote). 0 / -1 */
 int kbuild_copy(const char *from, const char *to, char **err);
+/* The tree from (a directory a build wrote) copied into to: directories,
+ * regular files and links that stay inside it; nothing else (*skipped
+ * counts what was left out). At most max bytes in all. 0 / -1 (*err) */
+int kbuild_copyout_tree(const char *from, const char *to, int64_t max, long *skipped,
+			char **err);
 
 /* buildlog.c. Appends "### kfleet: ..." and a newline to the log. 0 / -1 */
 int kbuild_log_note(const char *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -55,10 +55,12 @@ static int bpf_pick(struct cmd *c, const char *dir, int progs, int *files, char 
 
 /* Copies what test_progs needs from the built selftests directory sel to
  * out (and progs/btf_dump_test_case_*.c, which btf_dump compares against) */
-static int bpf_install(const char *sel, const char *out, char **err)
+static int bpf_install(const struct kbuild_env *e, const char *const *rw, const char *sel,
+		       const char *out, char **err)
 {
 	char *progs = NULL, *oprogs = NULL;
-	struct cmd *c = cmd_new("cp"), *cp = cmd_new("cp");
+	/* copied in the sandbox: a link the build left reaches nothing */
+	struct cmd *c = kbuild_sandboxed(e, rw, NULL, "cp"), *cp = kbuild_sandboxed(e, rw, NULL, "cp");
 	int files = 0, pfiles = 0, rc = -1;
 
 	cmd_arg(c, "-p");
@@ -67,7 +69,7 @@ static int bpf_install(const char *sel, const char *out, char **err)
 		set_errf(err, "out of memory");
 		goto out;
 	}
-	if (mkdir_p(oprogs, 0755) < 0) {
+	if (mkdir_p(oprogs, 0755) < 0 || kbuild_own(e, out) < 0 || kbuild_own(e, oprogs) < 0) {
 		set_errf(err, "'%s': %s", oprogs, strerror(errno));
 		goto out;
 	}
@@ -124,19 +126,18 @@ out:
 struct bpf_build {
 	const struct kbuild_env *e;
 	const char *tree, *commit, *kernel, *art;
-	char *gitdir, *src, *tar, *log, *vmlinux, *kdir, *sel, *bdir;
+	char *gitdir, *src, *tar, *log, *vmlinux, *kdir, *sel, *bdir, *out;
+	struct kbuild_stage sg;
 	const char *btf;
-	const char *rw[3];
+	const char *rw[2], *ro[5];
 	char release[128];
 	int64_t deadline;         /* for make test_progs */
 };
 
 static void bpf_release(struct bpf_build *b)
 {
-	if (b->src)
-		rm_tree(b->src);
-	if (b->vmlinux)
-		unlink(b->vmlinux);
+	kbuild_stage_release(&b->sg);
+	free(b->out);
 	free(b->bdir);
 	free(b->sel);
 	free(b->kdir);
@@ -153,12 +154,27 @@ static int bpf_prepare(struct bpf_build *b, const char *kdir_given, char **dir, 
 {
 	const char *art = b->art;
 
+	char key[160], *obj = NULL;
+	const char *slash = strrchr(art, '/');
+
+	/* the stage: the sources, the BTF and the install, the build user's */
+	snprintf(key, sizeof(key), "%.120s-bpf", slash ? slash + 1 : art);
+	if (!(obj = path_join(art, ".no-obj")) ||
+	    kbuild_stage_open(b->e, key, obj, 0, &b->sg, err) < 0) {
+		free(obj);
+		return *err ? -1 : set_errf(err, "out of memory");
+	}
+	rmdir(obj);
+	free(obj);
 	if (!(b->gitdir = kbuild_tree_dir(b->e, b->tree)) ||
-	    asprintf(&b->src, "%s/src", art) < 0 || asprintf(&b->tar, "%s/src.tar", art) < 0 ||
+	    asprintf(&b->src, "%s/src", b->sg.dir) < 0 ||
+	    asprintf(&b->tar, "%s/src.tar", b->sg.in) < 0 ||
 	    asprintf(&b->log, "%s/kselftest-bpf.log", art) < 0 ||
-	    asprintf(&b->vmlinux, "%s/vmlinux", art) < 0 ||
+	    asprintf(&b->vmlinux, "%s/vmlinux", b->sg.dir) < 0 ||
 	    asprintf(&b->sel, "%s/tools/testing/selftests/bpf", b->src) < 0 ||
-	    asprintf(dir, "%s/kselftest-bpf", art) < 0 || asprintf(&b->bdir, "%s/bpf", *dir) < 0)
+	    asprintf(dir, "%s/kselftest-bpf", art) < 0 ||
+	    asprintf(&b->out, "%s/kselftest-bpf", b->sg.dir) < 0 ||
+	    asprintf(&b->bdir, "%s/bpf", b->out) < 0)
 		return set_errf(err, "out of memory");
 	if (kimage_release(b->kernel, "x86_64", b->release, sizeof(b->release)) < 0)
 		return set_errf(err, "kernel '%s': no release string in it", b->kernel);
@@ -170,15 +186,16 @@ static int bpf_prepare(struct bpf_build *b, const char *kdir_given, char **dir, 
 	if (access(b->kdir, R_OK) < 0)
 		return set_errf(err, "kernel %s: no build directory '%s' for bpf_testmod.ko (install "
 				"linux-headers-%s)", b->release, b->kdir, b->release);
-	rm_tree(b->src);
 	rm_tree(*dir);
 	unlink(b->log);
-	unlink(b->vmlinux);
-	if (mkdir_p(b->src, 0755) < 0)
+	if (mkdir_p(b->src, 0755) < 0 || kbuild_own(b->e, b->src) < 0)
 		return set_errf(err, "'%s': %s", b->src, strerror(errno));
-	b->rw[0] = b->src;
-	b->rw[1] = art;
-	b->rw[2] = NULL;
+	b->rw[0] = b->sg.dir;
+	b->rw[1] = NULL;
+	b->ro[0] = b->sg.in;
+	b->ro[1] = b->kernel;
+	b->ro[2] = b->kdir;
+	b->ro[3] = NULL;
 	return 0;
 }
 
@@ -202,8 +219,9 @@ static int bpf_sources(struct bpf_build *b, char **err)
 	rc = cmd_run(c, &why);
 	cmd_free(c);
 	if (rc == 0) {
-		c = cmd_new("tar");
-		cmd_args(c, "-xf", b->tar, "-C", b->src, NULL);
+		/* unpacked by the build user: a link in the tree points nowhere */
+		c = kbuild_sandboxed(b->e, b->rw, b->ro, "tar");
+		cmd_args(c, "--no-same-owner", "-xf", b->tar, "-C", b->src, NULL);
 		rc = cmd_run(c, &why);
 		cmd_free(c);
 	}
@@ -227,7 +245,7 @@ static int bpf_btf(struct bpf_build *b, char **err)
 		return 0;
 	free(why);
 	why = NULL;
-	c = kbuild_sandboxed(b->e, b->rw, NULL, "sh");
+	c = kbuild_sandboxed(b->e, b->rw, b->ro, "sh");
 	cmd_argf(c, "%s/scripts/extract-vmlinux", b->src);
 	cmd_arg(c, b->kernel);
 	cmd_stdout_file(c, b->vmlinux);
@@ -250,10 +268,11 @@ static int bpf_btf(struct bpf_build *b, char **err)
 static int bpf_make(struct bpf_build *b, const char *dir, char **err)
 {
 	struct kbuild_steps st = {
-		.e = b->e, .arch = "x86_64", .src = b->src, .rw = b->rw, .log = b->log,
-		.deadline = b->deadline,
+		.e = b->e, .arch = "x86_64", .src = b->src, .rw = b->rw, .ro = b->ro,
+		.log = b->log, .deadline = b->deadline, .count = b->rw,
 	};
-	struct cmd *c = kbuild_sandboxed(b->e, b->rw, NULL, "make");
+	struct cmd *c = kbuild_sandboxed(b->e, b->rw, b->ro, "make");
+	long skipped = 0;
 	int rc;
 
 	cmd_args(c, "-C", b->sel, NULL);
@@ -264,7 +283,8 @@ static int bpf_make(struct bpf_build *b, const char *dir, char **err)
 	cmd_env(c, "HOME", "/tmp");
 	cmd_env(c, "LANG", "C");
 	rc = kbuild_step(&st, c, "make test_progs", err);
-	if (rc == 0 && bpf_install(b->sel, b->bdir, err) < 0)
+	if (rc == 0 && (bpf_install(b->e, b->rw, b->sel, b->bdir, err) < 0 ||
+			kbuild_copyout_tree(b->out, dir, KBUILD_MODULES_MAX, &skipped, err) < 0))
 		rc = -1;
 	if (rc == 0 && bpf_config(b->kernel, b->release, dir, err) < 0)
 		rc = -1;
@@ -320,15 +340,19 @@ static int kselftest_make(struct kbuild_steps *st, const struct kbuild_spec *s, 
 			  const char *art, const char *target, const char *dir, char **err)
 {
 	const struct kbuild_env *e = st->e;
-	char *src = NULL, *obj = NULL, *tdir = NULL, *ccache = NULL;
-	const char *rw[5], *ro[2] = { NULL, NULL };
+	char *src = NULL, *obj = NULL, *tdir = NULL, *ccache = NULL, *gitdir = NULL;
+	char *inst = NULL, key[200];
+	const char *rw[4] = { NULL }, *ro[6] = { NULL }, *count[3] = { NULL };
+	const char *slash = strrchr(art, '/');
+	struct kbuild_stage sg = { 0 };
+	size_t nrw = 0, nro = 0;
+	long skipped = 0;
 	struct cmd *c;
 	int rc = -1;
 
-	if (s->config[0] == '/')
-		ro[0] = s->config;
+	snprintf(key, sizeof(key), "%.120s-ksft-%.64s", slash ? slash + 1 : art, target);
 	if (!(src = kbuild_src_dir(e, s->tree)) || asprintf(&obj, "%s/obj", slot) < 0 ||
-	    asprintf(&tdir, "%s/%s", dir, target) < 0 ||
+	    !(gitdir = kbuild_tree_dir(e, s->tree)) ||
 	    asprintf(&ccache, "%s/ccache", e->state_dir) < 0) {
 		set_errf(err, "out of memory");
 		goto out;
@@ -336,26 +360,44 @@ static int kselftest_make(struct kbuild_steps *st, const struct kbuild_spec *s, 
 	rm_tree(dir);
 	unlink(st->log);
 	/* kselftest-install writes in obj, maybe at another commit than the
-	 * kernel's last build in the slot: no longer a complete build */
-	if (kbuild_slot_mark_clear(slot) < 0) {
+	 * kernel's last build in the slot: no longer a complete build (a
+	 * series' writes in an overlay of it, which goes) */
+	if (!s->untrusted && kbuild_slot_mark_clear(slot) < 0) {
 		set_errf(err, "slot '%s': %s", slot, strerror(errno));
 		goto out;
 	}
-	if (kbuild_worktree_at(e, s->tree, src, s->commit, err) < 0)
+	if (kbuild_worktree_at(e, s->tree, src, s->commit, err) < 0 ||
+	    kbuild_stage_open(e, key, obj, s->untrusted, &sg, err) < 0)
 		goto out;
-	rw[0] = src;
-	rw[1] = obj;
-	rw[2] = art;
-	rw[3] = e->ccache ? ccache : NULL;
-	rw[4] = NULL;
+	if (asprintf(&inst, "%s/kselftest", sg.dir) < 0 ||
+	    asprintf(&tdir, "%s/%s", inst, target) < 0) {
+		set_errf(err, "out of memory");
+		goto out;
+	}
+	if (s->config[0] == '/')
+		ro[nro++] = s->config;
+	ro[nro++] = src;
+	ro[nro++] = gitdir;
+	rw[nrw++] = sg.dir;
+	if (!s->untrusted)
+		rw[nrw++] = obj;
+	if (e->ccache && s->untrusted)
+		ro[nro++] = ccache;
+	else if (e->ccache)
+		rw[nrw++] = ccache;
+	count[0] = sg.dir;
+	count[1] = s->untrusted ? (sg.mounted ? sg.upper : sg.merged) : obj;
 	st->src = src;
 	st->obj = obj;
+	st->obj_from = s->untrusted ? sg.merged : NULL;
+	st->untrusted = s->untrusted;
 	st->rw = rw;
 	st->ro = ro;
+	st->count = count;
 	c = kbuild_make(st);
 	cmd_argf(c, "-j%d", e->jobs > 0 ? e->jobs : 1);
 	cmd_argf(c, "TARGETS=%s", target);
-	cmd_argf(c, "KSFT_INSTALL_PATH=%s", dir);
+	cmd_argf(c, "KSFT_INSTALL_PATH=%s", inst);
 	cmd_args(c, "USERLDFLAGS=-static", "kselftest-install", NULL);
 	rc = kbuild_step(st, c, "kselftest-install", err);
 	/* kselftest's make carries on past a target that failed: its
@@ -364,9 +406,14 @@ static int kselftest_make(struct kbuild_steps *st, const struct kbuild_spec *s, 
 		set_errf(err, "selftests '%s': not built (see kselftest-%s.log)", target, target);
 		rc = 1;
 	}
+	if (rc == 0 && kbuild_copyout_tree(inst, dir, KBUILD_MODULES_MAX, &skipped, err) < 0)
+		rc = -1;
 out:
-	st->src = st->obj = NULL;
-	st->rw = st->ro = NULL;
+	kbuild_stage_release(&sg);
+	st->src = st->obj = st->obj_from = NULL;
+	st->rw = st->ro = st->count = NULL;
+	free(inst);
+	free(gitdir);
 	free(ccache);
 	free(tdir);
 	free(obj);

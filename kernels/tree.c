@@ -17,6 +17,7 @@
 
 #include "common/buf.h"
 #include "common/cmd.h"
+#include "common/log.h"
 #include "common/util.h"
 
 int kbuild_name_ok(const char *name)
@@ -75,7 +76,8 @@ struct cmd *kbuild_git(const char *gitdir)
 	struct cmd *c = cmd_new("git");
 
 	kbuild_git_ident(c);
-
+	/* nothing a build could have left runs: no hooks, no fsmonitor */
+	cmd_args(c, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", NULL);
 	if (gitdir)
 		cmd_argf(c, "--git-dir=%s", gitdir);
 	cmd_env(c, "HOME", "/nonexistent");
@@ -220,25 +222,69 @@ out:
 	return rc;
 }
 
-void kbuild_am_abort(const char *dir)
+char *kbuild_worktree_gitdir(const char *gitdir, const char *dir)
 {
-	struct cmd *c = kbuild_git(NULL);
+	const char *base = strrchr(dir, '/');
+	char *p = NULL;
 
+	if (asprintf(&p, "%s/worktrees/%s", gitdir, base ? base + 1 : dir) < 0)
+		return NULL;
+	return p;
+}
+
+struct cmd *kbuild_git_in(const char *gitdir, const char *dir)
+{
+	char *wt = kbuild_worktree_gitdir(gitdir, dir);
+	struct cmd *c = kbuild_git(wt);
+
+	cmd_argf(c, "--work-tree=%s", dir);
 	cmd_dir(c, dir);
+	free(wt);
+	return c;
+}
+
+/* Whether dir/.git is what git worktree add wrote: a regular file naming
+ * the worktree's metadata in the tree's mirror, so that no git of
+ * kfleet's runs with a gitdir (hooks, config, alternates) someone else
+ * planted there */
+static int worktree_intact(const char *gitdir, const char *dir)
+{
+	char *gitfile = path_join(dir, ".git"), *wt = kbuild_worktree_gitdir(gitdir, dir);
+	char *want = NULL;
+	struct buf have = BUF_INIT(8192);
+	struct stat st;
+	int ok = 0;
+
+	if (gitfile && wt && asprintf(&want, "gitdir: %s\n", wt) >= 0 &&
+	    lstat(gitfile, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    read_file(gitfile, &have, 8192) == 0 && !strcmp(buf_str(&have), want) &&
+	    lstat(wt, &st) == 0 && S_ISDIR(st.st_mode))
+		ok = 1;
+	buf_release(&have);
+	free(want);
+	free(wt);
+	free(gitfile);
+	return ok;
+}
+
+void kbuild_am_abort(const char *gitdir, const char *dir)
+{
+	struct cmd *c = kbuild_git_in(gitdir, dir);
+
 	cmd_args(c, "am", "--abort", NULL);
 	cmd_run(c, NULL);
 	cmd_free(c);
 }
 
 /* git SUBCOMMAND ARGS... in the worktree dir, as a long command */
-static int in_worktree(const char *dir, char **why, ...) __attribute__((sentinel));
-static int in_worktree(const char *dir, char **why, ...)
+static int in_worktree(const char *gitdir, const char *dir, char **why, ...)
+	__attribute__((sentinel));
+static int in_worktree(const char *gitdir, const char *dir, char **why, ...)
 {
-	struct cmd *c = kbuild_git(NULL);
+	struct cmd *c = kbuild_git_in(gitdir, dir);
 	const char *a;
 	va_list ap;
 
-	cmd_dir(c, dir);
 	va_start(ap, why);
 	while ((a = va_arg(ap, const char *)))
 		cmd_arg(c, a);
@@ -257,7 +303,9 @@ int kbuild_worktree_at(const struct kbuild_env *e, const char *tree, const char 
 		set_errf(err, "out of memory");
 		goto out;
 	}
-	if (access(gitfile, F_OK) < 0) {
+	if (!worktree_intact(gitdir, dir)) {
+		if (access(gitfile, F_OK) == 0)
+			log_warn("worktree '%s': its .git is not the one kfleet made: made anew", dir);
 		rm_tree(dir);
 		c = kbuild_git(gitdir);
 		cmd_args(c, "worktree", "prune", NULL);
@@ -273,12 +321,13 @@ int kbuild_worktree_at(const struct kbuild_env *e, const char *tree, const char 
 		goto out;
 	}
 	/* a git am left half done by a daemon that died */
-	kbuild_am_abort(dir);
-	if (in_worktree(dir, &why, "checkout", "--quiet", "--detach", "--force", commit, NULL) < 0) {
+	kbuild_am_abort(gitdir, dir);
+	if (in_worktree(gitdir, dir, &why, "checkout", "--quiet", "--detach", "--force", commit,
+			NULL) < 0) {
 		set_errf(err, "worktree '%s': checkout %.12s: %s", dir, commit, why ? why : "?");
 		goto out;
 	}
-	if (in_worktree(dir, &why, "clean", "-fdxq", NULL) < 0) {
+	if (in_worktree(gitdir, dir, &why, "clean", "-fdxq", NULL) < 0) {
 		set_errf(err, "worktree '%s': clean: %s", dir, why ? why : "?");
 		goto out;
 	}

@@ -6,6 +6,7 @@
  * and vCPU count. Trees that want a clone or fetch are handled first. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/quiet.h"
+#include "orchestrator/storage.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +27,23 @@ struct builder {
 	struct db *db;
 	struct kbuild_env env;
 	char toolchain[2][400];   /* x86_64, arm64; "" until read */
+	char *user_err;           /* no build user: why builds fail */
 };
+
+static void builder_user(struct builder *b, const char *user);
+
+/* While a build runs the storage pass leaves builds/ and slots/ alone */
+static void builder_hold(struct builder *b, int on)
+{
+	char *p[2] = { path_join(b->env.state_dir, "builds"), path_join(b->env.state_dir, "slots") };
+
+	if (on)
+		storage_hold(b->o, (const char *const *)p, 2);
+	else
+		storage_drop(b->o, (const char *const *)p, 2);
+	free(p[0]);
+	free(p[1]);
+}
 
 int builder_vcpus(const char *s)
 {
@@ -155,6 +172,8 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 		.tree = s->tree, .commit = commit, .arch = arch, .config = s->config,
 		.fragments = (const char *const *)frags, .nfragments = nfrags,
 		.options = opts, .noptions = nopts,
+		/* a series' commit is anyone's code */
+		.untrusted = !strcmp(side, "patched"),
 	};
 	struct build_row row, found;
 	struct kbuild_result res;
@@ -169,6 +188,8 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 			*err = NULL;
 		return -1;
 	}
+	if (b->user_err)
+		return set_errf(err, "%s", b->user_err);
 	if (kbuild_config_hash(&b->env, &spec, chash, err) < 0)
 		return -1;
 	kbuild_key(commit, chash, arch, tc, key);
@@ -218,7 +239,9 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 	db_submission_link_build(b->db, s->id, side, arch, *build_id, 0);
 	log_info("submission %" PRId64 ": building %s %s at %.12s (build %" PRId64 ")", s->id,
 		 arch, side, commit, *build_id);
+	builder_hold(b, 1);
 	rc = kbuild_build(&b->env, &spec, key, &res, err);
+	builder_hold(b, 0);
 	if (rc == 0 && sha256_file(res.kernel, sha) < 0)
 		rc = -1;
 	if (rc == 0) {
@@ -403,13 +426,14 @@ out:
  * and archives it next to it, or for a kernel built elsewhere under
  * selftests/. 0, or -1 with *err for the user */
 static int build_selftests(struct builder *b, const struct submission *s, const char *arch,
-			   const char *commit, char **frags, size_t nfrags, const char **opts,
-			   size_t nopts, const char *kernel, const char *target, char **err)
+			   int side, const char *commit, char **frags, size_t nfrags,
+			   const char **opts, size_t nopts, const char *kernel, const char *target,
+			   char **err)
 {
 	struct kbuild_spec spec = {
 		.tree = s->tree, .commit = commit, .arch = arch, .config = s->config,
 		.fragments = (const char *const *)frags, .nfragments = nfrags,
-		.options = opts, .noptions = nopts,
+		.options = opts, .noptions = nopts, .untrusted = side == 1,
 	};
 	char *archive = orch_selftests_path(b->env.state_dir, kernel, NULL, target);
 	char *art = strdup(kernel), *dir = NULL, *errors = NULL, *e = NULL, *slash;
@@ -432,7 +456,9 @@ static int build_selftests(struct builder *b, const struct submission *s, const 
 	}
 	log_info("submission %" PRId64 ": building selftests '%s' for %s at %.12s", s->id,
 		 target, arch, commit);
+	builder_hold(b, 1);
 	rc = kbuild_selftests(&b->env, &spec, art, target, &dir, &errors, &e);
+	builder_hold(b, 0);
 	if (rc == 0 && img_tree_archive(dir, "kselftest", archive, &e) < 0)
 		rc = -1;
 	if (rc != 0) {
@@ -637,7 +663,8 @@ static int build_all(struct builder *b, const struct submission *s, struct sub_b
 			for (size_t k = 0; k < nt; k++) {
 				free(err);
 				err = NULL;
-				if (build_selftests(b, s, sb->arches[a], sb->commit[side], sb->frags,
+				if (build_selftests(b, s, sb->arches[a], side, sb->commit[side],
+						    sb->frags,
 						    sb->nfrag, sb->opts, sb->nopts,
 						    sb->kernels[2 * a + side], targets[k], &err) < 0)
 					buf_printf(failed, "%s%s %s: %s", failed->len ? "; " : "",
@@ -799,6 +826,10 @@ int builder_start(struct orch *o)
 	b->env.timeout_s = c->build_timeout_s;
 	b->env.sandbox = c->build_sandbox;
 	b->env.ccache = c->build_ccache;
+	b->env.log_max = (int64_t)c->build_log_max;
+	b->env.disk_max = (int64_t)c->build_disk_max;
+	builder_user(b, c->build_user);
+	kbuild_stage_sweep(&b->env);
 	b->env.cancel = (const volatile int *)&o->stopping;
 	if (b->env.sandbox && access("/usr/bin/bwrap", X_OK) < 0)
 		log_warn("builder: sandbox on but no /usr/bin/bwrap (Debian package bubblewrap): "
@@ -813,6 +844,19 @@ int builder_start(struct orch *o)
 	return 0;
 }
 
+/* The build user's ids, a name or UID:GID; without one (and kfleetd root,
+ * sandbox on) builds fail saying how to make it */
+static void builder_user(struct builder *b, const char *user)
+{
+	if (!b->env.sandbox || geteuid() != 0)
+		return;
+	if (config_build_user(b->o->conf, &b->env.uid, &b->env.gid) < 0 && asprintf(&b->user_err, "[build] user '%s': no such user (not root): make it "
+			    "with 'useradd --system --user-group --no-create-home --shell "
+			    "/usr/sbin/nologin %s', or name another (or UID:GID)", user, user) >= 0) {
+		log_error("builder: %s", b->user_err);
+	}
+}
+
 void builder_stop(struct orch *o)
 {
 	struct builder *b = o->builder;
@@ -822,6 +866,7 @@ void builder_stop(struct orch *o)
 	orch_ask_stop(o);
 	pthread_join(o->builder_thread, NULL);
 	db_close(b->db);
+	free(b->user_err);
 	free(b);
 	o->builder = NULL;
 }

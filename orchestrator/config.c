@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ini.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,6 +52,7 @@ void config_release(struct config *c)
 	free(c->kcidb_origin);
 	free(c->agent_dir);
 	free(c->build_config);
+	free(c->build_user);
 	free(c->configs_dir);
 	free(c->build_arches);
 	watch_config_release(c);
@@ -112,6 +115,9 @@ int config_defaults(struct config *c)
 		c->build_jobs = 1;
 	c->build_timeout_s = 4 * 3600;
 	c->build_sandbox = 1;
+	c->build_user = strdup("kfleet-build");
+	c->build_log_max = 64ULL << 20;
+	c->build_disk_max = 32ULL << 30;
 	c->build_ccache = 1;
 	c->build_speculate = -1;
 	c->quiet_pin = QUIET_PIN_AUTO;
@@ -579,6 +585,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		else if (!strcmp(key, "sandbox") || !strcmp(key, "ccache"))
 			set_bool(p, key, v, !strcmp(key, "sandbox") ? &c->build_sandbox :
 					   &c->build_ccache);
+		else if (!strcmp(key, "user"))
+			set_str(&c->build_user, v);
+		else if (!strcmp(key, "log_max"))
+			set_size(p, key, v, 0, &c->build_log_max);
+		else if (!strcmp(key, "disk_max"))
+			set_size(p, key, v, 0, &c->build_disk_max);
 		else if (!strcmp(key, "speculate")) {
 			if (!strcmp(v, "auto"))
 				c->build_speculate = -1;
@@ -666,6 +678,25 @@ static void print_size(FILE *out, const char *key, unsigned long long n)
 		fprintf(out, "%s = %llu%c\n", key, n, units[u]);
 }
 
+int config_build_user(const struct config *c, unsigned *uid, unsigned *gid)
+{
+	unsigned u, g;
+	char end;
+	struct passwd *pw;
+
+	if (sscanf(c->build_user, "%u:%u%c", &u, &g, &end) == 2 && u && g) {
+		*uid = u;
+		*gid = g;
+		return 0;
+	}
+	if ((pw = getpwnam(c->build_user)) && pw->pw_uid && pw->pw_gid) {
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		return 0;
+	}
+	return -1;
+}
+
 void config_print(const struct config *c, FILE *out)
 {
 	int v6 = strchr(c->listen_addr, ':') != NULL;
@@ -707,6 +738,9 @@ void config_print(const struct config *c, FILE *out)
 		c->build_sandbox ? "yes" : "no", c->build_ccache ? "yes" : "no", c->build_config,
 		c->configs_dir, c->build_arches, c->build_speculate < 0 ? "auto" :
 		c->build_speculate ? "yes" : "no");
+	fprintf(out, "user = %s\n", c->build_user);
+	print_size(out, "log_max", c->build_log_max);
+	print_size(out, "disk_max", c->build_disk_max);
 	fprintf(out, "\n[quiet]\npin = %s\nbusy = %s\nbuilds = %s\nreserve = %d\n",
 		c->quiet_pin == QUIET_PIN_AUTO ? "auto" : c->quiet_pin == QUIET_PIN_YES ? "yes" : "no",
 		c->quiet_busy_wait ? "wait" : "share", c->quiet_builds == QUIET_BUILDS_AVOID ? "avoid" :

@@ -73,6 +73,9 @@ struct config {
 	int build_jobs;          /* make -jN; default: the host's CPUs */
 	int build_timeout_s;     /* a whole build */
 	int build_sandbox;       /* bwrap around git am and make */
+	char *build_user;        /* the unprivileged user builds run as */
+	unsigned long long build_log_max;   /* a build log's cap (a step past it is stopped) */
+	unsigned long long build_disk_max;  /* what one build may write in O= and its stage */
 	int build_ccache;
 	char *build_config;      /* the base config when a submission names none */
 	char *configs_dir;       /* kfleet's config fragments (kernels/configs) */
@@ -105,6 +108,8 @@ int config_defaults(struct config *c);
  * appends one "file:line: message" line per problem to err. */
 int config_load(struct config *c, const char *path, struct buf *err);
 /* Prints the configuration normalised, in the file's own format. */
+/* The ids of [build] user (a name, or UID:GID; never root's). 0 / -1 */
+int config_build_user(const struct config *c, unsigned *uid, unsigned *gid);
 void config_print(const struct config *c, FILE *out);
 void config_release(struct config *c);
 

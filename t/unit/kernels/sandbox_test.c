@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "common/buf.h"
@@ -43,16 +44,55 @@ static void test_make_args(void **state)
 
 	st.arch = "x86_64";
 	e.sandbox = 1;
+	e.uid = 4321;
+	e.gid = 8765;
 	c = kbuild_make(&st);
 	line = cmd_string(c);
 	assert_null(strstr(line, "CROSS_COMPILE"));
-	assert_non_null(strstr(line, " bwrap --ro-bind / / "));
-	assert_non_null(strstr(line, "--unshare-net"));
-	assert_non_null(strstr(line, "--ro-bind /state /state"));
+	/* as the build user, without capabilities, before bwrap runs (when
+	 * kfleetd is root, as it is in CI) */
+	if (geteuid() == 0)
+		assert_non_null(strstr(line, " setpriv --reuid=4321 --regid=8765 --clear-groups "
+					     "--inh-caps=-all --bounding-set=-all --no-new-privs -- "
+					     "bwrap --unshare-all --die-with-parent --new-session "
+					     "--cap-drop ALL --unshare-user --disable-userns "));
+	else
+		assert_non_null(strstr(line, " bwrap --unshare-all --die-with-parent "));
+	/* the host: only the toolchain and the named paths, never all of it,
+	 * the state directory, /run (libvirt's socket), /etc/shadow or homes */
+	assert_null(strstr(line, "--ro-bind / /"));
+	assert_non_null(strstr(line, "--ro-bind-try /usr /usr"));
+	assert_null(strstr(line, "/state"));
+	assert_null(strstr(line, "/run"));
+	assert_null(strstr(line, "--ro-bind-try /etc /etc"));
+	assert_null(strstr(line, "shadow"));
+	assert_null(strstr(line, "/home"));
+	assert_null(strstr(line, "/root"));
+	assert_non_null(strstr(line, "--tmpfs /tmp"));
 	assert_non_null(strstr(line, "--ro-bind-try /cfgs /cfgs"));
 	assert_non_null(strstr(line, "--ro-bind-try /etc/frag.config /etc/frag.config"));
 	assert_non_null(strstr(line, "--bind /s/src /s/src --bind /s/obj /s/obj -- make -C /s/src "
 				     "O=/s/obj ARCH=x86_64"));
+	assert_non_null(strstr(line, "GIT_CONFIG_KEY_0=safe.directory"));
+	free(line);
+	cmd_free(c);
+	/* every path of the host the sandbox shows says why */
+	assert_non_null(kbuild_box_why("/usr"));
+	assert_non_null(kbuild_box_why("/etc/alternatives"));
+	assert_null(kbuild_box_why("/etc"));
+
+	/* a series: its O= the overlay, bound at the slot's obj; ccache only read */
+	st.rw = NULL;
+	st.obj_from = "/stage/K.ovl/obj";
+	st.untrusted = 1;
+	e.ccache = 1;
+	c = kbuild_make(&st);
+	line = cmd_string(c);
+	assert_non_null(strstr(line, "--bind /stage/K.ovl/obj /s/obj -- make"));
+	if (access("/usr/bin/ccache", X_OK) == 0) {
+		assert_non_null(strstr(line, "CCACHE_READONLY=1"));
+		assert_non_null(strstr(line, "CCACHE_NOSTATS=1"));
+	}
 	free(line);
 	cmd_free(c);
 }
