@@ -654,5 +654,13 @@ extern const struct db_field db_storage_run_fields[];
  * the next starts after the last id). Free with db_rows_free(). 0 / -1 */
 int db_storage_runs(struct db *db, int64_t after, size_t max, struct db_storage_run **v,
 		    size_t *n);
+/* A kernel a run not concluded boots (its path), or a build a submission
+ * not finished made: the storage pass keeps their directories */
+struct db_storage_kernel {
+	char *path;
+};
+extern const struct db_field db_storage_kernel_fields[];
+/* At most max of them. Free with db_rows_free(). 0 / -1 */
+int db_storage_kernels_busy(struct db *db, size_t max, struct db_storage_kernel **v, size_t *n);
 
 #endif

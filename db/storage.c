@@ -21,6 +21,22 @@ const struct db_field db_storage_run_fields[] = {
 	F(db_storage_run, ended_at, TIME), F(db_storage_run, run_dir, TEXT), { NULL, 0, 0 },
 };
 
+const struct db_field db_storage_kernel_fields[] = {
+	F(db_storage_kernel, path, TEXT), { NULL, 0, 0 },
+};
+
+int db_storage_kernels_busy(struct db *db, size_t max, struct db_storage_kernel **v, size_t *n)
+{
+	return dbi_rows(dbi_stmt(db, "SELECT DISTINCT k.path FROM runs r JOIN kernels k"
+				 " ON k.id = r.kernel_id WHERE r.state != 'done'"
+				 " UNION SELECT b.dir || '/vmlinuz' FROM builds b"
+				 " JOIN submission_builds sb ON sb.build_id = b.id"
+				 " JOIN submissions s ON s.id = sb.submission_id"
+				 " WHERE s.state IN ('queued', 'building') LIMIT ?1",
+				 DBI_INT((int64_t)max)),
+			db_storage_kernel_fields, sizeof(**v), max, v, n, NULL);
+}
+
 int db_pruned_add(struct db *db, int64_t run_id, const char *dir, const char *name,
 		  int64_t bytes, const char *why)
 {

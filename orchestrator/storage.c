@@ -71,6 +71,7 @@ static const struct {
 struct cand {
 	char *dir, *name;            /* name under dir */
 	long long size;              /* st_size, for the record */
+	int whole;                   /* a directory, pruned whole (a build, a slot) */
 };
 
 struct found {
@@ -97,6 +98,7 @@ static int found_add(struct found *f, const char *dir, const char *name, const s
 	f->c[f->n].dir = strdup(dir);
 	f->c[f->n].name = strdup(name);
 	f->c[f->n].size = (long long)st->st_size;
+	f->c[f->n].whole = 0;
 	if (!f->c[f->n].dir || !f->c[f->n].name) {
 		free(f->c[f->n].dir);
 		free(f->c[f->n].name);
@@ -267,6 +269,73 @@ static int add_cache(struct orch *o, struct found *f)
 	return rc;
 }
 
+#define BUSY_MAX 100000
+
+static int is_held(struct storage *s, const char *path);
+
+/* Whether path is one of the n kernels in busy */
+static int kernel_busy(const struct db_storage_kernel *busy, size_t n, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	for (size_t i = 0; i < n; i++)
+		if (busy[i].path && !strncmp(busy[i].path, dir, l) && busy[i].path[l] == '/')
+			return 1;
+	return 0;
+}
+
+/* The directories under state/NAME (builds/KEY, the artifacts; slots/
+ * TREE-ARCH-HASH, the O= directories), made again by a build when pruned:
+ * least recently used first, never one a build in progress holds (the
+ * builder holds state/NAME while it builds) or a kernel a run not
+ * concluded boots */
+static int add_dirs(struct orch *o, struct db *db, struct found *f, const char *name)
+{
+	char *top = path_join(o->state_dir, name);
+	struct db_storage_kernel *busy = NULL;
+	size_t nbusy = 0;
+	DIR *d = top ? opendir(top) : NULL;
+	struct dirent *de;
+	int rc = 0, held = 0;
+
+	if (!d) {
+		free(top);
+		return top ? 0 : -1;
+	}
+	if (o->storage) {
+		pthread_mutex_lock(&o->storage->lock);
+		held = is_held(o->storage, top);
+		pthread_mutex_unlock(&o->storage->lock);
+	}
+	if (!strcmp(name, "builds") && db_storage_kernels_busy(db, BUSY_MAX, &busy, &nbusy) < 0)
+		held = 1;   /* cannot tell: none */
+	while (!held && rc == 0 && (de = readdir(d))) {
+		struct prune_item it = { 0 };
+		struct stat st;
+		size_t len = strlen(de->d_name);
+		char *p;
+
+		if (de->d_name[0] == '.' || (len > 4 && !strcmp(de->d_name + len - 4, "-src")) ||
+		    (len > 6 && !strcmp(de->d_name + len - 6, "-apply")))
+			continue;   /* worktrees: a checkout, not a build */
+		p = path_join(top, de->d_name);
+		if (p && lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && !kernel_busy(busy, nbusy, p)) {
+			it.used_at = (int64_t)st.st_mtim.tv_sec * 1000;
+			rc = found_add(f, top, de->d_name, &st, &it);
+			if (rc == 0) {
+				f->v[f->n - 1].bytes = (long long)du(p);
+				f->c[f->n - 1].whole = 1;
+			}
+		}
+		free(p);
+	}
+	closedir(d);
+	if (busy)
+		db_rows_free(db_storage_kernel_fields, busy, sizeof(*busy), nbusy);
+	free(top);
+	return rc;
+}
+
 /* A run's attempt directories: runs/ID/aN, never the ".stale-" ones kept
  * aside for another run's files */
 static int add_run(struct orch *o, struct found *f, size_t ncache, const char *runs,
@@ -316,6 +385,8 @@ static int collect(struct orch *o, struct db *db, struct found *f, size_t *ncach
 	if (add_cache(o, f) < 0)
 		return -1;
 	*ncache = f->n;
+	if (add_dirs(o, db, f, "builds") < 0 || add_dirs(o, db, f, "slots") < 0)
+		return -1;
 	for (;;) {
 		struct db_storage_run *v = NULL;
 		size_t n = 0;
@@ -437,7 +508,8 @@ static void apply(struct orch *o, struct db *db, struct found *f, struct storage
 		held = s && !it->run_id && is_held(s, path);
 		if (s)
 			pthread_mutex_unlock(&s->lock);
-		if (held || (unlink(path) < 0 && errno != ENOENT)) {
+		if (held || (c->whole ? rm_tree(path) < 0 :
+			     (unlink(path) < 0 && errno != ENOENT))) {
 			if (!held)
 				log_warn("storage: cannot prune '%s': %s", path, strerror(errno));
 			free(path);
