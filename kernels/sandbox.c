@@ -56,6 +56,25 @@ const char *kbuild_box_why(const char *path)
 	return NULL;
 }
 
+/* Whether path is shown already, under one of box_binds (or a link into
+ * one: /lib/modules/R/build is /usr/src/linux-headers-R): bound again, its
+ * mount point would have to be made inside a read-only bind */
+static int box_shown(const char *path)
+{
+	char real[4096];
+	const char *p[2] = { path, realpath(path, real) ? real : NULL };
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; p[k] && i < sizeof(box_binds) / sizeof(box_binds[0]); i++) {
+			size_t n = strlen(box_binds[i].path);
+
+			if (!strncmp(p[k], box_binds[i].path, n) && (!p[k][n] || p[k][n] == '/'))
+				return 1;
+		}
+	return !strncmp(path, "/lib/", 5) || !strncmp(path, "/lib64/", 7) ||
+	       !strncmp(path, "/bin/", 5) || !strncmp(path, "/sbin/", 6);
+}
+
 /* The host's root directories as the sandbox shows them */
 static void box_host(struct cmd *c)
 {
@@ -105,7 +124,8 @@ struct cmd *kbuild_box_cmd(const struct kbuild_env *e, const struct kbuild_box *
 	if (e->configs_dir)
 		cmd_args(c, "--ro-bind-try", e->configs_dir, e->configs_dir, NULL);
 	for (size_t i = 0; b->ro && b->ro[i]; i++)
-		cmd_args(c, "--ro-bind-try", b->ro[i], b->ro[i], NULL);
+		if (!box_shown(b->ro[i]))
+			cmd_args(c, "--ro-bind-try", b->ro[i], b->ro[i], NULL);
 	for (size_t i = 0; b->rw && b->rw[i]; i++)
 		cmd_args(c, "--bind", b->rw[i], b->rw[i], NULL);
 	if (b->map_from && b->map_to)
