@@ -124,6 +124,10 @@ int db_host_upsert(struct db *db, const char *name, const char *uri, const char 
 		   const char *qemu_version, const char *libvirt_version, int max_vcpus,
 		   int64_t memory_kb);
 
+/* A host kfleetd could not reach yet: its row made if missing (what an
+ * earlier connection told is kept), its URI the config's. 0 / -1 */
+int db_host_known(struct db *db, const char *name, const char *uri);
+
 /* Marks a host in or out of placement, with why. 0 / -1 */
 int db_host_health(struct db *db, const char *name, int healthy, const char *detail);
 

@@ -108,8 +108,13 @@ struct host {
 	int upload;              /* files reach it as storage volumes in conf->pool,
 				    console and channel come back as streams */
 	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
+	struct hostconn *conn_try;   /* an open under way (hostconn.c), under lock */
 	int64_t retry_at;        /* mono_ms() of the next reconnect try */
-	int healthy;
+	int connected_once;      /* set up once: its row written, leftovers destroyed */
+	int healthy;             /* in placement; with health, under o->health_lock: */
+	char health[512];        /* why not, as /hosts shows it (orch_host_health()) */
+	int64_t down_since;      /* now_ms() it became unreachable, 0 reachable */
+	int health_dirty;        /* not in the database yet: a write failed (a full disk) */
 	int disk_full;           /* the state directory lacks min_free_disk */
 	int64_t disk_at;         /* mono_ms() of the next look at it */
 	char **orphans;          /* domains left when the connection died: */
@@ -122,13 +127,14 @@ struct host {
 
 struct orch;
 
-/* Connects h (registering the lifecycle callback) and reads its
- * capabilities. 0 / -1 with *err (caller frees). */
-int guest_host_connect(struct orch *o, struct host *h, char **err);
+/* Takes conn, just opened to h's URI (hostconn.c), as h's connection:
+ * registers the lifecycle callback and reads its capabilities. 0, or -1
+ * with *err (caller frees) and conn closed. */
+int guest_host_setup(struct orch *o, struct host *h, virConnectPtr conn, char **err);
 void guest_host_disconnect(struct host *h);
 /* Destroys every domain on h whose name starts with prefix (left over from a
- * daemon that died). Returns how many, or -1. */
-int guest_sweep(struct host *h, const char *prefix);
+ * daemon that died) but those a worker watches. Returns how many, or -1. */
+int guest_sweep(struct orch *o, struct host *h, const char *prefix);
 /* Destroys the named domain if it exists; 0 also when it does not exist. */
 int guest_destroy_name(struct host *h, const char *name);
 /* Writes the QEMU wrappers that turn libvirt's "-accel tcg" into
@@ -295,6 +301,7 @@ struct orch {
 	struct host *hosts;
 	size_t nhosts;
 
+	pthread_mutex_t health_lock; /* the hosts' health as the pages show it */
 	pthread_mutex_t claim_lock;  /* one worker claims at a time: placement sees
 					  every other host's slots and memory as they are */
 	pthread_mutex_t lock;
@@ -323,7 +330,34 @@ struct orch {
 	char url[160];           /* where the pages are served (orch_set_url()) */
 };
 
+/* --- hostconn.c: opening a host's connection in a thread of its own ---- */
+
+struct hostconn;
+/* Starts opening h's URI in a thread of its own, unless an attempt is
+ * under way (h->lock held, or start-up). 0 / -1 (no thread) */
+int hostconn_start(struct host *h);
+/* The attempt's answer, waited for until mono_ms() reaches until (0: not
+ * waited for) and at most h's connect_timeout from its start: 1 with *conn
+ * (the caller's), -1 with *err (caller frees) when it failed, or has not
+ * answered within connect_timeout (it stays under way: no other one
+ * starts until it answers), 0 while it may still answer in time. */
+int hostconn_take(struct host *h, int64_t until, virConnectPtr *conn, char **err);
+/* Leaves an attempt under way to itself: it closes what it opens */
+void hostconn_drop(struct host *h);
+
 /* --- hosts.c: host health ------------------------------------------------ */
+
+/* Takes h's connection attempt's answer (started if none is under way),
+ * waiting for it until mono_ms() reaches until (0: not waiting): sets the
+ * host up, records it and its health (the first time: the guests a dead
+ * daemon left on it are destroyed; again: those its lost connection left).
+ * 1 connected, 0 not answered yet, -1 down (the health says why and since
+ * when; tried again RECONNECT_MS later). h->lock held, or start-up. */
+int orch_host_connect(struct orch *o, struct host *h, struct db *db, int64_t until);
+/* A write of kfleet's own files under the state directory failed (why:
+ * the file and the error): every host leaves placement, saying so, until
+ * the disk check finds min_free_disk again */
+void orch_disk_fault(struct orch *o, struct db *db, const char *why);
 
 /* 1 when h can take a run now: its connection is alive, or was made again
  * (tried at most every few seconds; the database says when a host leaves
