@@ -102,6 +102,9 @@ void db_close(struct db *db);
 /* 1 when the last call failed because another connection held the lock
  * past the busy timeout (worth trying again), else 0 */
 int db_busy(struct db *db);
+/* 1 when the last error was a full disk (SQLITE_FULL): a write may go
+ * through once there is room */
+int db_full(struct db *db);
 /* PRAGMA quick_check: 0 the file is sound; -1 with *err (caller frees) the
  * first problem it found. Reads the whole file: at start only. */
 int db_quick_check(struct db *db, char **err);

@@ -471,7 +471,8 @@ void results_release(struct job_output *jo);
 void results_take(struct orch *o, struct db *db, const struct job_def *d, int64_t run_id,
 		  const char *outp, struct outcome *out);
 /* After a store of run_id's what failed (try 0, 1, ...): 1 when it is worth
- * another try, the database being locked by another process and kfleetd
+ * another try, the database being locked by another process or its disk
+ * full (SQLITE_FULL: the write may go through once there is room) and kfleetd
  * not stopping (it has waited a while, longer each try, and said so once);
  * 0 to give up. A run's outcome is kept until stored: its files are on
  * disk, and a run left "running" would never end. */

@@ -11,6 +11,7 @@
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <sqlite3.h>
 #include <time.h>
 
 #include "common/frame.h"
@@ -446,6 +447,32 @@ static void test_unreachable_host(void **state)
 	run_release(&r);
 }
 
+/* A store that failed on a full disk (SQLITE_FULL; max_page_count plays
+ * it) is tried again, the outcome kept meanwhile, as for a locked
+ * database; not once kfleetd stops (its restart's recovery takes over) */
+static void test_store_waits_for_room(void **state)
+{
+	struct fx *f = *state;
+	sqlite3 *sql = db_sqlite(f->db);
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_exec(sql, "CREATE TABLE filler (x BLOB)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql, "PRAGMA max_page_count = 1", NULL, NULL, &err),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql, "INSERT INTO filler VALUES (zeroblob(100000))", NULL,
+				      NULL, NULL), SQLITE_FULL);
+	assert_true(db_full(f->db));
+	assert_int_equal(orch_store_retry(f->o, f->db, 1, "outcome", 0), 1);
+	pthread_mutex_lock(&f->o->lock);
+	f->o->stopping = 1;
+	pthread_mutex_unlock(&f->o->lock);
+	assert_int_equal(orch_store_retry(f->o, f->db, 1, "outcome", 0), 0);
+	pthread_mutex_lock(&f->o->lock);
+	f->o->stopping = 0;
+	pthread_mutex_unlock(&f->o->lock);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -460,6 +487,7 @@ int main(void)
 		T(test_two_hosts),
 		T(test_placement),
 		T(test_unreachable_host),
+		T(test_store_waits_for_room),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
