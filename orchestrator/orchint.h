@@ -216,6 +216,7 @@ struct channel {
 	int out_fd;              /* output.txt */
 	unsigned long long out_len, out_max;
 	int out_capped;
+	int out_werr;            /* errno of a write into output.txt that failed */
 	/* the results directory's archive, streamed by the agent (RES frames)
 	 * into res_path when channel_results() asked for it */
 	char *res_path;
@@ -230,6 +231,7 @@ struct channel {
 		CHANNEL_RES_BROKEN,  /* a frame lost, out of order, or past res_cap */
 	} res_state;
 	char res_why[160];       /* what the end or the breakage said */
+	int res_werr;            /* errno of a write into res_path that failed */
 };
 
 /* A channel with no file open, which channel_release() may be given
@@ -266,6 +268,7 @@ struct conlog {
 	long long size;          /* its size at the last look */
 	long long rotated;       /* bytes in files rotated away since */
 	int rotations;
+	int head_werr;           /* errno of the head's copy (path.head) that failed */
 };
 /* One look at path (each watch tick): a new inode under the name is a
  * rotation, whose bytes are counted; the first keeps the head (the boot
@@ -512,13 +515,15 @@ struct pump {
 	int sock;
 	virStreamPtr st;         /* ... or a libvirt stream (a host reached by upload) */
 	int out;                 /* agent.log (or console.log), append */
+	int werr;                /* errno of a write into out that failed, 0 none */
 	int eof;
 	long long copied, max;
 };
 
 void pump_init(struct pump *p);
 /* Copies into file what sock (connected at the first poll that finds it
- * listening) sends, up to max bytes. 0 / -1 (errno) */
+ * listening) sends, up to max bytes; a write that fails stops the copy
+ * (p->werr). 0 / -1 (errno) */
 int pump_open_socket(struct pump *p, const char *sock, const char *file, long long max);
 /* The same from d's console (channel 0; dev NULL: the first) or the
  * channel dev, as a stream. 0 / -1 with *err */
