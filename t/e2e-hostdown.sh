@@ -4,7 +4,8 @@
 # own), one has no sshd yet. kfleetd starts all the same within their
 # connect_timeout, shows each down with why and since when, serves runs
 # on the local host, connects the third in the background once its sshd
-# answers, and stops without waiting for the one that hangs.
+# answers (and again when its session is cut), and stops without waiting
+# for the one that hangs.
 . "$(dirname "$0")/lib.sh"
 
 KEY=/root/.ssh/kfleet-ci
@@ -84,6 +85,23 @@ check "...and the log says so" grep -q "host 'later' (qemu+ssh://root@127.0.0.1:
 	"$T/kfleetd.log"
 hosts=$(curl -s "$KF_URL/api/hosts")
 check "the silent one is still down" contains "$(host silent)" "False unreachable since "
+
+# its ssh session ends (the sshd's children: the far side of the
+# connection): the connection is lost, and made again
+for p in $(pgrep -P "$SSHD_PID"); do kill "$p"; done
+for _ in $(seq 1 150); do
+	grep -q "host 'later': connected again" "$T/kfleetd.log" && break
+	sleep 0.2
+done
+check "the third host's lost connection is said" \
+	grep -q "host 'later': out of placement: unreachable since .*: the connection was lost" "$T/kfleetd.log"
+check "...and it is connected again" grep -q "host 'later': connected again" "$T/kfleetd.log"
+for _ in $(seq 1 50); do
+	hosts=$(curl -s "$KF_URL/api/hosts")
+	[ "$(host later)" = "True None" ] && break
+	sleep 0.2
+done
+check "...back in placement" equals "$(host later)" "True None"
 
 t0=$(date +%s)
 kf_stop
