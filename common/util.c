@@ -185,6 +185,26 @@ out:
 	return rc;
 }
 
+int fd_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int write_file(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char tmp[PATH_MAX];

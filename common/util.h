@@ -31,6 +31,9 @@ int read_file(const char *path, struct buf *b, size_t max);
 int read_file_tail(const char *path, struct buf *b, size_t max);
 /* Writes data to path atomically (temp file + rename), mode as given. */
 int write_file(const char *path, const void *data, size_t len, unsigned mode);
+/* Writes all n bytes of p to fd, a short write continued: 0, or -1 with
+ * errno (ENOSPC on a full disk) */
+int fd_write_all(int fd, const void *p, size_t n);
 /* Returns a newly allocated "a/b", caller frees. */
 char *path_join(const char *a, const char *b);
 /* 1 when path is strictly inside dir (both resolved, as realpath gives

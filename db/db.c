@@ -240,6 +240,11 @@ int db_busy(struct db *db)
 	return c == SQLITE_BUSY || c == SQLITE_LOCKED;
 }
 
+int db_full(struct db *db)
+{
+	return (sqlite3_errcode(db->sql) & 0xff) == SQLITE_FULL;
+}
+
 int db_quick_check(struct db *db, char **err)
 {
 	sqlite3_stmt *st;

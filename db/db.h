@@ -102,6 +102,9 @@ void db_close(struct db *db);
 /* 1 when the last call failed because another connection held the lock
  * past the busy timeout (worth trying again), else 0 */
 int db_busy(struct db *db);
+/* 1 when the last error was a full disk (SQLITE_FULL): a write may go
+ * through once there is room */
+int db_full(struct db *db);
 /* PRAGMA quick_check: 0 the file is sound; -1 with *err (caller frees) the
  * first problem it found. Reads the whole file: at start only. */
 int db_quick_check(struct db *db, char **err);
@@ -123,6 +126,10 @@ const char *db_instance(struct db *db);
 int db_host_upsert(struct db *db, const char *name, const char *uri, const char *accel,
 		   const char *qemu_version, const char *libvirt_version, int max_vcpus,
 		   int64_t memory_kb);
+
+/* A host kfleetd could not reach yet: its row made if missing (what an
+ * earlier connection told is kept), its URI the config's. 0 / -1 */
+int db_host_known(struct db *db, const char *name, const char *uri);
 
 /* Marks a host in or out of placement, with why. 0 / -1 */
 int db_host_health(struct db *db, const char *name, int healthy, const char *detail);

@@ -33,6 +33,13 @@ int db_host_upsert(struct db *db, const char *name, const char *uri, const char 
 		DBI_INT(now_ms()));
 }
 
+int db_host_known(struct db *db, const char *name, const char *uri)
+{
+	return dbi_exec(db, "INSERT INTO hosts (name, uri, updated_at) VALUES (?1, ?2, ?3)"
+			" ON CONFLICT (name) DO UPDATE SET uri = ?2", DBI_TEXT(name),
+			DBI_TEXT(uri), DBI_INT(now_ms()));
+}
+
 int db_host_health(struct db *db, const char *name, int healthy, const char *detail)
 {
 	return dbi_exec(db, "UPDATE hosts SET healthy = ?2, health_detail = ?3,"

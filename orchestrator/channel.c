@@ -80,8 +80,10 @@ static void res_chunk(struct channel *ch, const struct frame *f, int in_order)
 		return res_broken(ch, "a frame of the archive was lost");
 	if (ch->res_len + f->len > ch->res_cap)
 		return res_broken(ch, "the archive passed its limit");
-	if (write(ch->res_fd, f->payload, f->len) != (ssize_t)f->len)
+	if (fd_write_all(ch->res_fd, f->payload, f->len) < 0) {
+		ch->res_werr = errno;
 		return res_broken(ch, strerror(errno));
+	}
 	ch->res_len += f->len;
 	ch->res_state = CHANNEL_RES_PART;
 }
@@ -120,7 +122,11 @@ static void output(struct channel *ch, const void *p, size_t n)
 		n = ch->out_max - ch->out_len;
 		ch->out_capped = 1;
 	}
-	if (n && write(ch->out_fd, p, n) == (ssize_t)n)
+	if (!n || ch->out_werr)
+		return;
+	if (fd_write_all(ch->out_fd, p, n) < 0)
+		ch->out_werr = errno;
+	else
 		ch->out_len += n;
 }
 

@@ -78,6 +78,7 @@ static struct config_host *host_add(struct config *c, const char *name)
 	v->pool_path = strdup("/var/lib/kfleet/pool");
 	v->slots = 2;
 	v->cpus = -1;
+	v->connect_timeout_s = 30;
 	return v;
 }
 
@@ -526,6 +527,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 				perr(p, "pool: '%s' is not a pool name (letters, digits, _.-)", v);
 			else
 				set_str(&h->pool, v);
+		} else if (!strcmp(key, "connect_timeout")) {
+			set_int(p, key, v, 1, 3600, &h->connect_timeout_s);
 		} else if (!strcmp(key, "pool_path")) {
 			if (v[0] != '/')
 				perr(p, "pool_path: '%s' is not an absolute path", v);
@@ -717,10 +720,11 @@ void config_print(const struct config *c, FILE *out)
 		else
 			snprintf(cpus, sizeof(cpus), "%d", c->hosts[i].cpus);
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\ncpus = %s\naccel = %s\n"
-			"transfer = %s\npool = %s\npool_path = %s\nfirmware = %s\nboot = %s\n",
+			"transfer = %s\npool = %s\npool_path = %s\nfirmware = %s\nboot = %s\n"
+			"connect_timeout = %d\n",
 			c->hosts[i].name, c->hosts[i].uri, c->hosts[i].slots, cpus, c->hosts[i].accel,
 			c->hosts[i].transfer, c->hosts[i].pool, c->hosts[i].pool_path,
-			c->hosts[i].firmware, c->hosts[i].boot);
+			c->hosts[i].firmware, c->hosts[i].boot, c->hosts[i].connect_timeout_s);
 	}
 	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\n"
 		"silence_timeout = %d\nmax_attempts = %d\nreserve_after = %d\n", c->run_memory_mb,

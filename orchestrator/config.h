@@ -25,6 +25,8 @@ struct config_host {
 			     (QEMU's qboot.rom: a direct kernel boot ~150 ms sooner) */
 	char *boot;       /* "default", or "fast": the quickest guest setup that still
 			     runs the jobs (orchestrator/guest.c, GUEST_FAST_ARGS) */
+	int connect_timeout_s;  /* a connection not made by then: the host is down,
+				   tried again in the background (hostconn.c) */
 };
 
 /* QEMU's qboot ROM on a host, for firmware = qboot */

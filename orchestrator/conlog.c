@@ -8,6 +8,7 @@
  * conlog_finish() leaves one console.log of the head and the tail. */
 #include "orchestrator/orchint.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,14 +28,17 @@ static void backup_name(char *out, size_t n, const char *path, int i)
 	snprintf(out, n, "%s.%d", path, i);
 }
 
-/* Copies the first HEAD_MAX bytes of from into to */
-static void keep_head(const char *from, const char *to)
+/* Copies the first HEAD_MAX bytes of from into to: 0, or an errno */
+static int keep_head(const char *from, const char *to)
 {
 	struct buf b = BUF_INIT(HEAD_MAX);
+	int err = 0;
 
-	if (read_file(from, &b, HEAD_MAX) == 0 || b.len)
-		write_file(to, b.data ? b.data : "", b.len, 0600);
+	if ((read_file(from, &b, HEAD_MAX) == 0 || b.len) &&
+	    write_file(to, b.data ? b.data : "", b.len, 0600) < 0)
+		err = errno;
 	buf_release(&b);
+	return err;
 }
 
 void conlog_poll(struct conlog *l, const char *path)
@@ -60,7 +64,7 @@ void conlog_poll(struct conlog *l, const char *path)
 					char head[PATH_MAX];
 
 					snprintf(head, sizeof(head), "%s.head", path);
-					keep_head(name, head);
+					l->head_werr = keep_head(name, head);
 				}
 			}
 		}

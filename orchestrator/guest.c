@@ -550,15 +550,13 @@ void guest_cpu_model(const struct host *h, const struct guest_spec *s, char *out
 		snprintf(out, n, "qemu64");
 }
 
-int guest_host_connect(struct orch *o, struct host *h, char **err)
+int guest_host_setup(struct orch *o, struct host *h, virConnectPtr conn, char **err)
 {
 	unsigned long v = 0;
 	virNodeInfo ni;
 
 	*err = NULL;
-	h->conn = virConnectOpen(h->conf->uri);
-	if (!h->conn)
-		goto fail;
+	h->conn = conn;
 	virConnectSetKeepAlive(h->conn, 5, 3);
 	h->upload = !strcmp(h->conf->transfer, "upload") ||
 		    (!strcmp(h->conf->transfer, "auto") && uri_has_host(h->conf->uri));
@@ -650,7 +648,19 @@ int guest_destroy_name(struct host *h, const char *name)
 	return rc;
 }
 
-int guest_sweep(struct host *h, const char *prefix)
+/* 1 when a worker watches the domain name: its run is in flight */
+static int watched(struct orch *o, const char *name)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&o->lock);
+	for (struct watch *w = o->watches; w && !found; w = w->next)
+		found = !strcmp(w->name, name);
+	pthread_mutex_unlock(&o->lock);
+	return found;
+}
+
+int guest_sweep(struct orch *o, struct host *h, const char *prefix)
 {
 	virDomainPtr *doms = NULL;
 	int n, killed = 0;
@@ -663,7 +673,7 @@ int guest_sweep(struct host *h, const char *prefix)
 	for (int i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
 
-		if (name && !strncmp(name, prefix, strlen(prefix))) {
+		if (name && !strncmp(name, prefix, strlen(prefix)) && !watched(o, name)) {
 			log_info("host '%s': destroying leftover domain '%s'", h->conf->name, name);
 			if (virDomainIsActive(doms[i]) == 1)
 				virDomainDestroy(doms[i]);

@@ -1,10 +1,12 @@
 /* hosts.c: host health. A worker asks before each claim whether its host
- * can take a run: its libvirt connection is alive (or was made again, at
- * most every few seconds, destroying the guests it left behind) and the
- * state directory has room. A change is recorded in the database, which
- * the status page and placement read. */
+ * can take a run: its libvirt connection is alive (or was made again, in
+ * the background through hostconn.c, destroying the guests it left
+ * behind) and the state directory has room. A change is kept in memory,
+ * where the pages read it (orch_host_health()), and in the database,
+ * written again at the next look when that failed (a full disk). */
 #include "orchestrator/orchint.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,177 @@ static int disk_ok(struct orch *o, char *why, size_t n)
 	return 0;
 }
 
+/* --- health: memory first, then the database ------------------------------ */
+
+/* Writes h's health into the database if it is not there yet */
+static void store_health(struct orch *o, struct host *h, struct db *db)
+{
+	char why[sizeof(h->health)];
+	int healthy, dirty;
+
+	pthread_mutex_lock(&o->health_lock);
+	dirty = h->health_dirty;
+	healthy = h->healthy;
+	memcpy(why, h->health, sizeof(why));
+	pthread_mutex_unlock(&o->health_lock);
+	if (!dirty || !db)
+		return;
+	if (db_host_health(db, h->conf->name, healthy, healthy ? NULL : why) < 0) {
+		if (dirty == 1)
+			log_warn("host '%s': cannot record its health in the database (%s): kept "
+				 "in memory, written once it can be", h->conf->name, db_errmsg(db));
+		pthread_mutex_lock(&o->health_lock);
+		h->health_dirty = 2;   /* said once */
+		pthread_mutex_unlock(&o->health_lock);
+		return;
+	}
+	pthread_mutex_lock(&o->health_lock);
+	if (h->healthy == healthy && !strcmp(h->health, why))
+		h->health_dirty = 0;
+	pthread_mutex_unlock(&o->health_lock);
+}
+
+/* h in placement or not (why); nothing when that is what it is already.
+ * 1 when it changed */
+static int set_health(struct orch *o, struct host *h, struct db *db, int healthy,
+		      const char *why)
+{
+	int same;
+
+	pthread_mutex_lock(&o->health_lock);
+	same = h->healthy == healthy && !strcmp(h->health, healthy ? "" : why);
+	if (!same) {
+		h->healthy = healthy;
+		snprintf(h->health, sizeof(h->health), "%s", healthy ? "" : why);
+		h->health_dirty = 1;
+	}
+	pthread_mutex_unlock(&o->health_lock);
+	if (!same)
+		store_health(o, h, db);
+	return !same;
+}
+
+/* h cannot be reached: "unreachable since TIME: why", the time of the
+ * first failure kept while it stays so; said in the log when it changed */
+static void set_unreachable(struct orch *o, struct host *h, struct db *db, const char *why)
+{
+	char since[32], msg[sizeof(h->health)];
+
+	pthread_mutex_lock(&o->health_lock);
+	if (!h->down_since)
+		h->down_since = now_ms();
+	fmt_time_ms(h->down_since, 0, since, sizeof(since));
+	pthread_mutex_unlock(&o->health_lock);
+	snprintf(msg, sizeof(msg), "unreachable since %s UTC: %s", since, why);
+	if (set_health(o, h, db, 0, msg))
+		log_warn("host '%s': out of placement: %s", h->conf->name, msg);
+}
+
+int orch_host_health(struct orch *o, const char *name, int *healthy, char *why, size_t n)
+{
+	for (size_t i = 0; o && i < o->nhosts; i++) {
+		struct host *h = &o->hosts[i];
+
+		if (strcmp(h->conf->name, name))
+			continue;
+		pthread_mutex_lock(&o->health_lock);
+		*healthy = h->healthy;
+		snprintf(why, n, "%s", h->health);
+		pthread_mutex_unlock(&o->health_lock);
+		return 1;
+	}
+	return 0;
+}
+
+void orch_disk_fault(struct orch *o, struct db *db, const char *why)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "disk: %s", why);
+	for (size_t i = 0; i < o->nhosts; i++) {
+		struct host *h = &o->hosts[i];
+
+		pthread_mutex_lock(&h->lock);
+		if (!h->disk_full)
+			log_warn("host '%s': out of placement: %s", h->conf->name, msg);
+		h->disk_full = 1;
+		h->disk_at = mono_ms() + RECONNECT_MS;
+		set_health(o, h, db, 0, msg);
+		pthread_mutex_unlock(&h->lock);
+	}
+}
+
+/* --- connecting ---------------------------------------------------------- */
+
+/* h set up for the first time: its row, and the guests of this instance
+ * a dead daemon left on it */
+static void first_connect(struct orch *o, struct host *h, struct db *db)
+{
+	char prefix[32];
+
+	log_info("host '%s' (%s): x86_64 %s (%s), max %d vCPUs; arm64 %s, max %d vCPUs; "
+		 "%" PRId64 " MiB, QEMU %s, libvirt %s", h->conf->name, h->conf->uri,
+		 h->accel, h->why_accel, h->max_vcpus,
+		 h->accel_arm64[0] ? h->accel_arm64 : "none", h->max_vcpus_arm64,
+		 h->memory_kb / 1024, h->qemu_version, h->libvirt_version);
+	if (db_host_upsert(db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
+			   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0)
+		log_warn("host '%s': cannot record it: %s", h->conf->name, db_errmsg(db));
+	snprintf(prefix, sizeof(prefix), "kf-%s-", o->instance);
+	guest_sweep(o, h, prefix);
+	h->connected_once = 1;
+}
+
+/* QEMU outlives libvirtd: guests of runs that ended while the host was
+ * away may still run there */
+static void destroy_orphans(struct host *h)
+{
+	for (size_t i = 0; i < h->norphans; i++) {
+		log_info("host '%s': destroying '%s', left when the connection died",
+			 h->conf->name, h->orphans[i]);
+		guest_destroy_name(h, h->orphans[i]);
+		free(h->orphans[i]);
+	}
+	h->norphans = 0;
+}
+
+int orch_host_connect(struct orch *o, struct host *h, struct db *db, int64_t until)
+{
+	virConnectPtr conn = NULL;
+	char *e = NULL;
+	int rc;
+
+	if (hostconn_start(h) < 0)
+		rc = set_errf(&e, "host '%s' (%s): cannot start a thread to connect",
+			      h->conf->name, h->conf->uri);
+	else
+		rc = hostconn_take(h, until, &conn, &e);
+	if (rc == 0)
+		return 0;
+	if (rc == 1 && guest_host_setup(o, h, conn, &e) == 0) {
+		if (!h->connected_once) {
+			first_connect(o, h, db);
+		} else {
+			log_info("host '%s': connected again", h->conf->name);
+			destroy_orphans(h);
+		}
+		pthread_mutex_lock(&o->health_lock);
+		h->down_since = 0;
+		pthread_mutex_unlock(&o->health_lock);
+		/* in placement; the disk is looked at again before a claim */
+		h->disk_full = 0;
+		h->disk_at = 0;
+		set_health(o, h, db, 1, NULL);
+		return 1;
+	}
+	h->retry_at = mono_ms() + RECONNECT_MS;
+	if (!h->connected_once && db_host_known(db, h->conf->name, h->conf->uri) < 0)
+		log_warn("host '%s': cannot record it: %s", h->conf->name, db_errmsg(db));
+	set_unreachable(o, h, db, e ? e : "?");
+	free(e);
+	return -1;
+}
+
 int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 {
 	char why[512];
@@ -41,7 +214,17 @@ int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 	if (__atomic_load_n(&h->probing, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&h->lock);
+	store_health(o, h, db);      /* a write that failed before */
 	ready = h->conn && virConnectIsAlive(h->conn) == 1;
+	if (!ready && (h->conn_try || mono_ms() >= h->retry_at)) {
+		if (h->conn) {
+			/* the old connection's guests are gone with it or ended by
+			 * their workers as infrastructure failures */
+			guest_host_disconnect(h);
+			set_unreachable(o, h, db, "the connection was lost; connecting again");
+		}
+		ready = orch_host_connect(o, h, db, 0) == 1;
+	}
 	/* the state directory's room, looked at every few seconds */
 	if (ready && mono_ms() >= h->disk_at) {
 		disk = disk_ok(o, why, sizeof(why));
@@ -53,43 +236,10 @@ int orch_host_ready(struct orch *o, struct host *h, struct db *db)
 			else
 				log_info("host '%s': back in placement: the disk has room again",
 					 h->conf->name);
-			db_host_health(db, h->conf->name, disk, disk ? NULL : why);
-			h->healthy = disk;
+			set_health(o, h, db, disk, why);
 		}
 	}
-	if (ready && h->disk_full) {
-		pthread_mutex_unlock(&h->lock);
-		return 0;
-	}
-	if (!ready && mono_ms() >= h->retry_at) {
-		char *e = NULL;
-
-		/* the old connection's guests are gone with it or ended by their
-		 * workers as infrastructure failures */
-		guest_host_disconnect(h);
-		if (guest_host_connect(o, h, &e) == 0) {
-			ready = 1;
-			log_info("host '%s': connected again", h->conf->name);
-			/* QEMU outlives libvirtd: guests of runs that ended while the
-			 * host was away may still run there */
-			for (size_t i = 0; i < h->norphans; i++) {
-				log_info("host '%s': destroying '%s', left when the connection "
-					 "died", h->conf->name, h->orphans[i]);
-				guest_destroy_name(h, h->orphans[i]);
-				free(h->orphans[i]);
-			}
-			h->norphans = 0;
-		} else {
-			h->retry_at = mono_ms() + RECONNECT_MS;
-			if (h->healthy)
-				log_warn("host '%s': out of placement: %s", h->conf->name,
-					 e ? e : "?");
-		}
-		if ((ready && !h->disk_full) != h->healthy && !(ready && h->disk_full))
-			db_host_health(db, h->conf->name, ready, ready ? NULL : e);
-		h->healthy = ready && !h->disk_full;
-		free(e);
-	}
+	ready = ready && !h->disk_full;
 	pthread_mutex_unlock(&h->lock);
 	return ready;
 }

@@ -58,11 +58,12 @@ static void tick(int timer, void *opaque)
 }
 
 /* Runs the start-up recovery: runs left in flight become infrastructure
- * failures (requeued when they have attempts left) and every domain of this
- * instance still on a host is destroyed. */
+ * failures (requeued when they have attempts left); the domains of this
+ * instance still on a host are destroyed when it is first connected
+ * (hosts.c). */
 static void recover(struct orch *o)
 {
-	char **doms = NULL, prefix[32];
+	char **doms = NULL;
 	size_t n = 0;
 
 	if (db_recover(o->db, &doms, &n) < 0) {
@@ -74,10 +75,6 @@ static void recover(struct orch *o)
 		free(doms[i]);
 	}
 	free(doms);
-	snprintf(prefix, sizeof(prefix), "kf-%s-", o->instance);
-	for (size_t i = 0; i < o->nhosts; i++)
-		if (o->hosts[i].conn)
-			guest_sweep(&o->hosts[i], prefix);
 }
 
 /* The job definitions; a broken job file is reported and left out, never
@@ -104,11 +101,14 @@ static int load_jobs(struct orch *o)
 	return 0;
 }
 
-/* Connects every configured host and records it, in placement. 0 / -1
- * with *err (NULL: out of memory) */
+/* Connects every configured host, all at once, each waited for at most
+ * its connect_timeout: one that cannot be reached is down (its health
+ * says why and since when) and tried again in the background while the
+ * others serve. 0 / -1 with *err (NULL: out of memory) */
 static int connect_hosts(struct orch *o, char **err)
 {
 	const struct config *c = o->conf;
+	int64_t t0 = mono_ms();
 
 	o->hosts = calloc(c->nhosts, sizeof(*o->hosts));
 	if (!o->hosts)
@@ -119,21 +119,14 @@ static int connect_hosts(struct orch *o, char **err)
 
 		h->conf = &c->hosts[i];
 		h->callback_id = -1;
-		h->healthy = 1;
 		pthread_mutex_init(&h->lock, NULL);
-		if (guest_host_connect(o, h, err) < 0)
-			return -1;
-		log_info("host '%s' (%s): x86_64 %s (%s), max %d vCPUs; arm64 %s, max %d vCPUs; "
-			 "%" PRId64 " MiB, QEMU %s, libvirt %s", h->conf->name, h->conf->uri,
-			 h->accel, h->why_accel, h->max_vcpus,
-			 h->accel_arm64[0] ? h->accel_arm64 : "none", h->max_vcpus_arm64,
-			 h->memory_kb / 1024, h->qemu_version, h->libvirt_version);
-		/* connected: in placement, whatever an earlier daemon left said */
-		if (db_host_upsert(o->db, h->conf->name, h->conf->uri, h->accel, h->qemu_version,
-				   h->libvirt_version, h->max_vcpus, h->memory_kb) < 0 ||
-		    db_host_health(o->db, h->conf->name, 1, NULL) < 0)
-			return set_errf(err, "database: %s", db_errmsg(o->db));
+		if (hostconn_start(h) < 0)
+			return set_errf(err, "host '%s': cannot start a thread to connect",
+					h->conf->name);
 	}
+	for (size_t i = 0; i < c->nhosts; i++)
+		orch_host_connect(o, &o->hosts[i], o->db,
+				  t0 + (int64_t)c->hosts[i].connect_timeout_s * 1000);
 	return 0;
 }
 
@@ -177,6 +170,7 @@ struct orch *orch_new(const struct config *c, char **err)
 	o->conf = c;
 	pthread_mutex_init(&o->lock, NULL);
 	pthread_mutex_init(&o->claim_lock, NULL);
+	pthread_mutex_init(&o->health_lock, NULL);
 	pthread_mutex_init(&o->db_lock, NULL);
 	pthread_cond_init(&o->work, NULL);
 	pthread_cond_init(&o->events, NULL);
@@ -244,13 +238,14 @@ struct orch *orch_new(const struct config *c, char **err)
 		event_loop_registered = 1;
 	}
 	o->event_timer = virEventAddTimeout(500, tick, o, NULL);
-	if (connect_hosts(o, err) < 0)
-		goto fail;
+	/* before the hosts: their keepalive needs the loop running */
 	if (pthread_create(&o->event_thread, NULL, event_main, o)) {
 		set_errf(err, "cannot start the libvirt event thread");
 		goto fail;
 	}
 	o->event_thread_started = 1;
+	if (connect_hosts(o, err) < 0)
+		goto fail;
 	recover(o);
 	return o;
 fail:
@@ -318,6 +313,7 @@ void orch_free(struct orch *o)
 	if (o->event_thread_started)
 		pthread_join(o->event_thread, NULL);
 	for (size_t i = 0; i < o->nhosts; i++) {
+		hostconn_drop(&o->hosts[i]);
 		guest_host_disconnect(&o->hosts[i]);
 		for (size_t j = 0; j < o->hosts[i].norphans; j++)
 			free(o->hosts[i].orphans[j]);
@@ -342,6 +338,7 @@ void orch_free(struct orch *o)
 	pthread_cond_destroy(&o->work);
 	pthread_mutex_destroy(&o->lock);
 	pthread_mutex_destroy(&o->claim_lock);
+	pthread_mutex_destroy(&o->health_lock);
 	pthread_mutex_destroy(&o->db_lock);
 	free(o);
 }

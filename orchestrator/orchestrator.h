@@ -121,6 +121,10 @@ int orch_start(struct orch *o);
 /* Stops the workers (destroying guests in flight, whose runs are requeued
  * as infrastructure failures) and frees everything. Accepts NULL. */
 void orch_free(struct orch *o);
+/* Host name's health as kfleetd knows it now, which the database may lag
+ * behind (a write that failed on a full disk): 1 with *healthy and why
+ * ("" when healthy), 0 when name is none of its hosts (o may be NULL) */
+int orch_host_health(struct orch *o, const char *name, int *healthy, char *why, size_t n);
 /* The database path, borrowed */
 const char *orch_db_path(const struct orch *o);
 

@@ -108,8 +108,13 @@ struct host {
 	int upload;              /* files reach it as storage volumes in conf->pool,
 				    console and channel come back as streams */
 	pthread_mutex_t lock;    /* guards conn changes: reconnecting */
+	struct hostconn *conn_try;   /* an open under way (hostconn.c), under lock */
 	int64_t retry_at;        /* mono_ms() of the next reconnect try */
-	int healthy;
+	int connected_once;      /* set up once: its row written, leftovers destroyed */
+	int healthy;             /* in placement; with health, under o->health_lock: */
+	char health[512];        /* why not, as /hosts shows it (orch_host_health()) */
+	int64_t down_since;      /* now_ms() it became unreachable, 0 reachable */
+	int health_dirty;        /* not in the database yet: a write failed (a full disk) */
 	int disk_full;           /* the state directory lacks min_free_disk */
 	int64_t disk_at;         /* mono_ms() of the next look at it */
 	char **orphans;          /* domains left when the connection died: */
@@ -122,13 +127,14 @@ struct host {
 
 struct orch;
 
-/* Connects h (registering the lifecycle callback) and reads its
- * capabilities. 0 / -1 with *err (caller frees). */
-int guest_host_connect(struct orch *o, struct host *h, char **err);
+/* Takes conn, just opened to h's URI (hostconn.c), as h's connection:
+ * registers the lifecycle callback and reads its capabilities. 0, or -1
+ * with *err (caller frees) and conn closed. */
+int guest_host_setup(struct orch *o, struct host *h, virConnectPtr conn, char **err);
 void guest_host_disconnect(struct host *h);
 /* Destroys every domain on h whose name starts with prefix (left over from a
- * daemon that died). Returns how many, or -1. */
-int guest_sweep(struct host *h, const char *prefix);
+ * daemon that died) but those a worker watches. Returns how many, or -1. */
+int guest_sweep(struct orch *o, struct host *h, const char *prefix);
 /* Destroys the named domain if it exists; 0 also when it does not exist. */
 int guest_destroy_name(struct host *h, const char *name);
 /* Writes the QEMU wrappers that turn libvirt's "-accel tcg" into
@@ -210,6 +216,7 @@ struct channel {
 	int out_fd;              /* output.txt */
 	unsigned long long out_len, out_max;
 	int out_capped;
+	int out_werr;            /* errno of a write into output.txt that failed */
 	/* the results directory's archive, streamed by the agent (RES frames)
 	 * into res_path when channel_results() asked for it */
 	char *res_path;
@@ -224,6 +231,7 @@ struct channel {
 		CHANNEL_RES_BROKEN,  /* a frame lost, out of order, or past res_cap */
 	} res_state;
 	char res_why[160];       /* what the end or the breakage said */
+	int res_werr;            /* errno of a write into res_path that failed */
 };
 
 /* A channel with no file open, which channel_release() may be given
@@ -260,6 +268,7 @@ struct conlog {
 	long long size;          /* its size at the last look */
 	long long rotated;       /* bytes in files rotated away since */
 	int rotations;
+	int head_werr;           /* errno of the head's copy (path.head) that failed */
 };
 /* One look at path (each watch tick): a new inode under the name is a
  * rotation, whose bytes are counted; the first keeps the head (the boot
@@ -295,6 +304,7 @@ struct orch {
 	struct host *hosts;
 	size_t nhosts;
 
+	pthread_mutex_t health_lock; /* the hosts' health as the pages show it */
 	pthread_mutex_t claim_lock;  /* one worker claims at a time: placement sees
 					  every other host's slots and memory as they are */
 	pthread_mutex_t lock;
@@ -323,7 +333,34 @@ struct orch {
 	char url[160];           /* where the pages are served (orch_set_url()) */
 };
 
+/* --- hostconn.c: opening a host's connection in a thread of its own ---- */
+
+struct hostconn;
+/* Starts opening h's URI in a thread of its own, unless an attempt is
+ * under way (h->lock held, or start-up). 0 / -1 (no thread) */
+int hostconn_start(struct host *h);
+/* The attempt's answer, waited for until mono_ms() reaches until (0: not
+ * waited for) and at most h's connect_timeout from its start: 1 with *conn
+ * (the caller's), -1 with *err (caller frees) when it failed, or has not
+ * answered within connect_timeout (it stays under way: no other one
+ * starts until it answers), 0 while it may still answer in time. */
+int hostconn_take(struct host *h, int64_t until, virConnectPtr *conn, char **err);
+/* Leaves an attempt under way to itself: it closes what it opens */
+void hostconn_drop(struct host *h);
+
 /* --- hosts.c: host health ------------------------------------------------ */
+
+/* Takes h's connection attempt's answer (started if none is under way),
+ * waiting for it until mono_ms() reaches until (0: not waiting): sets the
+ * host up, records it and its health (the first time: the guests a dead
+ * daemon left on it are destroyed; again: those its lost connection left).
+ * 1 connected, 0 not answered yet, -1 down (the health says why and since
+ * when; tried again RECONNECT_MS later). h->lock held, or start-up. */
+int orch_host_connect(struct orch *o, struct host *h, struct db *db, int64_t until);
+/* A write of kfleet's own files under the state directory failed (why:
+ * the file and the error): every host leaves placement, saying so, until
+ * the disk check finds min_free_disk again */
+void orch_disk_fault(struct orch *o, struct db *db, const char *why);
 
 /* 1 when h can take a run now: its connection is alive, or was made again
  * (tried at most every few seconds; the database says when a host leaves
@@ -437,7 +474,8 @@ void results_release(struct job_output *jo);
 void results_take(struct orch *o, struct db *db, const struct job_def *d, int64_t run_id,
 		  const char *outp, struct outcome *out);
 /* After a store of run_id's what failed (try 0, 1, ...): 1 when it is worth
- * another try, the database being locked by another process and kfleetd
+ * another try, the database being locked by another process or its disk
+ * full (SQLITE_FULL: the write may go through once there is room) and kfleetd
  * not stopping (it has waited a while, longer each try, and said so once);
  * 0 to give up. A run's outcome is kept until stored: its files are on
  * disk, and a run left "running" would never end. */
@@ -477,13 +515,15 @@ struct pump {
 	int sock;
 	virStreamPtr st;         /* ... or a libvirt stream (a host reached by upload) */
 	int out;                 /* agent.log (or console.log), append */
+	int werr;                /* errno of a write into out that failed, 0 none */
 	int eof;
 	long long copied, max;
 };
 
 void pump_init(struct pump *p);
 /* Copies into file what sock (connected at the first poll that finds it
- * listening) sends, up to max bytes. 0 / -1 (errno) */
+ * listening) sends, up to max bytes; a write that fails stops the copy
+ * (p->werr). 0 / -1 (errno) */
 int pump_open_socket(struct pump *p, const char *sock, const char *file, long long max);
 /* The same from d's console (channel 0; dev NULL: the first) or the
  * channel dev, as a stream. 0 / -1 with *err */

@@ -23,12 +23,19 @@ void pump_init(struct pump *p)
 	p->sock = p->out = -1;
 }
 
-/* Appends what fits under max of the n bytes read; 1 once max is reached */
+/* Appends what fits under max of the n bytes read; 1 once max is reached
+ * or a write failed (p->werr: the run is over) */
 static int pump_keep(struct pump *p, const char *chunk, long long n)
 {
+	if (p->werr)
+		return 1;
 	if (p->copied + n > p->max)
 		n = p->max - p->copied;
-	if (n > 0 && write(p->out, chunk, (size_t)n) == n)
+	if (n > 0 && fd_write_all(p->out, chunk, (size_t)n) < 0) {
+		p->werr = errno;
+		return 1;
+	}
+	if (n > 0)
 		p->copied += n;
 	return p->copied >= p->max;
 }
@@ -54,7 +61,7 @@ void pump_poll(struct pump *p)
 {
 	char chunk[65536];
 
-	if (p->eof || p->out < 0)
+	if (p->eof || p->out < 0 || p->werr)
 		return;
 	if (p->st) {
 		pump_stream(p, chunk, sizeof(chunk));

@@ -52,16 +52,19 @@ int results_parse(const struct job_def *d, int64_t run_id, const char *outp,
 
 int orch_store_retry(struct orch *o, struct db *db, int64_t run_id, const char *what, int try)
 {
-	int stopping;
+	int stopping, full = db && db_full(db);
 
-	if (!o || !db_busy(db))
+	if (!o || (!db_busy(db) && !full))
 		return 0;
 	pthread_mutex_lock(&o->lock);
 	stopping = o->stopping;
 	pthread_mutex_unlock(&o->lock);
 	if (stopping)
 		return 0;   /* the restart's recovery retries the run */
-	if (try == 0)
+	if (try == 0 && full)
+		log_warn("run %" PRId64 ": the database's disk is full (%s): its %s is kept and "
+			 "stored once there is room", run_id, db_errmsg(db), what);
+	else if (try == 0)
 		log_warn("run %" PRId64 ": the database is locked by another process (%s): its %s "
 			 "is kept and stored once the lock is gone", run_id, db_errmsg(db), what);
 	/* the busy timeout waited 10 s already; then 1, 2, 4 ... 30 s more,

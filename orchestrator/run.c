@@ -78,6 +78,7 @@ struct run_ctx {
 				      * libvirt had ended its QEMU */
 	struct conlog conlog;        /* the console file, across virtlogd's rotations */
 	int conlog_done;
+	int qemu_log_werr;           /* errno of the copy of QEMU's log that failed */
 	struct outcome_facts facts;
 };
 
@@ -93,6 +94,51 @@ static int infra(struct run_ctx *x, const char *what, const char *why)
 {
 	outcome_set(x->out, RUN_OUT_INFRA, "%s%s", what, why ? why : "?");
 	return -1;
+}
+
+/* The first of the run's own files that could not be written (a full
+ * disk, a quota): "runs/ID/aN/FILE: error" into why (the path under the
+ * state directory); 0 when every write went through */
+static int write_fault(const struct run_ctx *x, char *why, size_t n)
+{
+	char head[PATH_MAX], qlog[PATH_MAX];
+	const struct { int err; const char *file; } v[] = {
+		{ x->ch.out_werr, x->outp }, { x->pump.werr, x->chan },
+		{ x->con.werr, x->console }, { x->ch.res_werr, x->ch.res_path },
+		{ x->conlog.head_werr, head }, { x->qemu_log_werr, qlog },
+	};
+	size_t sd = strlen(x->o->state_dir);
+
+	snprintf(head, sizeof(head), "%s.head", x->console ? x->console : "?");
+	snprintf(qlog, sizeof(qlog), "%s/%s", x->dir ? x->dir : "?", RUN_FILE_QEMU_LOG);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		const char *f = v[i].file ? v[i].file : "?";
+
+		if (!v[i].err)
+			continue;
+		if (!strncmp(f, x->o->state_dir, sd) && f[sd] == '/')
+			f += sd + 1;
+		snprintf(why, n, "%s: %s", f, strerror(v[i].err));
+		return 1;
+	}
+	return 0;
+}
+
+/* A write fault ends the run as an infrastructure failure (whatever the
+ * guest did: what it sent is not all on disk) and takes the hosts out of
+ * placement until the disk has room: 1 then */
+static int end_on_write_fault(struct run_ctx *x)
+{
+	char why[PATH_MAX + 128];
+
+	if (!write_fault(x, why, sizeof(why)))
+		return 0;
+	if (x->out->o != RUN_OUT_INFRA || !strstr(x->out->detail, why)) {
+		log_warn("run %" PRId64 ": %s", x->r->id, why);
+		outcome_set(x->out, RUN_OUT_INFRA, "%s", why);
+		orch_disk_fault(x->o, x->db, why);
+	}
+	return 1;
 }
 
 /* --- the run's directory ------------------------------------------------- */
@@ -446,7 +492,9 @@ static int past_limit(struct run_ctx *x, const struct timers *t, int64_t now)
 	const struct config *c = x->c;
 	struct outcome_facts *f = &x->facts;
 
-	if ((unsigned long long)conlog_total(&x->conlog) > c->console_max) {
+	if (end_on_write_fault(x)) {
+		;   /* the rest of what the guest does would not be kept */
+	} else if ((unsigned long long)conlog_total(&x->conlog) > c->console_max) {
 		f->flooded = 1;
 	} else if (file_size(x->chan) >= x->chan_max) {
 		f->chan_flooded = f->flooded = 1;
@@ -560,22 +608,25 @@ static void watch_sleep(struct run_ctx *x, const struct timers *t)
 
 /* libvirt keeps QEMU's own log (its command line, its errors) per domain
  * name on a local host; a copy goes into the run's directory, where it
- * helps to reproduce the run. */
-static void take_qemu_log(const struct host *h, const char *domain, const char *dir)
+ * helps to reproduce the run. 0, or the errno of a write that failed */
+static int take_qemu_log(const struct host *h, const char *domain, const char *dir)
 {
 	struct buf b = BUF_INIT(0);
 	char *src = NULL, *dst = path_join(dir, RUN_FILE_QEMU_LOG);
+	int err = 0;
 
 	if (strcmp(h->conf->uri, "qemu:///system") || !dst ||
 	    asprintf(&src, "/var/log/libvirt/qemu/%s.log", domain) < 0) {
 		free(dst);
-		return;
+		return 0;
 	}
-	if (read_file(src, &b, 1u << 20) == 0)
-		write_file(dst, b.data ? b.data : "", b.len, 0644);
+	if (read_file(src, &b, 1u << 20) == 0 &&
+	    write_file(dst, b.data ? b.data : "", b.len, 0644) < 0)
+		err = errno;
 	buf_release(&b);
 	free(src);
 	free(dst);
+	return err;
 }
 
 /* Follows the guest until it stops or is destroyed, then takes in what
@@ -602,7 +653,8 @@ static int stage_watch(struct run_ctx *x)
 	pump_all(x);
 	conlog_poll(&x->conlog, x->console);
 	channel_poll(&x->ch);
-	take_qemu_log(x->h, x->r->domain, x->dir);
+	x->qemu_log_werr = take_qemu_log(x->h, x->r->domain, x->dir);
+	end_on_write_fault(x);   /* in what came last, too */
 	return x->out->o == RUN_OUT_INFRA ? -1 : 0;
 }
 

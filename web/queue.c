@@ -24,6 +24,7 @@
 #include "common/util.h"
 #include "db/db.h"
 #include "db/query.h"
+#include "orchestrator/orchestrator.h"
 
 /* ---- the queue and its estimates ---- */
 
@@ -659,6 +660,22 @@ out:
 
 /* ---- /hosts ---- */
 
+/* What kfleetd knows now of each host's health over what the database
+ * says: a write of it may have failed (a full disk) */
+static void hosts_health_now(struct web *w, struct dbq_host *h, size_t n)
+{
+	char why[512];
+	int healthy;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!h[i].name || !orch_host_health(w->orch, h[i].name, &healthy, why, sizeof(why)))
+			continue;
+		h[i].healthy = healthy;
+		free(h[i].health_detail);
+		h[i].health_detail = healthy || !why[0] ? NULL : strdup(why);
+	}
+}
+
 WEB_HANDLER(pages_hosts)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
@@ -674,6 +691,7 @@ WEB_HANDLER(pages_hosts)
 		return web_reply_html_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
 					    db_errmsg(db));
 	}
+	hosts_health_now(w, h, n);
 	for (size_t i = 0; i < n; i++)
 		healthy += h[i].healthy != 0;
 	web_page_head(&b, "kfleet: hosts", 0);
@@ -740,6 +758,7 @@ WEB_HANDLER(api_hosts)
 		return web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
 				       db_errmsg(db));
 	}
+	hosts_health_now(w, h, n);
 	arr = json_array();
 	for (size_t i = 0; arr && i < n; i++)
 		if (json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:b,"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -287,6 +288,27 @@ static void test_output_capped(void **state)
 	free(got);
 }
 
+/* output.txt cannot be written (/dev/full: ENOSPC, as a full disk): the
+ * channel says so, which ends the run as an infrastructure failure
+ * (orchestrator/run.c), and still reads the frames after it */
+static void test_output_write_error(void **state)
+{
+	struct fixture *f = *state;
+
+	channel_release(&f->ch);
+	assert_int_equal(channel_open(&f->ch, f->chan, "/dev/full", 1 << 20), 0);
+	send(f, FRAME_HELLO, "release=6.1\n");
+	assert_int_equal(channel_poll(&f->ch), 1);
+	assert_int_equal(f->ch.out_werr, 0);
+	send(f, FRAME_OUT, "hello\n");
+	send(f, FRAME_OUT, "again\n");
+	send(f, FRAME_EXIT, "code=0");
+	assert_int_equal(channel_poll(&f->ch), 1);
+	assert_int_equal(f->ch.out_werr, ENOSPC);
+	assert_int_equal(f->ch.out_len, 0);
+	assert_int_equal(f->ch.exited, 1);
+}
+
 static void test_noise_lines(void **state)
 {
 	struct fixture *f = *state;
@@ -493,6 +515,7 @@ int main(void)
 		T(test_exit),
 		T(test_exit_payload_bounded),
 		T(test_output_capped),
+		T(test_output_write_error),
 		T(test_noise_lines),
 		T(test_bad_crc),
 		T(test_overlong_line),

@@ -276,6 +276,7 @@ static void test_error_lines(void **state)
 		{ "[host a]\nfirmware = ovmf\n", 2, "firmware: 'ovmf' is not seabios or qboot" },
 		{ "[host a]\nboot = faster\n", 2, "boot: 'faster' is not default or fast" },
 		{ "[host a]\npool_path = pool\n", 2, "pool_path: 'pool' is not an absolute path" },
+		{ "[host a]\nconnect_timeout = 0\n", 2, "connect_timeout: '0' is not a whole number from 1 to 3600" },
 		{ "[host a]\nuri = /var/run/libvirt\n", 2, "uri: '/var/run/libvirt' is not a libvirt URI" },
 		{ "[host a]\nmemory = 1\n", 2, "[host a]: unknown key 'memory'" },
 		{ "[daemon]\nlisten = nowhere\n", 2, "listen: 'nowhere' is not IP-ADDRESS:PORT" },

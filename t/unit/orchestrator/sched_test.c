@@ -11,12 +11,14 @@
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <sqlite3.h>
 #include <time.h>
 
 #include "common/frame.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db.h"
+#include "db/query.h"
 #include "orchestrator/config.h"
 #include "orchestrator/orchestrator.h"
 #include "orchestrator/orchint.h"
@@ -311,9 +313,9 @@ static void test_many_runs_two_slots(void **state)
 	}
 }
 
-/* The fixture's orchestrator again, with a second test-driver host;
- * both take one guest at a time */
-static void two_hosts(struct fx *f)
+/* The fixture's orchestrator again, with a second host on uri; both
+ * take one guest at a time */
+static void two_hosts_on(struct fx *f, const char *uri)
 {
 	char *e = NULL;
 
@@ -322,14 +324,21 @@ static void two_hosts(struct fx *f)
 	assert_non_null(f->c.hosts);
 	f->c.hosts[0].slots = 1;
 	f->c.hosts[1] = (struct config_host){
-		.name = strdup("second"), .uri = strdup("test:///default"), .slots = 1, .cpus = -1,
+		.name = strdup("second"), .uri = strdup(uri), .slots = 1, .cpus = -1,
 		.accel = strdup("auto"), .transfer = strdup("auto"), .pool = strdup("kfleet"),
 		.pool_path = strdup("/var/lib/kfleet/pool"), .firmware = strdup("seabios"), .boot = strdup("default"),
+		.connect_timeout_s = 30,
 	};
 	f->c.nhosts = 2;
 	f->o = orch_new(&f->c, &e);
 	if (!f->o)
 		fail_msg("orch_new: %s", e);
+}
+
+/* ... a second test-driver host */
+static void two_hosts(struct fx *f)
+{
+	two_hosts_on(f, "test:///default");
 }
 
 /* Two hosts of one slot each: runs are placed on both, and an arch no
@@ -404,6 +413,66 @@ static void test_placement(void **state)
 	run_release(&r);
 }
 
+/* A host that cannot be reached at start does not stop kfleetd: it is
+ * down, saying why and since when (in memory and in the database), and
+ * the other host serves */
+static void test_unreachable_host(void **state)
+{
+	struct fx *f = *state;
+	struct dbq_host *h = NULL;
+	char why[512];
+	int healthy = 1;
+	size_t n = 0;
+	struct run r;
+	int64_t id;
+
+	two_hosts_on(f, "test:///nonexistent/kfleet-test-host.xml");
+	assert_int_equal(orch_host_health(f->o, "second", &healthy, why, sizeof(why)), 1);
+	assert_int_equal(healthy, 0);
+	if (!strstr(why, "unreachable since ") || !strstr(why, "host 'second' (test:///nonexistent"))
+		fail_msg("health: %s", why);
+	assert_int_equal(orch_host_health(f->o, f->c.hosts[0].name, &healthy, why, sizeof(why)), 1);
+	assert_int_equal(healthy, 1);
+	assert_int_equal(orch_host_health(f->o, "no-such-host", &healthy, why, sizeof(why)), 0);
+	assert_int_equal(dbq_hosts(f->db, &h, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(h[1].name, "second");
+	assert_int_equal(h[1].healthy, 0);
+	assert_non_null(strstr(h[1].health_detail, "unreachable since "));
+	dbq_hosts_free(h, n);
+	id = submit(f, "true");
+	assert_int_equal(orch_start(f->o), 0);
+	wait_done(f, id, &r, 20);
+	assert_string_equal(r.host, f->c.hosts[0].name);
+	run_release(&r);
+}
+
+/* A store that failed on a full disk (SQLITE_FULL; max_page_count plays
+ * it) is tried again, the outcome kept meanwhile, as for a locked
+ * database; not once kfleetd stops (its restart's recovery takes over) */
+static void test_store_waits_for_room(void **state)
+{
+	struct fx *f = *state;
+	sqlite3 *sql = db_sqlite(f->db);
+	char *err = NULL;
+
+	assert_int_equal(sqlite3_exec(sql, "CREATE TABLE filler (x BLOB)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql, "PRAGMA max_page_count = 1", NULL, NULL, &err),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(sql, "INSERT INTO filler VALUES (zeroblob(100000))", NULL,
+				      NULL, NULL), SQLITE_FULL);
+	assert_true(db_full(f->db));
+	assert_int_equal(orch_store_retry(f->o, f->db, 1, "outcome", 0), 1);
+	pthread_mutex_lock(&f->o->lock);
+	f->o->stopping = 1;
+	pthread_mutex_unlock(&f->o->lock);
+	assert_int_equal(orch_store_retry(f->o, f->db, 1, "outcome", 0), 0);
+	pthread_mutex_lock(&f->o->lock);
+	f->o->stopping = 0;
+	pthread_mutex_unlock(&f->o->lock);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -417,6 +486,8 @@ int main(void)
 		T(test_many_runs_two_slots),
 		T(test_two_hosts),
 		T(test_placement),
+		T(test_unreachable_host),
+		T(test_store_waits_for_room),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
