@@ -5,6 +5,9 @@
 # database's own timestamps):
 #   cold         the first build of the base commit
 #   no change    the same commit submitted again (the artifact is reused)
+#   series       the same one-file change as a series on the base (its
+#                patched side): a series' build writes O= through an
+#                overlay of the slot's, so this is what the overlay costs
 #   one file     a child commit that changes one file (kernel/sys.c): the
 #                same slot (O= directory), so make rebuilds little
 #   new slot     the base commit again in a new slot (a config fragment
@@ -15,7 +18,9 @@
 #                (CONFIG_LOG_BUF_SHIFT): a new slot that must not start
 #                from another config's objects, so only ccache helps
 # and prints each with its ratio to the cold build. Needs libvirt only for
-# kfleetd's start; no guest is booted. Usage: bench/build.sh [ARCH]
+# kfleetd's start; no guest is booted. Usage: bench/build.sh [ARCH]; with
+# B=DIR the binaries of the build directory DIR (another checkout's
+# build/ to compare two versions in one sitting: bench/build-ab.sh).
 set -e
 ARCH=${1:-x86_64}
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +31,7 @@ sed -i 's|^SYSCALL_DEFINE1(getpgid, pid_t, pid)$|/* bench: one file changed */\n
 git -C "$T/linux" -c user.name=bench -c user.email=bench@localhost commit -q -am "bench: one file"
 base=$(git -C "$T/linux" rev-parse HEAD~1)
 child=$(git -C "$T/linux" rev-parse HEAD)
+git -C "$T/linux" format-patch -q --stdout -1 HEAD > "$T/one.mbox"
 bench_daemon
 kf tree add linux "$T/linux" >/dev/null
 # a fragment that sets what kfleet-guest already sets: a new slot, same kernel
@@ -47,13 +53,14 @@ build() {
 
 cold=$(build --base "$base")
 same=$(build --base "$base")
+series=$(build --base "$base" --mbox "$T/one.mbox")
 one=$(build --base "$child")
 slot=$(build --base "$base" --fragment "$T/same.config")
 cfg=$(build --base "$base" --fragment "$T/other.config")
 seeded=$(grep -c "^### kfleet: slot seeded from" "$T"/var/builds/*/build.log | awk -F: '{n += $NF} END {print n}')
 echo "build.sh: linux-source-6.1, tinyconfig + kfleet-guest, $ARCH, make -j$(nproc), $(nproc) CPUs; builds seeded from a sibling slot: $seeded"
 printf '%-14s %10s %8s\n' "" "ms" "ratio"
-for row in "cold:$cold" "no change:$same" "one file:$one" "new slot:$slot" "new config:$cfg"; do
+for row in "cold:$cold" "no change:$same" "series:$series" "one file:$one" "new slot:$slot" "new config:$cfg"; do
 	name=${row%%:*}; v=${row#*:}
 	printf '%-14s %10d %8.3f\n' "$name" "$v" "$(echo "$v / $cold" | bc -l)"
 done

@@ -3,6 +3,8 @@
 # against it, and a median. Source it; it sets T, kf(), db(), med().
 B=${B:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# the binaries: this checkout's, or BENCH_BIN (another checkout's, to compare)
+BENCH_BIN=${BENCH_BIN:-$TOP/$B/bin}
 T=$(mktemp -d /tmp/kfleet-bench.XXXXXX)
 chmod 755 "$T"
 trap 'kill $PID 2>/dev/null; rm -rf "$T"' EXIT
@@ -20,7 +22,7 @@ uri = qemu:///system
 slots = ${BENCH_SLOTS:-1}
 $1
 EOC
-	"$TOP/$B/bin/kfleetd" -c "$T/kfleetd.ini" >"$T/log" 2>&1 &
+	"$BENCH_BIN/kfleetd" -c "$T/kfleetd.ini" >"$T/log" 2>&1 &
 	PID=$!
 	for _ in $(seq 1 300); do
 		port=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/log")
@@ -31,7 +33,7 @@ EOC
 	exit 1
 }
 
-kf() { "$TOP/$B/bin/kfleet" --url "http://127.0.0.1:$port" --token-file "$T/var/token" "$@"; }
+kf() { "$BENCH_BIN/kfleet" --url "http://127.0.0.1:$port" --token-file "$T/var/token" "$@"; }
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # the median of the numbers on stdin, one a line
 med() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }

@@ -90,7 +90,7 @@ mkevil flood "yes 'flood flood flood flood' | head -c 20000000"
 kf submit --tree fake --mbox "$T/flood.mbox" --wait >/dev/null 2>&1
 s2=$(db "select max(id) from submissions")
 check "a build that floods its log is stopped at log_max" contains "$(pbuild "$s2" detail)" "output went past 2097152 bytes"
-check "...its log is capped" sh -c "[ \$(stat -c %s '$(pbuild "$s2" dir)/build.log') -lt 2200000 ]"
+check "...its log is capped, with the flood in it" sh -c "[ \$(stat -c %s '$(pbuild "$s2" dir)/build.log') -lt 2200000 ] && grep -q 'flood flood' '$(pbuild "$s2" dir)/build.log'"
 
 mkevil fill "while :; do cat /usr/bin/* > \"\$1/fill.\$\$\" 2>/dev/null; sleep 0.2; done"
 kf submit --tree fake --mbox "$T/fill.mbox" --wait >/dev/null 2>&1
