@@ -109,6 +109,7 @@ static int serve(struct config *c)
 	wo.orch = o;
 	wo.bisect = bd;
 	wo.kcidb_origin = c->kcidb_origin;
+	wo.allowed_hosts = c->allowed_hosts;
 	w = web_start(&wo, &e);
 	if (!w) {
 		log_error("web: %s", e ? e : "cannot start");

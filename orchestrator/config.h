@@ -46,6 +46,8 @@ struct config {
 	enum log_level log_level;
 	unsigned long long min_free_disk; /* under state_dir; less: hosts out of placement */
 	char *kcidb_origin;      /* the KCIDB export's origin ("kfleet") */
+	char *allowed_hosts;     /* names a request's Host may give besides the daemon's
+				    own: "NAME[:PORT] ..." normalised, NULL for none */
 	struct config_host *hosts;
 	size_t nhosts;
 	/* [run] defaults and limits */

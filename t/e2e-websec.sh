@@ -3,7 +3,9 @@
 # patchwork, lore and SMTP URLs carry passwords, and a host URI with a
 # keyfile=, fail against a closed port; no page and no API answer, with or
 # without the token, shows a password, the token or the keyfile, and the
-# errors are stored masked.
+# errors are stored masked. A request whose Host is not the daemon's (a
+# page that DNS rebinding pointed at it) is refused, pages and API, GET
+# and POST; allowed_hosts adds names.
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
@@ -78,4 +80,36 @@ check "...the errors of the poll, the mail, the check and the log, masked" has "
 check "/watches shows them masked" has "$(curl -sf "$KF_URL/watches")" "http://kf:***@127.0.0.1:1" "not sent: &#39;smtps://kf:***@127.0.0.1:1&#39;" "not posted: &#39;http://kf:***@127.0.0.1:1/api"
 check "/api/hosts shows the URI, its keyfile masked" contains "$(curl -sf "$KF_URL/api/hosts")" '"uri":"qemu:///system?keyfile=***"'
 check "/hosts too" contains "$(curl -sf "$KF_URL/hosts")" "qemu:///system?keyfile=***"
+
+# the Host header
+port=${KF_URL##*:}
+# code HOST PATH [CURL ARGS]: the status of a GET (or what the args make it) with that Host
+code() { h=$1; p=$2; shift 2; curl -s -o "$T/body" -w '%{http_code}' -H "Host: $h" "$@" "$KF_URL$p"; }
+check "a page asked with another site's Host is refused (421)" equals "$(code evil.example /)" 421
+check "...saying why" contains "$(cat "$T/body")" "Host &#39;evil.example&#39; is not a name of this kfleetd, which answers to localhost, 127.0.0.1, [::1] with the daemon&#39;s port or none: refused, so that a page of another site cannot reach it by DNS rebinding"
+check "...so is the API, in JSON" equals "$(code "evil.example:$port" /api/health)" 421
+check "...saying why" contains "$(cat "$T/body")" '{"error":"Host '"'evil.example:$port'"' is not a name of this kfleetd'
+check "...the watches' page and API too" equals "$(code evil.example /watches) $(code evil.example /api/watches)" "421 421"
+check "...and a POST with the token, before its body is read" equals "$(code evil.example /api/runs -X POST -H "$auth" -H 'Content-Type: application/json' -d "{\"kernel\": \"$KERNEL\", \"command\": \"true\"}")" 421
+check "...no run was queued by it" equals "$(db "select count(*) from runs")" 0
+check "...nor a Host on another port of loopback" equals "$(code "127.0.0.1:$((port + 1))" /api/health)" 421
+check "the daemon's own names are served, with its port or none" equals "$(code "127.0.0.1:$port" /api/health) $(code "localhost:$port" /) $(code "[::1]:$port" /api/health) $(code localhost /api/health) $(code LOCALHOST:$port /api/health)" "200 200 200 200 200"
+check "...and curl's own Host" equals "$(curl -s -o /dev/null -w '%{http_code}' "$KF_URL/api/health")" 200
+check "HTTP/1.0 without a Host is served" equals "$(curl -s -o /dev/null -w '%{http_code}' --http1.0 -H 'Host:' "$KF_URL/api/health")" 200
+check "...HTTP/1.1 without one is a bad request" equals "$(curl -s -o /dev/null -w '%{http_code}' --http1.1 -H 'Host:' "$KF_URL/api/health")" 400
+check "the CLI is served" contains "$(kf watch list 2>&1)" "sec "
+
+kf_stop
+sed -i "s|^log_level = info$|log_level = info\nallowed_hosts = kfleet.example, proxy.example:8443|" "$T/kfleetd.ini"
+check "kfleetd -nv prints allowed_hosts" contains "$("$BIN/kfleetd" -nv -c "$T/kfleetd.ini" 2>&1)" "allowed_hosts = kfleet.example proxy.example:8443"
+check "kfleetd starts with allowed_hosts" kf_start
+port=${KF_URL##*:}
+check "allowed_hosts adds a name, with any port" equals "$(code kfleet.example /) $(code kfleet.example:443 /api/health)" "200 200"
+check "...or with the port it gives" equals "$(code proxy.example:8443 /api/health) $(code proxy.example /api/health)" "200 421"
+check "...the refusal names them" contains "$(cat "$T/body")" "and the names of [daemon] allowed_hosts"
+check "...others are still refused" equals "$(code evil.example /)" 421
+cp "$T/kfleetd.ini" "$T/bad.ini"
+sed -i "s|^allowed_hosts = .*|allowed_hosts = kfleet.example evil/x|" "$T/bad.ini"
+check "a bad allowed_hosts entry is a config error on its line" contains "$("$BIN/kfleetd" -n -c "$T/bad.ini" 2>&1)" "bad.ini:$(grep -n '^allowed_hosts' "$T/bad.ini" | cut -d: -f1): allowed_hosts: 'evil/x' is not NAME[:PORT]"
+
 kf_done

@@ -244,6 +244,33 @@ static void test_listen_bad(void **state)
 	assert_int_equal(f->c.listen_port, 8080);
 }
 
+static void test_allowed_hosts(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const bad[] = {
+		"evil.example/x", "h:0", "h:65536", "[::1", "::1", "h:80:81", "caf\xc3\xa9",
+		"[fe80::1%25eth0]", "h:x",
+	};
+
+	assert_null(f->c.allowed_hosts);
+	/* blanks or commas between; names lowercased, IPv6 in brackets */
+	assert_int_equal(load(f, "[daemon]\nallowed_hosts = Kfleet.Example:443, [::1]:8443\tproxy\n"), 0);
+	assert_string_equal(f->c.allowed_hosts, "kfleet.example:443 [::1]:8443 proxy");
+	assert_int_equal(load(f, "[daemon]\nallowed_hosts =\n"), 0);
+	assert_null(f->c.allowed_hosts);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128], want[96];
+
+		snprintf(text, sizeof(text), "[daemon]\nallowed_hosts = ok.example %s\n", bad[i]);
+		if (load(f, text) == 0)
+			fail_msg("allowed_hosts '%s' was accepted", bad[i]);
+		snprintf(want, sizeof(want), "allowed_hosts: '%s' is not NAME[:PORT]", bad[i]);
+		expect_error(f, 2, want);
+		assert_int_equal(count_lines(buf_str(&f->err)), 1);
+		assert_null(f->c.allowed_hosts);
+	}
+}
+
 /* One bad line each: the error names the file and the line. */
 static void test_error_lines(void **state)
 {
@@ -509,6 +536,7 @@ int main(void)
 		T(test_print_round_trip),
 		T(test_listen_forms),
 		T(test_listen_bad),
+		T(test_allowed_hosts),
 		T(test_error_lines),
 		T(test_error_broken_header),
 		T(test_two_syntax_errors),
