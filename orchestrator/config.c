@@ -693,6 +693,30 @@ int config_load(struct config *c, const char *path, struct buf *err)
 	return 0;
 }
 
+int config_listen_exposed(const struct config *c, char *msg, size_t n)
+{
+	unsigned char a[sizeof(struct in6_addr)], zero[sizeof(a)] = { 0 };
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	int v6 = strchr(c->listen_addr, ':') != NULL, any = 0;
+
+	if (!v6 && inet_pton(AF_INET, c->listen_addr, a) == 1) {
+		if (a[0] == 127)
+			return 0;
+		any = !memcmp(a, zero, 4);
+	} else if (v6 && inet_pton(AF_INET6, c->listen_addr, a) == 1) {
+		if ((!memcmp(a, zero, 15) && a[15] == 1) || (!memcmp(a, mapped, 12) && a[12] == 127))
+			return 0;
+		any = !memcmp(a, zero, sizeof(a));
+	}
+	snprintf(msg, n, "listen = %s%s%s:%d is not a loopback address: the pages and the API are "
+		 "reachable from the network, and the token is the only guard (of the calls that "
+		 "change state; every page and read is open to whoever reaches the port)%s",
+		 v6 ? "[" : "", c->listen_addr, v6 ? "]" : "", c->listen_port, any ?
+		 "; a request is served only when its Host is localhost, 127.0.0.1, [::1] or "
+		 "a name of [daemon] allowed_hosts" : "");
+	return 1;
+}
+
 /* --- printing ------------------------------------------------------------- */
 
 static void print_size(FILE *out, const char *key, unsigned long long n)

@@ -108,6 +108,9 @@ int config_defaults(struct config *c);
 int config_load(struct config *c, const char *path, struct buf *err);
 /* Prints the configuration normalised, in the file's own format. */
 void config_print(const struct config *c, FILE *out);
+/* 1 when listen is not a loopback address, with msg saying what that
+ * exposes (kfleetd warns at start and with -n); else 0 */
+int config_listen_exposed(const struct config *c, char *msg, size_t n);
 void config_release(struct config *c);
 
 /* The database, token and per-run paths under the state directory; caller frees. */

@@ -5,7 +5,8 @@
 # without the token, shows a password, the token or the keyfile, and the
 # errors are stored masked. A request whose Host is not the daemon's (a
 # page that DNS rebinding pointed at it) is refused, pages and API, GET
-# and POST; allowed_hosts adds names.
+# and POST; allowed_hosts adds names. A listen address off loopback is
+# warned about, by kfleetd -n and at start.
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
@@ -112,4 +113,19 @@ cp "$T/kfleetd.ini" "$T/bad.ini"
 sed -i "s|^allowed_hosts = .*|allowed_hosts = kfleet.example evil/x|" "$T/bad.ini"
 check "a bad allowed_hosts entry is a config error on its line" contains "$("$BIN/kfleetd" -n -c "$T/bad.ini" 2>&1)" "bad.ini:$(grep -n '^allowed_hosts' "$T/bad.ini" | cut -d: -f1): allowed_hosts: 'evil/x' is not NAME[:PORT]"
 
+# a listen address off loopback
+out=$("$BIN/kfleetd" -n -c "$T/kfleetd.ini" 2>&1)
+check "kfleetd -n: loopback gives no warning" lacks "$out" "warning"
+kf_stop
+sed -i "s|^listen = 127.0.0.1:0$|listen = 0.0.0.0:0|" "$T/kfleetd.ini"
+out=$("$BIN/kfleetd" -n -c "$T/kfleetd.ini" 2>&1)
+check "kfleetd -n warns of listen = 0.0.0.0" contains "$out" "kfleetd: warning: listen = 0.0.0.0:0 is not a loopback address: the pages and the API are reachable from the network, and the token is the only guard"
+check "...and says what a Host must then be" contains "$out" "a request is served only when its Host is localhost, 127.0.0.1, [::1] or a name of [daemon] allowed_hosts"
+check "...the config is still fine" contains "$out" "configuration $T/kfleetd.ini: ok"
+# started on it (accepting only, for the moment it takes): it says so in its log
+"$BIN/kfleetd" -c "$T/kfleetd.ini" > "$T/wild.log" 2>&1 &
+KF_PID=$!
+for _ in $(seq 1 300); do grep -q 'kfleetd ready' "$T/wild.log" && break; sleep 0.1; done
+kf_stop
+check "kfleetd warns at start of listen = 0.0.0.0" contains "$(cat "$T/wild.log")" "warn: listen = 0.0.0.0:0 is not a loopback address: the pages and the API are reachable from the network"
 kf_done
