@@ -151,9 +151,15 @@ build/fuzz/copyout_fuzz: fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) images/copyout
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) \
 		$(shell pkg-config --libs libguestfs libarchive libcrypto) -lpthread
+# a Host header and the masking of secrets in text shown to a client
+HOST_FUZZ_SRCS := web/hostcheck.c common/redact.c common/buf.c common/util.c
+build/fuzz/host_fuzz: fuzz/host_fuzz.c $(HOST_FUZZ_SRCS) web/hostcheck.h common/redact.h common/util.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/host_fuzz.c $(HOST_FUZZ_SRCS)
 fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
 		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz \
-		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz build/fuzz/copyout_fuzz
+		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz build/fuzz/copyout_fuzz \
+		build/fuzz/host_fuzz
 	@for f in $^; do n=$$(basename $$f _fuzz); d=fuzz/$$n.dict; [ -f $$d ] && o=-dict=$$d || o=; \
 		c=; if [ -d fuzz/$$n.corpus ]; then c=$$f.corpus; mkdir -p $$c; \
 			cp fuzz/$$n.corpus/* $$c/; fi; \

@@ -314,6 +314,43 @@ int parse_int(const char *s, long long min, long long max, long long *out)
 	return 0;
 }
 
+int parse_hostport(const char *s, char *name, size_t n, int *port)
+{
+	const char *p;
+	size_t len;
+	long long v;
+
+	*port = -1;
+	if (!s)
+		return -1;
+	if (s[0] == '[') {
+		s++;
+		p = strchr(s, ']');
+		if (!p)
+			return -1;
+		len = (size_t)(p - s);
+		if (strspn(s, "0123456789abcdefABCDEF:.") < len || !memchr(s, ':', len))
+			return -1;
+		p++;
+	} else {
+		len = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_");
+		p = s + len;
+	}
+	if (*p == ':') {
+		if (parse_int(p + 1, 1, 65535, &v) < 0)
+			return -1;
+		*port = (int)v;
+	} else if (*p) {
+		return -1;
+	}
+	if (!len || len >= n)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		name[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] - 'A' + 'a' : s[i]);
+	name[len] = '\0';
+	return 0;
+}
+
 int parse_percent(const char *s, double max, double *out)
 {
 	size_t n = s ? strlen(s) : 0, digits = 0, points = 0;

@@ -52,5 +52,10 @@ int parse_int(const char *s, long long min, long long max, long long *out);
 int parse_percent(const char *s, double max, double *out);
 /* Parses a size like 512, 64K, 16M, 2G into bytes. 0 / -1 */
 int parse_size(const char *s, unsigned long long *out);
+/* Strict parse of "NAME", "NAME:PORT", "[IPV6]" or "[IPV6]:PORT" (an HTTP
+ * Host header, an allowed_hosts entry): the name lowercased, without its
+ * brackets, into name (n bytes), *port 1 to 65535 or -1 when none is given.
+ * A NAME is A-Z a-z 0-9 . - _ and an IPV6 hex digits, ':' and '.'. 0 / -1 */
+int parse_hostport(const char *s, char *name, size_t n, int *port);
 
 #endif

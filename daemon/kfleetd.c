@@ -65,7 +65,7 @@ static char *load_token(const char *path)
  * SIGINT or SIGTERM, stops both. Returns the exit status. */
 static int serve(struct config *c)
 {
-	char *e = NULL, *token = NULL, *token_path = NULL;
+	char *e = NULL, *token = NULL, *token_path = NULL, exposed[512];
 	struct orch *o = NULL;
 	struct bisect_driver *bd = NULL;
 	struct web *w = NULL;
@@ -109,6 +109,7 @@ static int serve(struct config *c)
 	wo.orch = o;
 	wo.bisect = bd;
 	wo.kcidb_origin = c->kcidb_origin;
+	wo.allowed_hosts = c->allowed_hosts;
 	w = web_start(&wo, &e);
 	if (!w) {
 		log_error("web: %s", e ? e : "cannot start");
@@ -131,6 +132,8 @@ static int serve(struct config *c)
 		orch_free(o);
 		return 1;
 	}
+	if (config_listen_exposed(c, exposed, sizeof(exposed)))
+		log_warn("%s", exposed);
 	log_info("kfleetd ready: http://%s%s%s:%d/ (state '%s', token in '%s')",
 		 strchr(c->listen_addr, ':') ? "[" : "", c->listen_addr,
 		 strchr(c->listen_addr, ':') ? "]" : "", web_port(w), c->state_dir, token_path);
@@ -192,7 +195,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (check) {
-		char *reach = NULL;
+		char *reach = NULL, exposed[512];
 		unsigned bu, bg;
 
 		if (c.build_sandbox && geteuid() == 0 && config_build_user(&c, &bu, &bg) < 0)
@@ -207,6 +210,9 @@ int main(int argc, char **argv)
 			config_release(&c);
 			return 1;
 		}
+		/* a warning, not an error: a fleet behind a firewall may mean it */
+		if (config_listen_exposed(&c, exposed, sizeof(exposed)))
+			fprintf(stderr, "kfleetd: warning: %s\n", exposed);
 		if (verbose)
 			config_print(&c, stdout);
 		else

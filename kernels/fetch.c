@@ -14,6 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/redact.h"
 #include "common/util.h"
 
 #define FETCH_API_MAX (4u << 20)   /* a patchwork API answer */
@@ -215,6 +216,19 @@ out:
 	return rc;
 }
 
+/* *err with the secrets of the URL it quotes masked (a password in its
+ * userinfo, a token= in its query): it is shown on pages and stored */
+static int masked(char **err)
+{
+	char *r = err && *err ? redact_secrets(*err) : NULL;
+
+	if (r) {
+		free(*err);
+		*err = r;
+	}
+	return -1;
+}
+
 int fetch_url(const char *url, const struct fetch_opts *o, struct buf *out, char **err)
 {
 	size_t max = o && o->max_bytes ? o->max_bytes : SERIES_MBOX_MAX, start = out->len;
@@ -222,7 +236,7 @@ int fetch_url(const char *url, const struct fetch_opts *o, struct buf *out, char
 	if (err)
 		*err = NULL;
 	if (get(url, o, max, NULL, out, err) < 0)
-		return -1;
+		return masked(err);
 	/* .mbox.gz, whatever the name or the Content-Type said */
 	if (out->len - start >= 2 && (unsigned char)out->data[start] == 0x1f &&
 	    (unsigned char)out->data[start + 1] == 0x8b) {
@@ -230,7 +244,7 @@ int fetch_url(const char *url, const struct fetch_opts *o, struct buf *out, char
 			out->len = start;
 			if (out->data)
 				out->data[start] = '\0';
-			return -1;
+			return masked(err);
 		}
 	}
 	return 0;

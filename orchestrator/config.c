@@ -50,6 +50,7 @@ void config_release(struct config *c)
 	free(c->programs_dir);
 	free(c->job_dirs);
 	free(c->kcidb_origin);
+	free(c->allowed_hosts);
 	free(c->agent_dir);
 	free(c->build_config);
 	free(c->build_user);
@@ -314,6 +315,47 @@ static int set_bool(struct parse *p, const char *key, const char *v, int *dst)
 	return 0;
 }
 
+#define ALLOWED_HOSTS_MAX 64
+
+/* "NAME[:PORT] ..." (blanks or commas between), each entry checked as a
+ * Host header is read (parse_hostport), kept normalised; empty: none */
+static int set_allowed_hosts(struct parse *p, const char *v)
+{
+	char *dup = strdup(v), *save = NULL;
+	struct buf out = BUF_INIT(0);
+	int count = 0, rc = 0;
+
+	if (!dup)
+		return -1;
+	for (char *t = strtok_r(dup, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+		char name[256];
+		int port;
+
+		if (++count > ALLOWED_HOSTS_MAX) {
+			perr(p, "allowed_hosts: more than %d names", ALLOWED_HOSTS_MAX);
+			rc = -1;
+			break;
+		}
+		if (parse_hostport(t, name, sizeof(name), &port) < 0) {
+			perr(p, "allowed_hosts: '%s' is not NAME[:PORT] (a host name or address, "
+			     "[IPV6] in brackets, a port from 1 to 65535)", t);
+			rc = -1;
+			break;
+		}
+		buf_printf(&out, "%s%s%s%s", out.len ? " " : "", strchr(name, ':') ? "[" : "", name,
+			   strchr(name, ':') ? "]" : "");
+		if (port > 0)
+			buf_printf(&out, ":%d", port);
+	}
+	free(dup);
+	if (rc == 0) {
+		free(p->c->allowed_hosts);
+		p->c->allowed_hosts = out.len ? buf_detach(&out) : NULL;
+	}
+	buf_release(&out);
+	return rc;
+}
+
 /* "127.0.0.1:8080", "[::1]:8080", "8080" (address kept) */
 static int set_listen(struct parse *p, const char *v)
 {
@@ -464,6 +506,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 				set_str(&c->state_dir, v);
 		} else if (!strcmp(key, "listen")) {
 			set_listen(p, v);
+		} else if (!strcmp(key, "allowed_hosts")) {
+			set_allowed_hosts(p, v);
 		} else if (!strcmp(key, "job_dirs")) {
 			set_str(&c->job_dirs, v);
 		} else if (!strcmp(key, "kcidb_origin")) {
@@ -664,6 +708,30 @@ int config_load(struct config *c, const char *path, struct buf *err)
 	return 0;
 }
 
+int config_listen_exposed(const struct config *c, char *msg, size_t n)
+{
+	unsigned char a[sizeof(struct in6_addr)], zero[sizeof(a)] = { 0 };
+	static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	int v6 = strchr(c->listen_addr, ':') != NULL, any = 0;
+
+	if (!v6 && inet_pton(AF_INET, c->listen_addr, a) == 1) {
+		if (a[0] == 127)
+			return 0;
+		any = !memcmp(a, zero, 4);
+	} else if (v6 && inet_pton(AF_INET6, c->listen_addr, a) == 1) {
+		if ((!memcmp(a, zero, 15) && a[15] == 1) || (!memcmp(a, mapped, 12) && a[12] == 127))
+			return 0;
+		any = !memcmp(a, zero, sizeof(a));
+	}
+	snprintf(msg, n, "listen = %s%s%s:%d is not a loopback address: the pages and the API are "
+		 "reachable from the network, and the token is the only guard (of the calls that "
+		 "change state; every page and read is open to whoever reaches the port)%s",
+		 v6 ? "[" : "", c->listen_addr, v6 ? "]" : "", c->listen_port, any ?
+		 "; a request is served only when its Host is localhost, 127.0.0.1, [::1] or "
+		 "a name of [daemon] allowed_hosts" : "");
+	return 1;
+}
+
 /* --- printing ------------------------------------------------------------- */
 
 static void print_size(FILE *out, const char *key, unsigned long long n)
@@ -710,6 +778,7 @@ void config_print(const struct config *c, FILE *out)
 		c->listen_port);
 	fprintf(out, "log_level = %s\n", log_level_name(c->log_level));
 	fprintf(out, "job_dirs = %s\n", c->job_dirs);
+	fprintf(out, "allowed_hosts = %s\n", c->allowed_hosts ? c->allowed_hosts : "");
 	fprintf(out, "kcidb_origin = %s\n", c->kcidb_origin);
 	print_size(out, "min_free_disk", c->min_free_disk);
 	for (size_t i = 0; i < c->nhosts; i++) {

@@ -48,6 +48,8 @@ struct config {
 	enum log_level log_level;
 	unsigned long long min_free_disk; /* under state_dir; less: hosts out of placement */
 	char *kcidb_origin;      /* the KCIDB export's origin ("kfleet") */
+	char *allowed_hosts;     /* names a request's Host may give besides the daemon's
+				    own: "NAME[:PORT] ..." normalised, NULL for none */
 	struct config_host *hosts;
 	size_t nhosts;
 	/* [run] defaults and limits */
@@ -113,6 +115,9 @@ int config_load(struct config *c, const char *path, struct buf *err);
 /* The ids of [build] user (a name, or UID:GID; never root's). 0 / -1 */
 int config_build_user(const struct config *c, unsigned *uid, unsigned *gid);
 void config_print(const struct config *c, FILE *out);
+/* 1 when listen is not a loopback address, with msg saying what that
+ * exposes (kfleetd warns at start and with -n); else 0 */
+int config_listen_exposed(const struct config *c, char *msg, size_t n);
 void config_release(struct config *c);
 
 /* The database, token and per-run paths under the state directory; caller frees. */

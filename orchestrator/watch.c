@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/redact.h"
 #include "common/util.h"
 #include "db/watches.h"
 #include "kernels/kernels.h"
@@ -42,6 +43,8 @@ void wlog(struct db *db, const char *watch, const char *level, const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* it quotes URLs and errors: their passwords are not logged nor stored */
+	redact_secrets_in(text, sizeof(text));
 	if (!strcmp(level, "error"))
 		log_error("watch '%s': %s", watch, text);
 	else if (!strcmp(level, "warn"))
@@ -309,6 +312,8 @@ static void poll_watch(struct db *db, const struct watch_spec *sp, const struct 
 	int64_t wait_s = sp->interval_s;
 
 	if (rc < 0) {
+		/* stored and shown: the patchwork URL's password is not */
+		redact_secrets_in(err, sizeof(err));
 		/* the interval doubled for each failure in a row, up to an hour */
 		for (int64_t i = 0; i <= w->failing && wait_s < WATCH_BACKOFF_MAX; i++)
 			wait_s *= 2;
@@ -366,12 +371,14 @@ static void take_failed(struct db *db, const struct watch_spec *sp,
 
 	if (s->tries + 1 >= WATCH_TRIES_MAX) {
 		snprintf(d, sizeof(d), "not taken after %d tries: %s", WATCH_TRIES_MAX, err);
+		redact_secrets_in(d, sizeof(d));
 		db_watch_series_state(db, s->id, "error", d);
 		wlog(db, sp->name, "error", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id,
 		     s->version, d);
 		return;
 	}
 	snprintf(d, sizeof(d), "try %" PRId64 " failed: %s", s->tries + 1, err);
+	redact_secrets_in(d, sizeof(d));
 	db_watch_series_retry(db, s->id, d, now_ms() + (int64_t)(5 << s->tries) * 1000);
 	wlog(db, sp->name, "warn", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id, s->version,
 	     d);

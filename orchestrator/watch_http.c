@@ -8,6 +8,8 @@
 #include <curl/curl.h>
 #include <stdio.h>
 
+#include "common/redact.h"
+
 #define ANSWER_MAX (64 * 1024)   /* of the receiver's answer: only quoted */
 
 static size_t sink(char *p, size_t size, size_t nmemb, void *ud)
@@ -79,6 +81,8 @@ int watch_http_post_json(const char *url, const char *header, const char *body,
 	}
 	ret = 0;
 out:
+	if (ret < 0)
+		redact_secrets_in(err, errn);   /* the URL's password: err is shown */
 	buf_release(&ans);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/redact.h"
 #include "common/util.h"
 
 #define MAIL_MAX (1u << 20)
@@ -91,6 +92,7 @@ int watch_mail_send(const char *url, const char *from, const char *author, const
 	}
 	if (asprintf(&list, "%s,%s", author ? author : "", to ? to : "") < 0) {
 		list = NULL;
+		snprintf(err, errn, "out of memory");
 		goto out;
 	}
 	for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -145,6 +147,8 @@ int watch_mail_send(const char *url, const char *from, const char *author, const
 	}
 	ret = 0;
 out:
+	if (ret < 0)
+		redact_secrets_in(err, errn);   /* the URL's password: err is shown */
 	curl_easy_cleanup(c);
 	curl_slist_free_all(rcpt);
 	buf_release(&mail);

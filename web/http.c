@@ -1,6 +1,7 @@
 /* http.c: kfleetd's HTTP server (libmicrohttpd, a small thread pool). It
  * receives requests with their bodies, bounded (an upload's bigger bound
- * only for a token holder, asked before the body is sent), and hands each
+ * only for a token holder, asked before the body is sent), refuses those
+ * whose Host does not name it (hostcheck.c), and hands each
  * to the route table (routes.c); it starts and stops the server and owns
  * its state: the per-thread database connections and the reply cache. */
 #include "web/web.h"
@@ -44,13 +45,39 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- the server ---- */
 
+/* The port the daemon of connection c listens on (asked of the connection:
+ * w->port is set after the server starts) */
+static int own_port(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_DAEMON);
+	const union MHD_DaemonInfo *di = ci ? MHD_get_daemon_info(ci->daemon,
+							       MHD_DAEMON_INFO_BIND_PORT) : NULL;
+
+	return di ? di->port : -1;
+}
+
+/* A request that does not name this daemon in its Host: 421, in HTML for
+ * a page and JSON for the API */
+static enum MHD_Result refuse_host(struct web *w, struct MHD_Connection *c, const char *url,
+				   const char *host)
+{
+	static const char fmt[] = "Host '%.100s' is not a name of this kfleetd, which answers to "
+				  "%s: refused, so that a page of another site cannot reach it "
+				  "by DNS rebinding";
+
+	log_debug("web: %s: Host '%.100s' refused", url, host);
+	if (!strncmp(url, "/api/", 5))
+		return web_reply_error(c, MHD_HTTP_MISDIRECTED_REQUEST, fmt, host, w->hosts.names);
+	return web_reply_html_error(c, MHD_HTTP_MISDIRECTED_REQUEST, fmt, host, w->hosts.names);
+}
+
 /* A new request: its body's bound, and the refusals that come before the
- * body is sent */
+ * body is sent (the Host first: every route, page or API, GET or POST) */
 static enum MHD_Result on_start(struct web *w, struct MHD_Connection *c, const char *url,
-				const char *method, void **con_cls)
+				const char *method, const char *version, void **con_cls)
 {
 	struct web_req *req = calloc(1, sizeof(*req));
-	const char *cl, *why;
+	const char *cl, *why, *host;
 	size_t max = web_route_body_max(url);
 	long long n;
 
@@ -59,6 +86,12 @@ static enum MHD_Result on_start(struct web *w, struct MHD_Connection *c, const c
 	web_guard_request(&w->guard, c, 1);
 	buf_init(&req->body, max);
 	*con_cls = req;
+	host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (!host && strcmp(version, MHD_HTTP_VERSION_1_0))
+		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "%s request without a Host header",
+				       version);
+	if (!web_hosts_allow(&w->hosts, host, own_port(c)))
+		return refuse_host(w, c, url, host);
 	/* a big upload only from a token holder, asked before it is sent */
 	if (max > WEB_BODY_MAX && !strcmp(method, MHD_HTTP_METHOD_POST) &&
 	    web_check_token(w, c, &why) < 0)
@@ -80,7 +113,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct web_req *req = *con_cls;
 
 	if (!req)
-		return on_start(w, c, url, method, con_cls);
+		return on_start(w, c, url, method, version, con_cls);
 	if (*upload_data_size) {
 		if (!req->too_big && buf_append(&req->body, upload_data, *upload_data_size) < 0)
 			req->too_big = 1;
@@ -181,6 +214,8 @@ struct web *web_start(const struct web_opts *o, char **err)
 	key_made = 1;
 
 	start_msg[0] = '\0';
+	if (web_hosts_init(&w->hosts, o->listen_addr, o->allowed_hosts, msg, sizeof(msg)) < 0)
+		goto out;
 	if (web_guard_start(&w->guard) < 0)
 		goto out;
 	w->mhd = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, on_request, w,
@@ -212,6 +247,7 @@ out:
 		*err = strdup(msg);
 		if (w) {
 			web_guard_stop(&w->guard);
+			web_hosts_release(&w->hosts);
 			if (key_made)
 				pthread_key_delete(w->db_key);
 			pthread_mutex_destroy(&w->submit_lock);
@@ -237,6 +273,7 @@ void web_stop(struct web *w)
 	/* joins the server threads: no request uses a connection after this */
 	MHD_stop_daemon(w->mhd);
 	web_guard_stop(&w->guard);
+	web_hosts_release(&w->hosts);
 	for (size_t i = 0; i < w->ndbs; i++)
 		db_close(w->dbs[i]);
 	free(w->dbs);

@@ -2,7 +2,8 @@
  * the fair queue's order, whom each is for, how long each has waited or
  * run, an expected turnaround per request and, per series a watch took,
  * when its work was queued, started and finished) and /hosts (what
- * libvirt said about each host and whether it is in placement), as HTML
+ * libvirt said about each host and whether it is in placement, the
+ * secrets of its URI masked: a keyfile= or a password), as HTML
  * and as JSON under /api/, the runs WEB_QUEUE_PAGE a page (?page=N;
  * ?offset=N&limit=M in the JSON). Reads come from db/query.c on this
  * thread's connection, the medians and the requests' progress through
@@ -717,7 +718,7 @@ WEB_HANDLER(pages_hosts)
 				buf_puts(&b, "</td><td class=\"failed\">out of placement");
 				if (h[i].health_detail) {
 					buf_puts(&b, ": ");
-					web_html_str(&b, h[i].health_detail);
+					web_html_redacted(&b, h[i].health_detail);
 				}
 			}
 			buf_puts(&b, "</td><td>");
@@ -730,7 +731,7 @@ WEB_HANDLER(pages_hosts)
 				   "<td class=\"num\">%d</td><td class=\"num\">%lld</td><td>%s</td><td>",
 				   h[i].max_vcpus, (double)h[i].memory_kb / (1024.0 * 1024.0),
 				   h[i].running, (long long)h[i].done, upd);
-			web_html_str(&b, h[i].uri);
+			web_html_redacted(&b, h[i].uri);
 			buf_puts(&b, "</td></tr>\n");
 		}
 		buf_puts(&b, "</tbody></table>\n");
@@ -763,11 +764,12 @@ WEB_HANDLER(api_hosts)
 	for (size_t i = 0; arr && i < n; i++)
 		if (json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:b,"
 			" s:o, s:o, s:i, s:I}", "name", web_json_str(h[i].name),
-			"uri", web_json_str(h[i].uri), "accel", web_json_str(h[i].accel),
+			"uri", web_json_redacted(h[i].uri), "accel", web_json_str(h[i].accel),
 			"qemu_version", web_json_str(h[i].qemu_version),
 			"libvirt_version", web_json_str(h[i].libvirt_version),
 			"max_vcpus", h[i].max_vcpus, "memory_kb", (json_int_t)h[i].memory_kb,
-			"healthy", h[i].healthy != 0, "health_detail", web_json_str(h[i].health_detail),
+			"healthy", h[i].healthy != 0, "health_detail",
+			web_json_redacted(h[i].health_detail),
 			"updated_at", web_json_time(h[i].updated_at), "running", h[i].running,
 			"runs_done", (json_int_t)h[i].done)) < 0)
 			bad = 1;

@@ -22,6 +22,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/cells.h"
+#include "common/redact.h"
 #include "common/util.h"
 #include "db/db.h"
 #include "jobs/jobs.h"
@@ -543,6 +544,30 @@ json_t *web_json_strn(const char *s, size_t n)
 json_t *web_json_str(const char *s)
 {
 	return s ? web_json_strn(s, strlen(s)) : json_null();
+}
+
+void web_html_redacted(struct buf *b, const char *s)
+{
+	char *r;
+
+	if (!s)
+		return;
+	r = redact_secrets(s);
+	web_html_str(b, r ? r : "(not shown)");
+	free(r);
+}
+
+json_t *web_json_redacted(const char *s)
+{
+	char *r;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	r = redact_secrets(s);
+	j = web_json_str(r ? r : "(not shown)");
+	free(r);
+	return j;
 }
 
 const char *web_json_text(const json_t *v)

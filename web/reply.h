@@ -129,6 +129,11 @@ void web_html_num(struct buf *b, double v, const char *none);
  * s); new reference, NULL when out of memory. */
 json_t *web_json_strn(const char *s, size_t n);
 json_t *web_json_str(const char *s);
+/* The same with secrets masked (common/redact.h), for a URL or an error
+ * that may quote one; "(not shown)" when memory runs out. NULL: nothing,
+ * and json null. */
+void web_html_redacted(struct buf *b, const char *s);
+json_t *web_json_redacted(const char *s);
 /* v's string, or "" when v is not a string (so never NULL) */
 const char *web_json_text(const json_t *v);
 /* ms since the epoch, or null for 0 */

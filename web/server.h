@@ -30,6 +30,7 @@ struct db;
 struct orch;
 
 #include "web/guard.h"
+#include "web/hostcheck.h"
 
 struct web {
 	struct MHD_Daemon *mhd;
@@ -46,6 +47,7 @@ struct web {
 	struct web_cache *cache;       /* cache.c: answers kept until their data change */
 	struct web_estimates *estimates;   /* estimates.c: the queue's medians and progress */
 	struct web_guard guard;        /* guard.c: a deadline for a request's headers */
+	struct web_hosts hosts;        /* hostcheck.c: the names a request's Host may give */
 	char kcidb_origin[65];         /* the KCIDB export's origin (export.c) */
 	char link_base[160];           /* "http://ADDR:PORT": links in the KCIDB export */
 };

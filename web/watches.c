@@ -1,6 +1,6 @@
 /* watches.c: watches as a page and as JSON: GET /watches and
- * /api/watches show each watch's spec (its token masked), last poll, what
- * it found and queued, its errors, its newest series with what became of
+ * /api/watches show each watch's spec (its token and its URLs' secrets
+ * masked), last poll, what it found and queued, its errors (masked too), its newest series with what became of
  * them and the checks posted, and its log; POST /api/watches adds one
  * ({"name", "spec": {KEY: "VALUE", ...}}), POST /api/watches/NAME/remove
  * removes one (orchestrator/watch.c checks and stores them). */
@@ -21,15 +21,20 @@
 #define SERIES_SHOWN 20
 #define LOG_SHOWN    20
 
-/* The spec as stored, its token masked; a new reference */
+/* The spec as stored, its token masked and the secrets of its URLs (an
+ * SMTP or patchwork password) too; a new reference */
 static json_t *spec_json(const char *spec)
 {
-	json_t *j = json_loads(spec ? spec : "{}", 0, NULL);
+	json_t *j = json_loads(spec ? spec : "{}", 0, NULL), *v;
+	const char *key;
 
 	if (!json_is_object(j)) {
 		json_decref(j);
 		return json_object();
 	}
+	json_object_foreach(j, key, v)
+		if (json_is_string(v))
+			json_object_set_new(j, key, web_json_redacted(json_string_value(v)));
 	if (json_object_get(j, "token"))
 		json_object_set_new(j, "token", json_string("(set, not shown)"));
 	return j;
@@ -48,7 +53,7 @@ static json_t *series_json(struct db *db, const struct watch_series_row *s)
 				"description", web_json_str(ck[i].description),
 				"posted_at", web_json_time(ck[i].posted_at),
 				"http_status", ck[i].http_status ? json_integer(ck[i].http_status) :
-				json_null(), "error", web_json_str(ck[i].error)));
+				json_null(), "error", web_json_redacted(ck[i].error)));
 		db_rows_free(db_watch_check_fields, ck, sizeof(*ck), n);
 	}
 	return json_pack("{s:I, s:I, s:s, s:I, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o,"
@@ -57,17 +62,17 @@ static json_t *series_json(struct db *db, const struct watch_series_row *s)
 			 "msgid", s->msgid, "version", (json_int_t)s->version,
 			 "name", web_json_str(s->name), "subject", web_json_str(s->subject),
 			 "submitter", web_json_str(s->submitter), "state", s->state,
-			 "detail", web_json_str(s->detail), "tree", web_json_str(s->tree),
+			 "detail", web_json_redacted(s->detail), "tree", web_json_str(s->tree),
 			 "submission_id", s->submission_id ? json_integer(s->submission_id) :
 			 json_null(), "superseded_by", s->superseded_by ?
 			 json_integer(s->superseded_by) : json_null(),
 			 "verdict", web_json_str(s->verdict),
-			 "verdict_detail", web_json_str(s->verdict_detail),
+			 "verdict_detail", web_json_redacted(s->verdict_detail),
 			 "mail", web_json_str(s->mail_path), "seen_at", web_json_time(s->seen_at),
 			 "checks", checks, "mail_sent_at", web_json_time(s->mail_sent_at),
-			 "mail_error", web_json_str(s->mail_error),
-			 "kcidb", "at", web_json_time(s->kcidb_at), "path", web_json_str(s->kcidb_path),
-			 "error", web_json_str(s->kcidb_error), "tries", (json_int_t)s->kcidb_tries);
+			 "mail_error", web_json_redacted(s->mail_error),
+			 "kcidb", "at", web_json_time(s->kcidb_at), "path",
+			 web_json_redacted(s->kcidb_path), "error", web_json_redacted(s->kcidb_error), "tries", (json_int_t)s->kcidb_tries);
 }
 
 static json_t *watch_json(struct db *db, const struct watch_row *w)
@@ -86,7 +91,7 @@ static json_t *watch_json(struct db *db, const struct watch_row *w)
 		for (size_t i = 0; i < nl; i++)
 			json_array_append_new(log, json_pack("{s:o, s:s, s:o}", "at",
 					      web_json_time(lr[i].at), "level", lr[i].level, "text",
-					      web_json_str(lr[i].text)));
+					      web_json_redacted(lr[i].text)));
 		db_rows_free(db_watch_log_fields, lr, sizeof(*lr), nl);
 	}
 	return json_pack("{s:s, s:s, s:o, s:I, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I,"
@@ -99,7 +104,8 @@ static json_t *watch_json(struct db *db, const struct watch_row *w)
 			 "next_poll_at", web_json_time(w->next_poll_at),
 			 "polls", (json_int_t)w->polls, "found", (json_int_t)w->found,
 			 "queued", (json_int_t)w->queued, "errors", (json_int_t)w->errors,
-			 "failing", (json_int_t)w->failing, "last_error", web_json_str(w->last_error),
+			 "failing", (json_int_t)w->failing, "last_error",
+			 web_json_redacted(w->last_error),
 			 "last_error_at", web_json_time(w->last_error_at), "series", series,
 			 "log", log);
 }
@@ -219,7 +225,7 @@ static void series_rows(struct buf *b, struct db *db, const char *watch)
 		web_html_str(b, s[i].state);
 		if (s[i].detail) {
 			buf_puts(b, ": ");
-			web_html_str(b, s[i].detail);
+			web_html_redacted(b, s[i].detail);
 		}
 		buf_puts(b, "</td><td>");
 		if (s[i].submission_id)
@@ -229,7 +235,7 @@ static void series_rows(struct buf *b, struct db *db, const char *watch)
 		if (s[i].verdict) {
 			web_html_str(b, s[i].verdict);
 			buf_puts(b, ": ");
-			web_html_str(b, s[i].verdict_detail);
+			web_html_redacted(b, s[i].verdict_detail);
 		}
 		if (s[i].mail_path) {
 			buf_puts(b, "<br>mail: <code>");
@@ -239,16 +245,16 @@ static void series_rows(struct buf *b, struct db *db, const char *watch)
 				buf_puts(b, " sent");
 			} else if (s[i].mail_error) {
 				buf_puts(b, " <span class=\"failed\">not sent: ");
-				web_html_str(b, s[i].mail_error);
+				web_html_redacted(b, s[i].mail_error);
 				buf_puts(b, "</span>");
 			}
 		}
 		if (s[i].kcidb_at) {
 			buf_puts(b, "<br>KCIDB: ");
-			web_html_str(b, s[i].kcidb_path ? s[i].kcidb_path : "posted");
+			web_html_redacted(b, s[i].kcidb_path ? s[i].kcidb_path : "posted");
 		} else if (s[i].kcidb_error) {
 			buf_puts(b, "<br><span class=\"failed\">KCIDB export not sent: ");
-			web_html_str(b, s[i].kcidb_error);
+			web_html_redacted(b, s[i].kcidb_error);
 			buf_puts(b, "</span>");
 		}
 		buf_puts(b, "</td><td>");
@@ -258,7 +264,7 @@ static void series_rows(struct buf *b, struct db *db, const char *watch)
 				web_html_str(b, ck[k].state);
 				if (ck[k].error) {
 					buf_puts(b, " <span class=\"failed\">not posted: ");
-					web_html_str(b, ck[k].error);
+					web_html_redacted(b, ck[k].error);
 					buf_puts(b, "</span>");
 				}
 			}
@@ -285,7 +291,7 @@ static void log_rows(struct buf *b, struct db *db, const char *watch)
 			   strcmp(l[i].level, "info") ? "failed" : "passed");
 		web_html_str(b, l[i].level);
 		buf_puts(b, "</td><td>");
-		web_html_str(b, l[i].text);
+		web_html_redacted(b, l[i].text);
 		buf_puts(b, "</td></tr>\n");
 	}
 	buf_puts(b, "</table>\n");
@@ -334,7 +340,7 @@ WEB_HANDLER(pages_watches)
 			   v[i].queued, v[i].failing ? "failed" : "passed", v[i].errors);
 		if (v[i].last_error) {
 			buf_printf(&b, "%s: ", t2);
-			web_html_str(&b, v[i].last_error);
+			web_html_redacted(&b, v[i].last_error);
 		}
 		buf_puts(&b, "</td></tr>\n");
 		json_decref(spec);
@@ -373,7 +379,7 @@ void web_watch_reported_html(struct buf *b, struct db *db, int64_t submission_id
 	web_html_str(b, s.state);
 	if (s.detail) {
 		buf_puts(b, ": ");
-		web_html_str(b, s.detail);
+		web_html_redacted(b, s.detail);
 	}
 	buf_puts(b, ")</p>\n<table>\n<tr><th>patch</th><th>check</th><th>description</th>"
 		 "<th>posted</th></tr>\n");
@@ -388,7 +394,7 @@ void web_watch_reported_html(struct buf *b, struct db *db, int64_t submission_id
 			buf_puts(b, "</td><td>");
 			web_html_str(b, ck[i].description);
 			buf_printf(b, "</td><td>%s%s", t, ck[i].error ? ": not posted: " : "");
-			web_html_str(b, ck[i].error);
+			web_html_redacted(b, ck[i].error);
 			buf_puts(b, "</td></tr>\n");
 		}
 	buf_puts(b, "</table>\n");

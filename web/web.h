@@ -17,6 +17,8 @@ struct web_opts {
 	struct orch *orch;        /* for orch_submit() */
 	struct bisect_driver *bisect;  /* for bisect_submit(), or NULL */
 	const char *kcidb_origin;      /* the KCIDB export's origin; NULL: "kfleet" */
+	const char *allowed_hosts;     /* names a Host may give besides the daemon's own
+					* (hostcheck.c): "NAME[:PORT] ...", or NULL */
 };
 
 /* Starts serving in background threads. NULL with *err (caller frees). */

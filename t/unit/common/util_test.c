@@ -38,6 +38,39 @@ static int teardown(void **state)
 
 /* --- parse_percent / parse_int / parse_size -------------------------------- */
 
+static void test_parse_hostport(void **state)
+{
+	static const struct { const char *in, *name; int port; } ok[] = {
+		{ "127.0.0.1:8080", "127.0.0.1", 8080 }, { "localhost", "localhost", -1 },
+		{ "LocalHost:1", "localhost", 1 }, { "[::1]:65535", "::1", 65535 },
+		{ "[::1]", "::1", -1 }, { "[::FFFF:127.0.0.1]", "::ffff:127.0.0.1", -1 },
+		{ "kfleet.example.org", "kfleet.example.org", -1 }, { "a_b-c:443", "a_b-c", 443 },
+	};
+	static const char *const bad[] = {
+		"", ":80", "[]", "[]:80", "::1", "::1:80", "[::1", "[::1]80", "[::1]:", "h:", "h:0",
+		"h:65536", "h:-1", "h:+1", "h:8 0", "h:80x", "h h", "evil.example/x", "h:80:81",
+		"[fe80::1%25eth0]", "[v6.zz]", "[1.2.3.4]", "h\r\nX: y", "caf\xc3\xa9",
+	};
+	char name[64], tiny[4];
+	int port;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(parse_hostport(ok[i].in, name, sizeof(name), &port), 0);
+		assert_string_equal(name, ok[i].name);
+		assert_int_equal(port, ok[i].port);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse_hostport(bad[i], name, sizeof(name), &port) == 0)
+			print_error("'%s' was taken as '%s' port %d\n", bad[i], name, port);
+		assert_int_equal(parse_hostport(bad[i], name, sizeof(name), &port), -1);
+	}
+	assert_int_equal(parse_hostport(NULL, name, sizeof(name), &port), -1);
+	/* a name longer than the room is refused, not cut */
+	assert_int_equal(parse_hostport("abcd", tiny, sizeof(tiny), &port), -1);
+	assert_int_equal(parse_hostport("abc", tiny, sizeof(tiny), &port), 0);
+}
+
 static void test_parse_percent(void **state)
 {
 	static const char *const bad[] = {
@@ -492,6 +525,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_percent),
+		cmocka_unit_test(test_parse_hostport),
 		cmocka_unit_test(test_path_inside),
 		cmocka_unit_test(test_parse_int_ok),
 		cmocka_unit_test(test_parse_int_rejects),

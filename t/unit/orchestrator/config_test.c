@@ -244,6 +244,69 @@ static void test_listen_bad(void **state)
 	assert_int_equal(f->c.listen_port, 8080);
 }
 
+static void test_allowed_hosts(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const bad[] = {
+		"evil.example/x", "h:0", "h:65536", "[::1", "::1", "h:80:81", "caf\xc3\xa9",
+		"[fe80::1%25eth0]", "h:x",
+	};
+
+	assert_null(f->c.allowed_hosts);
+	/* blanks or commas between; names lowercased, IPv6 in brackets */
+	assert_int_equal(load(f, "[daemon]\nallowed_hosts = Kfleet.Example:443, [::1]:8443\tproxy\n"), 0);
+	assert_string_equal(f->c.allowed_hosts, "kfleet.example:443 [::1]:8443 proxy");
+	assert_int_equal(load(f, "[daemon]\nallowed_hosts =\n"), 0);
+	assert_null(f->c.allowed_hosts);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128], want[96];
+
+		snprintf(text, sizeof(text), "[daemon]\nallowed_hosts = ok.example %s\n", bad[i]);
+		if (load(f, text) == 0)
+			fail_msg("allowed_hosts '%s' was accepted", bad[i]);
+		snprintf(want, sizeof(want), "allowed_hosts: '%s' is not NAME[:PORT]", bad[i]);
+		expect_error(f, 2, want);
+		assert_int_equal(count_lines(buf_str(&f->err)), 1);
+		assert_null(f->c.allowed_hosts);
+	}
+}
+
+/* A listen address off loopback is said to expose the pages and the API */
+static void test_listen_exposed(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const loopback[] = { "127.0.0.1:1", "127.1.2.3:1", "[::1]:1",
+						"[::ffff:127.0.0.1]:1" };
+	static const char *const exposed[] = { "0.0.0.0:8080", "[::]:1", "10.1.2.3:1",
+					       "[fe80::1]:1", "128.0.0.1:1" };
+	char msg[512];
+
+	assert_int_equal(config_listen_exposed(&f->c, msg, sizeof(msg)), 0);
+	for (size_t i = 0; i < sizeof(loopback) / sizeof(loopback[0]); i++) {
+		char text[64];
+
+		snprintf(text, sizeof(text), "[daemon]\nlisten = %s\n", loopback[i]);
+		assert_int_equal(load(f, text), 0);
+		if (config_listen_exposed(&f->c, msg, sizeof(msg)))
+			fail_msg("listen %s is loopback, yet: %s", loopback[i], msg);
+	}
+	for (size_t i = 0; i < sizeof(exposed) / sizeof(exposed[0]); i++) {
+		char text[64], want[64];
+
+		snprintf(text, sizeof(text), "[daemon]\nlisten = %s\n", exposed[i]);
+		assert_int_equal(load(f, text), 0);
+		assert_int_equal(config_listen_exposed(&f->c, msg, sizeof(msg)), 1);
+		snprintf(want, sizeof(want), "listen = %s is not a loopback address", exposed[i]);
+		assert_non_null(strstr(msg, want));
+		assert_non_null(strstr(msg, "reachable from the network, and the token is the "
+				       "only guard"));
+	}
+	/* a wildcard address: what a Host must then be */
+	assert_int_equal(load(f, "[daemon]\nlisten = 0.0.0.0:80\n"), 0);
+	config_listen_exposed(&f->c, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "allowed_hosts"));
+}
+
 /* One bad line each: the error names the file and the line. */
 static void test_error_lines(void **state)
 {
@@ -510,6 +573,8 @@ int main(void)
 		T(test_print_round_trip),
 		T(test_listen_forms),
 		T(test_listen_bad),
+		T(test_allowed_hosts),
+		T(test_listen_exposed),
 		T(test_error_lines),
 		T(test_error_broken_header),
 		T(test_two_syntax_errors),
