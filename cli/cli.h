@@ -129,6 +129,9 @@ int cli_logs(struct cli *k, int argc, char **argv);
  * strings through cli_visible_json() unless raw */
 void cli_print_run(json_t *run, int raw);
 
+/* cmd_cancel.c: `kfleet cancel RUN...`, `--request ID`, `--submission ID` */
+int cli_cancel(struct cli *k, int argc, char **argv);
+
 /* cmd_jobs.c: `kfleet jobs [show NAME]` */
 int cli_jobs(struct cli *k, int argc, char **argv);
 
