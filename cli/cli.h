@@ -78,6 +78,26 @@ void cli_join_strs(struct buf *b, json_t *arr, const char *sep);
 int cli_parse_num(const char *cmd, const char *opt, const char *s, long long min,
 		  long long max, long long *out);
 
+/* ---- visible.c: a guest's text, inert on a terminal ---- */
+
+/* What a text cut into pieces carries from one piece to the next */
+struct cli_visible {
+	int cr;            /* a CR at the end of the last piece, not shown yet */
+};
+/* Appends s[0..n) to out with every control character shown instead of
+ * sent: newline and tab as they are, CR before a newline dropped and a
+ * bare CR as "^M", the other C0 controls as "^@".."^_" (ESC "^["), DEL as
+ * "^?", the C1 controls U+0080..U+009F as "\u0080".."\u009f", a byte that
+ * is not UTF-8 as "\xHH"; other valid UTF-8 as it is. st starts zeroed;
+ * cli_visible_end() shows a CR still held. */
+void cli_visible(struct buf *out, const char *s, size_t n, struct cli_visible *st);
+void cli_visible_end(struct buf *out, struct cli_visible *st);
+/* Both for one whole text */
+void cli_visible_str(struct buf *out, const char *s, size_t n);
+/* A copy of j (new reference) with every string in it made visible so;
+ * NULL when out of memory */
+json_t *cli_visible_json(json_t *j);
+
 /* ---- usage.c ---- */
 
 /* kfleet's help: its commands and global options */
@@ -105,8 +125,12 @@ void cli_build_progress(json_t *sub, int tty, struct cli_progress *st);
 void cli_build_progress_end(int tty, struct cli_progress *st);
 /* cmd_logs.c */
 int cli_logs(struct cli *k, int argc, char **argv);
-/* A run of GET /api/runs/ID as `kfleet show` prints it, on stdout */
-void cli_print_run(json_t *run);
+/* A run of GET /api/runs/ID as `kfleet show` prints it, on stdout: its
+ * strings through cli_visible_json() unless raw */
+void cli_print_run(json_t *run, int raw);
+
+/* cmd_cancel.c: `kfleet cancel RUN...`, `--request ID`, `--submission ID` */
+int cli_cancel(struct cli *k, int argc, char **argv);
 
 /* cmd_jobs.c: `kfleet jobs [show NAME]` */
 int cli_jobs(struct cli *k, int argc, char **argv);

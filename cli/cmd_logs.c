@@ -2,7 +2,8 @@
  * and its command's output, from /api/runs/ID/tail (web/tail.c). With -f
  * it follows them while the guest runs, half a second a poll, and ends
  * with the run's outcome. With both streams, the command's output lines
- * are marked "| " so that they stand apart from the kernel's. */
+ * are marked "| " so that they stand apart from the kernel's. What the
+ * guest wrote is shown inert (visible.c) unless --raw. */
 #include "cli/cli.h"
 
 #include <getopt.h>
@@ -21,12 +22,31 @@ struct stream {
 	int bol;                /* at the beginning of a line */
 	int told;               /* said that the file was pruned */
 	const char *mark;       /* before each line, or "" */
+	int raw;                /* as the guest wrote it (--raw) */
+	struct cli_visible vis; /* a CR held back across polls */
 };
 
-/* Prints what came for s; 1 when there is more to ask for now */
-static int show(struct stream *s, json_t *part)
+/* The text of a stream as it is printed: made visible unless raw, CRs
+ * held back until the run's end (end) */
+static void visible_text(struct stream *s, json_t *text, int end, struct buf *out)
 {
-	const char *text = cli_jstr(part, "text", "");
+	const char *t = json_is_string(text) ? json_string_value(text) : "";
+	size_t n = json_is_string(text) ? json_string_length(text) : 0;
+
+	if (s->raw) {
+		buf_append(out, t, n);
+		return;
+	}
+	cli_visible(out, t, n, &s->vis);
+	if (end)
+		cli_visible_end(out, &s->vis);
+}
+
+/* Prints what came for s; 1 when there is more to ask for now. end: the
+ * run is done, nothing more comes after this. */
+static int show(struct stream *s, json_t *part, int end)
+{
+	struct buf text = BUF_INIT(0);
 	long long next = cli_jint(part, "next", s->next), size = cli_jint(part, "size", 0);
 
 	if (!s->shown) {
@@ -46,12 +66,14 @@ static int show(struct stream *s, json_t *part)
 		       s->key);
 		s->bol = 1;
 	}
-	for (const char *p = text; *p; p++) {
+	visible_text(s, json_object_get(part, "text"), end && next >= size, &text);
+	for (size_t i = 0; i < text.len; i++) {
 		if (s->bol && *s->mark)
 			fputs(s->mark, stdout);
-		putchar(*p);
-		s->bol = *p == '\n';
+		putchar(text.data[i]);
+		s->bol = text.data[i] == '\n';
 	}
+	buf_release(&text);
 	s->next = next;
 	return next < size;
 }
@@ -77,18 +99,23 @@ static int follow(struct cli *k, long long id, int f, struct stream *st, size_t 
 			continue;
 		}
 		failures = 0;
-		for (size_t i = 0; i < ns; i++)
-			more |= show(&st[i], json_object_get(r.j, st[i].key));
-		fflush(stdout);
 		done = !strcmp(cli_jstr(r.j, "state", ""), "done");
+		for (size_t i = 0; i < ns; i++)
+			more |= show(&st[i], json_object_get(r.j, st[i].key), done || !f);
+		fflush(stdout);
 		if (!more && (done || !f)) {
 			int passed = !strcmp(cli_jstr(r.j, "outcome", ""), "passed");
 
 			if (f) {
 				const char *detail = cli_jstr(r.j, "detail", "");
+				struct buf d = BUF_INIT(0);
 
+				visible_text(&(struct stream){ .raw = st[0].raw },
+					     json_object_get(r.j, "detail"), 1, &d);
 				printf("%srun %lld: %s%s%s\n", st[0].bol && st[1].bol ? "" : "\n", id,
-				       cli_jstr(r.j, "outcome", "?"), *detail ? ": " : "", detail);
+				       cli_jstr(r.j, "outcome", "?"), *detail ? ": " : "",
+				       buf_str(&d));
+				buf_release(&d);
 			}
 			json_decref(r.j);
 			return !f || passed ? CLI_OK : CLI_NOT_PASSED;
@@ -105,6 +132,7 @@ int cli_logs(struct cli *k, int argc, char **argv)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "console", no_argument, NULL, 'c' },
 		{ "output", no_argument, NULL, 'o' },
+		{ "raw", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -112,7 +140,7 @@ int cli_logs(struct cli *k, int argc, char **argv)
 		{ .key = "console", .shown = 1, .bol = 1, .mark = "" },
 		{ .key = "output", .shown = 1, .bol = 1, .mark = "| " },
 	};
-	int f = 0, only_console = 0, only_output = 0, c;
+	int f = 0, only_console = 0, only_output = 0, raw = 0, c;
 	long long id;
 
 	optind = 0;
@@ -121,6 +149,7 @@ int cli_logs(struct cli *k, int argc, char **argv)
 		case 'f': f = 1; break;
 		case 'c': only_console = 1; break;
 		case 'o': only_output = 1; break;
+		case 'r': raw = 1; break;
 		case 'h':
 			cli_usage(stdout);
 			return CLI_OK;
@@ -140,6 +169,7 @@ int cli_logs(struct cli *k, int argc, char **argv)
 	}
 	if (cli_parse_num(k->cmd, "run id", argv[optind], 1, INT64_MAX, &id) < 0)
 		return CLI_USAGE;
+	st[0].raw = st[1].raw = raw;
 	if (only_console)
 		st[1].shown = 0;
 	if (only_output) {

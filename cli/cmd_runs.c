@@ -120,7 +120,7 @@ static void print_run_metrics(json_t *samples, int truncated)
 	free(v);
 }
 
-void cli_print_run(json_t *r)
+static void print_run(json_t *r)
 {
 	json_t *kernel = json_object_get(r, "kernel");
 	json_t *guest = json_object_get(r, "guest");
@@ -206,6 +206,20 @@ void cli_print_run(json_t *r)
 			printf("(output truncated; all of it is in %s/%s)\n", cli_or_dash(run_dir),
 			       RUN_FILE_OUTPUT);
 	}
+}
+
+void cli_print_run(json_t *run, int raw)
+{
+	/* every string of it may come from the guest: its output, the
+	 * console's splat, the detail, the release, the tests' names */
+	json_t *v = raw ? json_incref(run) : cli_visible_json(run);
+
+	if (!v) {
+		fprintf(stderr, "kfleet: out of memory\n");
+		return;
+	}
+	print_run(v);
+	json_decref(v);
 }
 
 #define RUN_PAGES_MAX 100000   /* pages of a run's results or samples followed */
@@ -313,7 +327,7 @@ static int wait_run(struct cli *k, long long id, int json)
 	if (json)
 		cli_print_json(r.j);
 	else
-		cli_print_run(r.j);
+		cli_print_run(r.j, 0);
 	{
 		const char *o = cli_jstr(r.j, "outcome", NULL);
 
@@ -569,17 +583,19 @@ int cli_show(struct cli *k, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "raw", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long long id;
-	int json = 0, c;
+	int json = 0, raw = 0, c;
 	struct resp r;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = 1; break;
+		case 'r': raw = 1; break;
 		case 'h':
 			cli_usage(stdout);
 			return CLI_OK;
@@ -601,7 +617,7 @@ int cli_show(struct cli *k, int argc, char **argv)
 	if (json)
 		cli_print_json(r.j);
 	else
-		cli_print_run(r.j);
+		cli_print_run(r.j, raw);
 	json_decref(r.j);
 	return CLI_OK;
 }

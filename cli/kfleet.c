@@ -42,6 +42,7 @@ static const struct command {
 	{ "runs", cli_runs },
 	{ "show", cli_show },
 	{ "logs", cli_logs },
+	{ "cancel", cli_cancel },
 	{ "repro", cli_repro },
 	{ "jobs", cli_jobs },
 	{ "compare", cli_compare },

@@ -12,7 +12,7 @@
 struct sqlite3;
 struct db;
 
-#define DB_SCHEMA_VERSION 21
+#define DB_SCHEMA_VERSION 22
 
 enum run_state { RUN_QUEUED, RUN_RUNNING, RUN_DONE, RUN_STATE_COUNT };
 
@@ -26,7 +26,8 @@ enum run_outcome {
 	RUN_OUT_CRASH,         /* the kernel crashed (panic, oops, BUG...) */
 	RUN_OUT_CONSOLE_FLOOD, /* the guest wrote more console than allowed */
 	RUN_OUT_INFRA,         /* libvirt error, QEMU died, disk full... */
-	RUN_OUT_CANCELED,
+	RUN_OUT_CANCELED,      /* canceled by a user (or a bisection, a newer series):
+				  says nothing about the kernel, never retried */
 	RUN_OUT_SKIPPED,       /* the job said it cannot run here (exit 4, "SKIP: why") */
 	RUN_OUT_COUNT
 };
@@ -299,9 +300,39 @@ int db_run_booted(struct db *db, int64_t id, int64_t at, const char *release, in
 
 /* Ends the current attempt with an outcome. For RUN_OUT_INFRA the run goes
  * back to the queue when attempts remain (state queued), else it is done.
+ * A run asked to stop (db_run_cancel()) ends as canceled whatever o is.
  * exit_code < 0 means none. detail and splat may be NULL. 0 / -1 */
 int db_run_finish(struct db *db, int64_t id, enum run_outcome o, const char *detail,
 		  const char *splat, int has_exit_code, int exit_code);
+
+/* --- cancel.c: a user's cancel --------------------------------------------
+ * What one cancel found and did in its runs. A queued run ends canceled
+ * at once; a running one is asked to stop: its worker destroys its guest
+ * (db_run_cancel_asked()) and, whatever it then reports, db_run_finish()
+ * and db_recover() end it as canceled, never queued again. */
+struct db_cancel {
+	int canceled;          /* queued runs ended as canceled now */
+	int stopping;          /* running runs asked to stop now */
+	int already;           /* runs canceled, or asked to stop, before */
+	int ended;             /* runs that ended otherwise: left as they are */
+	int sub_now;           /* a submission queued or building: failed as canceled
+				  now (the builder starts none of its builds left) */
+	int sub_before;        /* a submission canceled before */
+};
+/* Cancels run id; a request's runs; a submission's builds not started and
+ * its runs (a testing one is marked canceled once a run of it is). why is
+ * the canceled runs' detail. 1 done (c filled), 0 no such run, request or
+ * submission, -1 error. Each is one transaction, and may be repeated. */
+int db_run_cancel(struct db *db, int64_t id, const char *why, struct db_cancel *c);
+int db_request_cancel(struct db *db, int64_t id, const char *why, struct db_cancel *c);
+int db_submission_cancel(struct db *db, int64_t id, const char *why, struct db_cancel *c);
+/* 1 when the cancel found nothing canceled or to cancel: all ended by
+ * themselves (the API's 409) */
+int db_cancel_nothing(const struct db_cancel *c);
+/* 1 when running run id was asked to stop, 0 not, -1 error */
+int db_run_cancel_asked(struct db *db, int64_t id);
+/* 1 when submission id was canceled, 0 not (or no such), -1 error */
+int db_submission_canceled(struct db *db, int64_t id);
 
 /* Start-up recovery: every run left 'running' by a daemon that died is
  * finished as RUN_OUT_INFRA ("daemon restarted while the run was in
@@ -461,7 +492,8 @@ int db_submission_list(struct db *db, int limit, struct submission **rows, size_
 int db_submission_next(struct db *db, struct submission *s);
 int db_submission_set_base(struct db *db, int64_t id, const char *commit, const char *why);
 int db_submission_set_patched(struct db *db, int64_t id, const char *commit);
-/* Ends the build stage: state testing or failed, with outcome and detail */
+/* Ends the build stage: state testing or failed, with outcome and detail;
+ * a submission a user canceled is left as it is */
 int db_submission_end(struct db *db, int64_t id, const char *state, const char *outcome,
 		      const char *detail, const char *apply_log);
 int db_submission_link_build(struct db *db, int64_t id, const char *side, const char *arch,

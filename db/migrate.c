@@ -346,6 +346,10 @@ const char *const db_migrations[] = {
 	"CREATE TRIGGER runs_kept_delete AFTER DELETE ON runs WHEN old.state = 'done'" KEPT_BUMP,
 #undef KEPT_ON
 #undef KEPT_BUMP
+	/* 22: a running run a user canceled (db/cancel.c): when it was asked
+	 * to stop. Its worker destroys its guest, and it ends as canceled
+	 * whatever the worker or a restart's recovery says. */
+	"ALTER TABLE runs ADD COLUMN cancel_at INTEGER;",
 };
 
 const int db_migration_count = (int)(sizeof(db_migrations) / sizeof(db_migrations[0]));

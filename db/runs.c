@@ -400,12 +400,21 @@ int db_run_phase(struct db *db, int64_t id, enum run_phase p)
 static int finish_locked(struct db *db, int64_t id, enum run_outcome o, const char *detail,
 			 const char *splat, int has_exit_code, int exit_code)
 {
-	int64_t v[2], now = now_ms();   /* attempt, max_attempts */
+	int64_t v[3], now = now_ms();   /* attempt, max_attempts, asked to stop */
+	char why[512];
 	int requeue;
 
-	if (dbi_row_ints(dbi_stmt(db, "SELECT attempt, max_attempts FROM runs"
-				  " WHERE id = ? AND state = 'running'", DBI_INT(id)), v, 2) != 1)
+	if (dbi_row_ints(dbi_stmt(db, "SELECT attempt, max_attempts, cancel_at IS NOT NULL"
+				  " FROM runs WHERE id = ? AND state = 'running'", DBI_INT(id)),
+			 v, 3) != 1)
 		return -1;
+	/* a user's cancel: whatever the guest did meanwhile, never retried */
+	if (v[2] && o != RUN_OUT_CANCELED) {
+		snprintf(why, sizeof(why), "canceled by the user while it ran (it was ending as "
+			 "%s%s%s)", run_outcome_name(o), detail ? ": " : "", detail ? detail : "");
+		o = RUN_OUT_CANCELED;
+		detail = why;
+	}
 	requeue = o == RUN_OUT_INFRA && (int)v[0] < (int)v[1];
 	if (dbi_exec(db, "UPDATE attempts SET ended_at = ?3, outcome = ?4, detail = ?5"
 		     " WHERE run_id = ?1 AND n = ?2", DBI_INT(id), DBI_INT((int)v[0]),

@@ -93,8 +93,10 @@ int db_submission_set_patched(struct db *db, int64_t id, const char *commit)
 int db_submission_end(struct db *db, int64_t id, const char *state, const char *outcome,
 		      const char *detail, const char *apply_log)
 {
+	/* a user's cancel stands: a build that was in flight ends after it */
 	return dbi_exec(db, "UPDATE submissions SET state = ?, outcome = ?, detail = ?,"
-			" apply_log = coalesce(?, apply_log), ended_at = ? WHERE id = ?",
+			" apply_log = coalesce(?, apply_log), ended_at = ? WHERE id = ?"
+			" AND coalesce(outcome, '') != 'canceled'",
 			DBI_TEXT(state), DBI_TEXT(outcome), DBI_TEXT(detail), DBI_TEXT(apply_log),
 			DBI_INT(now_ms()), DBI_INT(id));
 }

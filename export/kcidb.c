@@ -373,7 +373,9 @@ static void add_checkout(struct ctx *x, const struct dbk_checkout *c, int series
 		buf_release(&mbox);
 		set_str(x, o, "message_id", series_msgid(sj));
 		set_str(x, o, "comment", c->series_subject ? c->series_subject : c->series_name);
-		set(x, o, "valid", json_boolean(applied));
+		/* canceled before it was applied: nothing is known of it */
+		if (applied || !c->outcome || strcmp(c->outcome, "canceled"))
+			set(x, o, "valid", json_boolean(applied));
 		if (!applied && c->outcome && !strcmp(c->outcome, "does-not-apply"))
 			set_excerpt(x, o, "log_excerpt", c->detail);
 		set_str(x, misc, "patched_commit", c->patched_commit);

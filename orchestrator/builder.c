@@ -628,8 +628,19 @@ struct sub_build {
 	const char *commit[2];          /* base, patched */
 };
 
+/* 1 when a user canceled s (db/cancel.c): none of its builds left is
+ * started, none of its runs queued */
+static int canceled(struct builder *b, const struct submission *s)
+{
+	if (db_submission_canceled(b->db, s->id) != 1)
+		return 0;
+	log_info("submission %" PRId64 ": canceled by the user: no more of its builds", s->id);
+	return 1;
+}
+
 /* Builds the kernels of every arch and side, then the selftests the jobs
- * need for each; what failed goes into failed. -1 when kfleetd stops. */
+ * need for each; what failed goes into failed. -1 when kfleetd stops or a
+ * user canceled the submission. */
 static int build_all(struct builder *b, const struct submission *s, struct sub_build *sb,
 		     struct buf *failed)
 {
@@ -644,6 +655,10 @@ static int build_all(struct builder *b, const struct submission *s, struct sub_b
 		for (int side = 0; side < sb->sides; side++) {
 			int64_t bid = 0;
 
+			if (canceled(b, s)) {
+				rc = -1;
+				goto out;
+			}
 			free(err);
 			err = NULL;
 			if (build_one(b, s, side ? "patched" : "base", sb->arches[a],
@@ -661,6 +676,10 @@ static int build_all(struct builder *b, const struct submission *s, struct sub_b
 	for (size_t a = 0; a < sb->narch && nt; a++)
 		for (int side = 0; side < sb->sides; side++)
 			for (size_t k = 0; k < nt; k++) {
+				if (canceled(b, s)) {
+					rc = -1;
+					goto out;
+				}
 				free(err);
 				err = NULL;
 				if (build_selftests(b, s, sb->arches[a], side, sb->commit[side],
@@ -717,7 +736,7 @@ static void process(struct builder *b, struct submission *s)
 	sb.sides = ser ? 2 : 1;
 	sb.commit[0] = base;
 	sb.commit[1] = patched;
-	if (build_all(b, s, &sb, &failed) < 0)
+	if (canceled(b, s) || build_all(b, s, &sb, &failed) < 0)
 		goto out;
 	if (failed.len) {
 		db_submission_end(b->db, s->id, "failed", "build-failed", buf_str(&failed), NULL);
@@ -735,6 +754,13 @@ static void process(struct builder *b, struct submission *s)
 	else if (sb.njobs)
 		queue_runs(b, s, sb.arches, sb.narch, sb.kernels, sb.jobs, sb.njobs, sb.vcpus,
 			   sb.nvcpus, &notes);
+	if (canceled(b, s)) {
+		/* canceled while they were queued: those it missed go too */
+		struct db_cancel dc;
+
+		db_submission_cancel(b->db, s->id, "canceled by the user", &dc);
+		goto out;
+	}
 	db_submission_end(b->db, s->id, sb.njobs ? "testing" : "done", NULL,
 			  notes.len ? buf_str(&notes) : NULL, log.len ? buf_str(&log) : NULL);
 	log_info("submission %" PRId64 ": built%s", s->id, sb.njobs ? ", runs queued" : "");

@@ -2,7 +2,8 @@
  * stages over one context: the run's directory, its root disk, its initrd,
  * the upload to a remote host, the domain, the start, the watch (agent
  * channel, console, timers, lifecycle events) and the conclusion (the
- * outcome from outcome.c, the job's results from results.c). Whatever
+ * outcome from outcome.c, the job's results from results.c). A user's
+ * cancel is looked for before the start and while the guest runs. Whatever
  * stage a run reached, run_release_ctx() destroys its guest and frees it;
  * a guest that powered off after its exit frame is concluded at once and
  * released after its outcome is stored (run_guest_end). */
@@ -33,6 +34,7 @@
 #define CONSOLE_SCAN_MAX (24u << 20)   /* the head and virtlogd's backups: ~8.5 MiB */
 #define EXIT_GRACE_MS 30000   /* after the agent's own timeout, before ours */
 #define POWEROFF_GRACE_MS 5000 /* from the agent's exit frame to the guest gone */
+#define CANCEL_POLL_MS 1000    /* how often the watch looks for a user's cancel */
 
 /* The moments of a run's time, for RUN_FILE_TIMINGS: from the claim to
  * the guest made (prepare), the domain's creation (create), to the agent's
@@ -482,7 +484,27 @@ struct timers {
 	long long seen;          /* console + channel bytes at the last change */
 	int64_t last_output;
 	int64_t last_tick, last_alive;  /* mono_ms() */
+	int64_t last_cancel;            /* mono_ms() of the last look for a cancel */
 };
+
+/* 1 when a user canceled the run (db/cancel.c), the outcome set */
+static int canceled(struct run_ctx *x)
+{
+	if (db_run_cancel_asked(x->db, x->r->id) != 1)
+		return 0;
+	outcome_set(x->out, RUN_OUT_CANCELED, "canceled by the user while it ran");
+	log_info("run %" PRId64 ": canceled by the user: its guest is destroyed", x->r->id);
+	return 1;
+}
+
+/* canceled(), asked of the database once a CANCEL_POLL_MS */
+static int cancel_due(struct run_ctx *x, struct timers *t, int64_t now)
+{
+	if (now - t->last_cancel < CANCEL_POLL_MS)
+		return 0;
+	t->last_cancel = now;
+	return canceled(x);
+}
 
 /* 1 when the guest is to be destroyed now: a limit passed (the facts say
  * which), kfleetd stops or the host is gone (an infrastructure failure);
@@ -630,7 +652,8 @@ static int take_qemu_log(const struct host *h, const char *domain, const char *d
 }
 
 /* Follows the guest until it stops or is destroyed, then takes in what
- * it left. -1 when the run ended as an infrastructure failure. */
+ * it left. -1 when the run ended as an infrastructure failure or a user
+ * canceled it. */
 static int stage_watch(struct run_ctx *x)
 {
 	struct timers t = { .seen = -1 };
@@ -640,7 +663,7 @@ static int stage_watch(struct run_ctx *x)
 	for (;;) {
 		if (watch_tick(x, &t, &now))
 			break;
-		if (!past_limit(x, &t, now)) {
+		if (!cancel_due(x, &t, now) && !past_limit(x, &t, now)) {
 			watch_sleep(x, &t);
 			continue;
 		}
@@ -654,8 +677,10 @@ static int stage_watch(struct run_ctx *x)
 	conlog_poll(&x->conlog, x->console);
 	channel_poll(&x->ch);
 	x->qemu_log_werr = take_qemu_log(x->h, x->r->domain, x->dir);
-	end_on_write_fault(x);   /* in what came last, too */
-	return x->out->o == RUN_OUT_INFRA ? -1 : 0;
+	if (x->out->o != RUN_OUT_CANCELED)
+		end_on_write_fault(x);   /* in what came last, too */
+	/* a cancel is not concluded: its output says nothing of the kernel */
+	return x->out->o == RUN_OUT_INFRA || x->out->o == RUN_OUT_CANCELED ? -1 : 0;
 }
 
 /* --- the conclusion ------------------------------------------------------ */
@@ -818,7 +843,7 @@ struct run_ctx *run_guest(struct orch *o, struct host *h, struct db *db, const s
 	}
 	if (ctx_init(x, o, h, db, r, out) == 0 && stage_disk(x) == 0 &&
 	    stage_initrd(x) == 0 && stage_kernel(x) == 0 && stage_upload(x) == 0 &&
-	    stage_domain(x) == 0 &&
+	    stage_domain(x) == 0 && !canceled(x) &&
 	    stage_start(x) == 0 && stage_watch(x) == 0)
 		stage_conclude(x);
 	write_timings(x);

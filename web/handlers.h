@@ -36,6 +36,12 @@ WEB_HANDLER(api_run_results);       /* GET /api/runs/ID/results?offset=N&limit=M
 WEB_HANDLER(api_run_samples);       /* GET /api/runs/ID/samples?offset=N&limit=M */
 WEB_HANDLER(api_run_tail);          /* GET /api/runs/ID/tail?console=N&output=M */
 WEB_HANDLER(api_jobs);              /* GET /api/jobs */
+/* cancel.c: a user's cancel (token); {"id", "canceled", "stopping",
+ * "already", "ended"} (counts of runs), a run's "state" and "outcome" too,
+ * a submission's "builds_dropped"; 409 when all had ended by themselves */
+WEB_HANDLER(api_run_cancel);        /* POST /api/runs/ID/cancel */
+WEB_HANDLER(api_request_cancel);    /* POST /api/requests/ID/cancel: its runs */
+WEB_HANDLER(api_submission_cancel); /* POST /api/submissions/ID/cancel: its builds left, runs */
 WEB_HANDLER(api_job);               /* GET /api/jobs/NAME */
 
 /* pages.c: the HTML of runs and jobs */

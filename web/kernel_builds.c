@@ -582,7 +582,7 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	size_t n = 0;
 	char title[64], t[32];
 	const char *state;
-	int found, runs, done;
+	int found, runs, done, canceled;
 
 	if (!db)
 		return rc;
@@ -595,11 +595,15 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	state = submission_state(db, &s, &runs, &done);
 	snprintf(title, sizeof(title), "submission %lld", (long long)id);
 	web_page_head(&b, title, strcmp(state, "done") && strcmp(state, "failed"));
-	buf_printf(&b, "<h1>%s <span class=\"%s\">", title, state_class(state));
-	web_html_str(&b, state);
+	/* a user's cancel is not a failure of the series */
+	canceled = s.outcome && !strcmp(s.outcome, "canceled");
+	buf_printf(&b, "<h1>%s <span class=\"%s\">", title,
+		   canceled ? "canceled" : state_class(state));
+	web_html_str(&b, canceled ? "canceled" : state);
 	buf_puts(&b, "</span></h1>\n");
 	if (s.detail) {
-		buf_printf(&b, "<p class=\"%s\"><b>", s.outcome ? "failed" : "note");
+		buf_printf(&b, "<p class=\"%s\"><b>", canceled ? "canceled" : s.outcome ? "failed" :
+			   "note");
 		web_html_str(&b, s.outcome);
 		buf_puts(&b, s.outcome ? ":</b> " : "</b>");
 		web_html_str(&b, s.detail);

@@ -18,24 +18,31 @@
 #include "cli/cli.h"
 #include "t/unit/testutil.h"
 
-/* cli_print_run of print_this, for tu_run_captured */
+/* cli_print_run of print_this (raw: print_raw), for tu_run_captured */
 static json_t *print_this;
+static int print_raw;
 
 static int run_print_run(int argc, char **argv)
 {
-	cli_print_run(print_this);
+	cli_print_run(print_this, print_raw);
 	return 0;
 }
 
-static char *print_run_of(json_t *run)
+static char *print_run_of_raw(json_t *run, int raw)
 {
 	char *out, *err;
 
 	print_this = run;
+	print_raw = raw;
 	assert_int_equal(tu_run_captured(run_print_run, NULL, 0, &out, &err), 0);
 	assert_string_equal(err, "");
 	free(err);
 	return out;
+}
+
+static char *print_run_of(json_t *run)
+{
+	return print_run_of_raw(run, 0);
 }
 
 static void test_print_run_golden(void **state)
@@ -47,6 +54,36 @@ static void test_print_run_golden(void **state)
 	assert_non_null(run);
 	out = print_run_of(run);
 	tu_golden("cli/run.out", out, strlen(out));
+	free(out);
+	json_decref(run);
+}
+
+/* What a hostile guest wrote, in every string of a run that comes from
+ * it, shown and not sent; --raw as it came */
+static void test_print_run_escapes(void **state)
+{
+	json_t *run = json_pack("{s:i, s:s, s:s, s:s, s:s, s:{s:s}, s:{s:s}, s:{s:{s:i}, s:[{s:s, "
+				"s:s}]}, s:s}",
+				"id", 5, "state", "done", "outcome", "failed",
+				"detail", "SKIP: \x1b]0;pwned\x07", "splat", "BUG: \x1b[2J\x1b[H",
+				"kernel", "path", "/boot/vmlinuz", "guest", "release", "6.1\xc2\x9b" "1m",
+				"results", "counts", "fail", 1, "rows", "path", "t\x1b[31m", "status", "fail",
+				"output", "out\x1b]0;title\x07\rover\r\n");
+	char *out;
+
+	assert_non_null(run);
+	out = print_run_of(run);
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\r'));
+	assert_null(strstr(out, "\xc2\x9b"));
+	assert_non_null(strstr(out, "detail:     SKIP: ^[]0;pwned^G\n"));
+	assert_non_null(strstr(out, "BUG: ^[[2J^[[H"));
+	assert_non_null(strstr(out, "t^[[31m"));
+	assert_non_null(strstr(out, "output:\nout^[]0;title^G^Mover\n"));
+	free(out);
+	out = print_run_of_raw(run, 1);
+	assert_non_null(strstr(out, "output:\nout\x1b]0;title\x07\rover\r\n"));
+	assert_non_null(strstr(out, "SKIP: \x1b]0;pwned\x07"));
 	free(out);
 	json_decref(run);
 }
@@ -182,6 +219,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_print_run_golden),
 		cmocka_unit_test(test_print_run_queued),
+		cmocka_unit_test(test_print_run_escapes),
 		cmocka_unit_test(test_parse_ktap),
 		cmocka_unit_test(test_print_flaky),
 		cmocka_unit_test(test_parse_refusals),

@@ -211,6 +211,7 @@ static void test_migrate_watch_runs(void **state)
 		"DROP INDEX results_run_order; DROP INDEX runs_ended; DROP INDEX builds_kernel;"
 		"DROP INDEX watch_checks_series; DROP INDEX watch_series_watch;"
 		"DROP INDEX watch_series_submission; ALTER TABLE runs DROP COLUMN boot;"
+		"ALTER TABLE runs DROP COLUMN cancel_at;"
 		"DROP INDEX runs_watch;"
 		"ALTER TABLE runs DROP COLUMN watch;"
 		"ALTER TABLE submissions DROP COLUMN watch;"

@@ -304,6 +304,59 @@ static void test_export(void **state)
 	json_decref(r1);
 }
 
+/* The checkout of the series with this subject in rep */
+static json_t *checkout_of(json_t *rep, const char *subject)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "checkouts"), i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "comment")) ?
+			    json_string_value(json_object_get(o, "comment")) : "", subject))
+			return o;
+	fail_msg("no checkout of '%s'", subject);
+	return NULL;
+}
+
+static void test_export_canceled(void **state)
+{
+	/* a series canceled before it was applied, one that did not apply,
+	 * each with its base picked; a canceled run of the first */
+	static const char sql[] =
+		"INSERT INTO trees (id, name, url, branch, state, added_at) VALUES"
+		" (1, 'net', 'https://git.example.org/net.git', 'main', 'ready', 1);"
+		"INSERT INTO submissions (id, created_at, tree, series_name, series_subject,"
+		" series_json, series_count, base_commit, arches, config, state, outcome, detail)"
+		" VALUES (3, 1, 'net', 'a', '[PATCH] a', '{\"patches\": []}', 1, '" BASE "',"
+		" 'x86_64', 'tinyconfig', 'failed', 'canceled', 'canceled by the user'),"
+		" (4, 2, 'net', 'b', '[PATCH] b', '{\"patches\": []}', 1, '" BASE "',"
+		" 'x86_64', 'tinyconfig', 'failed', 'does-not-apply', 'patch 1/1: a.c');"
+		"INSERT INTO kernels (id, source, path, arch, sha256, created_at) VALUES"
+		" (1, 'built', '/k/base', 'x86_64', 'a', 1);"
+		"INSERT INTO builds (id, key, tree, commit_id, arch, config, config_hash, toolchain,"
+		" state, dir, kernel_id, started_at, ended_at, ms) VALUES (1, 'k1', 'net', '" BASE "',"
+		" 'x86_64', 'tinyconfig', 'h', 'gcc 12', 'done', '/b1', 1, 5, 6, 1);"
+		"INSERT INTO submission_builds VALUES (3, 'base', 'x86_64', 1, 0);"
+		"INSERT INTO runs (id, kernel_id, arch, vcpus, memory_mb, timeout_s, command, state,"
+		" outcome, queued_at, ended_at, submission_id) VALUES (9, 1, 'x86_64', 1, 256, 60,"
+		" 'true', 'done', 'canceled', 7, 8, 3);";
+	struct dbt *f = *state;
+	struct kcidb_opts o = { "lab", "http://127.0.0.1:8080", 0, 0 };
+	char err[256], *e = NULL;
+	json_t *r;
+
+	if (sqlite3_exec(db_sqlite(f->db), sql, NULL, NULL, &e) != SQLITE_OK)
+		fail_msg("fill: %s", e);
+	r = kcidb_export(f->db, &o, err, sizeof(err));
+	assert_non_null(r);
+	/* a cancel says nothing of the series: valid is not known */
+	assert_null(json_object_get(checkout_of(r, "[PATCH] a"), "valid"));
+	assert_true(json_is_false(json_object_get(checkout_of(r, "[PATCH] b"), "valid")));
+	/* and a canceled run is no test */
+	assert_int_equal(json_array_size(json_object_get(r, "tests")), 0);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +365,7 @@ int main(void)
 		cmocka_unit_test(test_since),
 		cmocka_unit_test(test_patchset_hash),
 		cmocka_unit_test_setup_teardown(test_export, dbt_setup, dbt_teardown),
+		cmocka_unit_test_setup_teardown(test_export_canceled, dbt_setup, dbt_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -704,6 +704,165 @@ static void test_output_truncated(void **state)
 	buf_release(&b);
 }
 
+/* ---- a user's cancel ---- */
+
+/* POST path with the token: the status; *j the answer (caller decrefs) */
+static long cancel_post(const char *path, json_t **j)
+{
+	struct buf b = BUF_INIT(0);
+	long st = http("POST", path, "Bearer " TOKEN, NULL, &b);
+
+	*j = parse(&b);
+	buf_release(&b);
+	return st;
+}
+
+static void test_cancel(void **state)
+{
+	int64_t q = submit("sleep 600"), run = submit("sleep 601"), done = submit("true");
+	struct buf b = BUF_INIT(0);
+	char path[96], sql[128], want[128];
+	json_t *j;
+
+	snprintf(path, sizeof(path), "/api/runs/%lld/cancel", (long long)q);
+	/* a write: the token, and POST only */
+	assert_int_equal(http("POST", path, NULL, NULL, &b), 401);
+	assert_int_equal(http("POST", path, "Bearer wrong", "{}", &b), 401);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 405);
+	/* queued: canceled at once */
+	assert_int_equal(cancel_post(path, &j), 200);
+	assert_int_equal(json_integer_value(json_object_get(j, "canceled")), 1);
+	assert_string_equal(json_string_value(json_object_get(j, "state")), "done");
+	assert_string_equal(json_string_value(json_object_get(j, "outcome")), "canceled");
+	json_decref(j);
+	/* again: taken, nothing more done */
+	assert_int_equal(cancel_post(path, &j), 200);
+	assert_int_equal(json_integer_value(json_object_get(j, "canceled")), 0);
+	assert_int_equal(json_integer_value(json_object_get(j, "already")), 1);
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)q);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_string_equal(json_string_value(json_object_get(j, "outcome")), "canceled");
+	assert_string_equal(json_string_value(json_object_get(j, "detail")), "canceled by the user");
+	json_decref(j);
+
+	/* running: asked to stop, still running until its worker stops it */
+	snprintf(sql, sizeof(sql), "UPDATE runs SET state = 'running' WHERE id = %lld",
+		 (long long)run);
+	exec_sql(sql);
+	snprintf(path, sizeof(path), "/api/runs/%lld/cancel", (long long)run);
+	assert_int_equal(cancel_post(path, &j), 200);
+	assert_int_equal(json_integer_value(json_object_get(j, "stopping")), 1);
+	assert_string_equal(json_string_value(json_object_get(j, "state")), "running");
+	assert_true(json_is_null(json_object_get(j, "outcome")));
+	json_decref(j);
+
+	/* ended by itself: 409 saying how, and left as it is */
+	snprintf(sql, sizeof(sql), "UPDATE runs SET state = 'done', outcome = 'passed'"
+		 " WHERE id = %lld", (long long)done);
+	exec_sql(sql);
+	snprintf(path, sizeof(path), "/api/runs/%lld/cancel", (long long)done);
+	assert_int_equal(http("POST", path, "Bearer " TOKEN, NULL, &b), 409);
+	error_of(&b, want, sizeof(want));
+	snprintf(sql, sizeof(sql), "run %lld: nothing to cancel: it is done already (passed)",
+		 (long long)done);
+	assert_string_equal(want, sql);
+	snprintf(path, sizeof(path), "/api/runs/%lld", (long long)done);
+	assert_int_equal(http("GET", path, NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_string_equal(json_string_value(json_object_get(j, "outcome")), "passed");
+	json_decref(j);
+
+	/* what does not exist */
+	assert_int_equal(http("POST", "/api/runs/999999/cancel", "Bearer " TOKEN, NULL, &b), 404);
+	error_of(&b, want, sizeof(want));
+	assert_string_equal(want, "run 999999: no such run");
+	assert_int_equal(http("POST", "/api/requests/999999/cancel", "Bearer " TOKEN, NULL, &b),
+			 404);
+	error_of(&b, want, sizeof(want));
+	assert_string_equal(want, "request 999999: no such request");
+	assert_int_equal(http("POST", "/api/submissions/999999/cancel", "Bearer " TOKEN, NULL,
+			      &b), 404);
+	assert_int_equal(http("POST", "/api/submissions/1/cancel", NULL, NULL, &b), 401);
+	assert_int_equal(http("POST", "/api/runs/0/cancel", "Bearer " TOKEN, NULL, &b), 404);
+	/* as its worker would: the queue pages' tests see no run running */
+	snprintf(sql, sizeof(sql), "UPDATE runs SET state = 'done', outcome = 'canceled'"
+		 " WHERE id = %lld", (long long)run);
+	exec_sql(sql);
+	buf_release(&b);
+}
+
+static void test_cancel_request(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *req = json_pack("{s:s, s:s, s:s, s:i}", "kernel", fx->kernel, "patched",
+				fx->kernel, "command", "sleep 600", "repeat", 3);
+	char *body = json_dumps(req, JSON_COMPACT), path[96], err[256];
+	int64_t id;
+	json_t *j;
+
+	assert_int_equal(http("POST", "/api/requests", "Bearer " TOKEN, body, &b), 201);
+	j = parse(&b);
+	id = json_integer_value(json_object_get(j, "id"));
+	json_decref(j);
+	snprintf(path, sizeof(path), "/api/requests/%lld/cancel", (long long)id);
+	assert_int_equal(cancel_post(path, &j), 200);
+	assert_int_equal(json_integer_value(json_object_get(j, "canceled")), 6);
+	json_decref(j);
+	assert_int_equal(cancel_post(path, &j), 200);
+	assert_int_equal(json_integer_value(json_object_get(j, "already")), 6);
+	json_decref(j);
+	/* a request whose runs all ended by themselves: 409 */
+	assert_int_equal(http("POST", "/api/requests", "Bearer " TOKEN, body, &b), 201);
+	j = parse(&b);
+	id = json_integer_value(json_object_get(j, "id"));
+	json_decref(j);
+	snprintf(path, sizeof(path), "UPDATE runs SET state = 'done', outcome = 'failed'"
+		 " WHERE request_id = %lld", (long long)id);
+	exec_sql(path);
+	snprintf(path, sizeof(path), "/api/requests/%lld/cancel", (long long)id);
+	assert_int_equal(http("POST", path, "Bearer " TOKEN, NULL, &b), 409);
+	error_of(&b, err, sizeof(err));
+	assert_non_null(strstr(err, ": nothing to cancel: its 6 runs ended already"));
+	json_decref(req);
+	free(body);
+	buf_release(&b);
+}
+
+static void test_cancel_submission(void **state)
+{
+	struct buf b = BUF_INIT(0);
+	char err[256];
+	json_t *j;
+
+	exec_sql("INSERT INTO submissions (id, created_at, tree, arches, config, state) VALUES"
+		 " (950, 1, 'linux', 'x86_64', 'tinyconfig', 'queued'),"
+		 " (951, 1, 'linux', 'x86_64', 'tinyconfig', 'done')");
+	assert_int_equal(http("POST", "/api/submissions/950/cancel", NULL, NULL, &b), 401);
+	assert_int_equal(cancel_post("/api/submissions/950/cancel", &j), 200);
+	assert_true(json_is_true(json_object_get(j, "builds_dropped")));
+	json_decref(j);
+	assert_int_equal(cancel_post("/api/submissions/950/cancel", &j), 200);
+	assert_true(json_is_false(json_object_get(j, "builds_dropped")));
+	json_decref(j);
+	assert_int_equal(http("GET", "/api/submissions/950", NULL, NULL, &b), 200);
+	j = parse(&b);
+	assert_string_equal(json_string_value(json_object_get(j, "state")), "failed");
+	assert_string_equal(json_string_value(json_object_get(j, "outcome")), "canceled");
+	json_decref(j);
+	/* its page says canceled, not failed */
+	assert_int_equal(http("GET", "/submissions/950", NULL, NULL, &b), 200);
+	assert_non_null(strstr(buf_str(&b), "<h1>submission 950 <span class=\"canceled\">canceled"
+			       "</span></h1>"));
+	/* one that ended by itself */
+	assert_int_equal(http("POST", "/api/submissions/951/cancel", "Bearer " TOKEN, NULL, &b),
+			 409);
+	error_of(&b, err, sizeof(err));
+	assert_string_equal(err, "submission 951: nothing to cancel: it is done");
+	buf_release(&b);
+}
+
 /* ---- jobs ---- */
 
 static void test_jobs_api(void **state)
@@ -1485,6 +1644,9 @@ int main(void)
 		cmocka_unit_test(test_html_escaping),
 		cmocka_unit_test(test_output_not_utf8),
 		cmocka_unit_test(test_output_truncated),
+		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_cancel_request),
+		cmocka_unit_test(test_cancel_submission),
 		cmocka_unit_test(test_jobs_api),
 		cmocka_unit_test(test_submit_job),
 		cmocka_unit_test(test_run_results),
