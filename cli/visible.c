@@ -8,36 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The code point of the valid UTF-8 sequence at s (n bytes left) into *cp
- * and its length; 0 when invalid (overlong, a surrogate, past U+10FFFF,
- * cut short) */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t v;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c < 0xc2)
-		return 0;
-	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
-	if (!len || n < len)
-		return 0;
-	v = c & (0x7f >> len);
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
-	    (len == 4 && (v < 0x10000 || v > 0x10ffff)))
-		return 0;
-	*cp = v;
-	return len;
-}
+#include "common/util.h"
 
 /* A CR held back from the last call: a line's end when a newline follows */
 static void held_cr(struct buf *out, struct cli_visible *st, int before_nl)

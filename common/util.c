@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -402,4 +403,50 @@ int parse_size(const char *s, unsigned long long *out)
 		return -1;
 	*out = v * mul;
 	return 0;
+}
+
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned c = s[0];
+	size_t len;
+	uint32_t v;
+
+	if (c < 0x80) {
+		if (cp)
+			*cp = c;
+		return 1;
+	}
+	if (c < 0xc2)
+		return 0;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+	if (!len || n < len)
+		return 0;
+	v = c & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) ||
+	    (len == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	if (cp)
+		*cp = v;
+	return len;
+}
+
+unsigned long long disk_use(const char *path)
+{
+	char *argv[] = { (char *)path, NULL };
+	unsigned long long sum = 0;
+	FTS *fts = fts_open(argv, FTS_PHYSICAL | FTS_NOCHDIR | FTS_XDEV, NULL);
+	FTSENT *e;
+
+	while (fts && (e = fts_read(fts)))
+		if (e->fts_info != FTS_DP && e->fts_statp && e->fts_info != FTS_NS &&
+		    e->fts_info != FTS_ERR && e->fts_info != FTS_DNR)
+			sum += (unsigned long long)e->fts_statp->st_blocks * 512;
+	if (fts)
+		fts_close(fts);
+	return sum;
 }

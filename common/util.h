@@ -21,6 +21,15 @@ int mkdir_p(const char *path, unsigned mode);
 /* Sets *err to a formatted message (caller frees; NULL when out of memory)
  * and returns -1, for `return set_errf(err, "...", ...);` */
 int set_errf(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The length of the valid UTF-8 sequence at s (n bytes left), its code
+ * point into *cp (may be NULL); 0 when invalid (overlong, a surrogate,
+ * past U+10FFFF, cut short) */
+size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* Bytes on disk under path (du: blocks, links not followed, one file
+ * system, a hard link counted each time); what cannot be read counts 0 */
+unsigned long long disk_use(const char *path);
+
 /* Removes path and everything under it, not following symlinks; a path
  * that does not exist is fine. 0 / -1 (errno) */
 int rm_tree(const char *path);

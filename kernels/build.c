@@ -428,9 +428,9 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 		struct kbuild_slot_mark m;
 
 		r->ms = mono_ms() - b.t0;
-		if (s->untrusted)
-			;   /* the slot is as the tree's last build left it */
-		else if (build_mark(&b, 1, &m) < 0 || kbuild_slot_mark_write(b.slot, &m) < 0)
+		/* a series' build leaves the slot as the tree's last build did */
+		if (!s->untrusted &&
+		    (build_mark(&b, 1, &m) < 0 || kbuild_slot_mark_write(b.slot, &m) < 0))
 			kbuild_log_note(r->log, "slot '%s': not marked built", b.slot);
 		kbuild_log_note(r->log, "built %s in %lld ms", r->release, (long long)r->ms);
 	} else if (b.st.failed) {

@@ -83,11 +83,38 @@ static int copy_fd(int in, const struct stat *st, int tofd, const char *name)
 	return 0;
 }
 
+/* The regular file rel beneath root, opened for reading (its stat in
+ * *st), at most max bytes: its fd, or -1 with *err */
+static int take_file(const char *root, const char *rel, int64_t max, struct stat *st,
+		     char **err)
+{
+	int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int in = rfd < 0 ? -1 : open_beneath(rfd, rel, O_RDONLY | O_NONBLOCK);
+
+	if (in < 0)
+		set_errf(err, "'%s/%s': %s", root, rel,
+			 errno == ELOOP || errno == EXDEV ? "a link, not taken" : strerror(errno));
+	else if (fstat(in, st) < 0 || !S_ISREG(st->st_mode))
+		set_errf(err, "'%s/%s': not a regular file, not taken", root, rel);
+	else if (st->st_size > max)
+		set_errf(err, "'%s/%s': %lld bytes, over the %lld a build may leave", root, rel,
+			 (long long)st->st_size, (long long)max);
+	else
+		goto out;
+	if (in >= 0)
+		close(in);
+	in = -1;
+out:
+	if (rfd >= 0)
+		close(rfd);
+	return in;
+}
+
 int kbuild_copyout_file(const char *root, const char *rel, const char *to, int64_t max,
 			char **err)
 {
 	char *dir = strdup(to), *slash = dir ? strrchr(dir, '/') : NULL;
-	int rfd = -1, in = -1, tofd = -1, rc = -1;
+	int in = -1, tofd = -1, rc = -1;
 	struct stat st;
 
 	if (!slash) {
@@ -95,21 +122,8 @@ int kbuild_copyout_file(const char *root, const char *rel, const char *to, int64
 		goto out;
 	}
 	*slash = '\0';
-	if ((rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-	    (in = open_beneath(rfd, rel, O_RDONLY | O_NONBLOCK)) < 0) {
-		set_errf(err, "'%s/%s': %s", root, rel,
-			 errno == ELOOP || errno == EXDEV ? "a link, not taken" : strerror(errno));
+	if ((in = take_file(root, rel, max, &st, err)) < 0)
 		goto out;
-	}
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-		set_errf(err, "'%s/%s': not a regular file, not taken", root, rel);
-		goto out;
-	}
-	if (st.st_size > max) {
-		set_errf(err, "'%s/%s': %lld bytes, over the %lld a build may leave", root, rel,
-			 (long long)st.st_size, (long long)max);
-		goto out;
-	}
 	unlink(to);
 	if ((tofd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    copy_fd(in, &st, tofd, slash + 1) < 0) {
@@ -122,8 +136,6 @@ out:
 		close(tofd);
 	if (in >= 0)
 		close(in);
-	if (rfd >= 0)
-		close(rfd);
 	free(dir);
 	return rc;
 }
@@ -131,19 +143,12 @@ out:
 int kbuild_read_beneath(const char *root, const char *rel, struct buf *b, size_t max,
 			char **err)
 {
-	int rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), in = -1, rc = -1;
 	struct stat st;
 	char chunk[1 << 16];
+	int in = take_file(root, rel, (int64_t)max, &st, err);
 
-	if (rfd < 0 || (in = open_beneath(rfd, rel, O_RDONLY | O_NONBLOCK)) < 0) {
-		set_errf(err, "'%s/%s': %s", root, rel,
-			 errno == ELOOP || errno == EXDEV ? "a link, not taken" : strerror(errno));
-		goto out;
-	}
-	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
-		set_errf(err, "'%s/%s': not a regular file of at most %zu bytes", root, rel, max);
-		goto out;
-	}
+	if (in < 0)
+		return -1;
 	for (;;) {
 		ssize_t r = read(in, chunk, sizeof(chunk));
 
@@ -154,13 +159,8 @@ int kbuild_read_beneath(const char *root, const char *rel, struct buf *b, size_t
 		if (b->len + (size_t)r > max || buf_append(b, chunk, (size_t)r) < 0)
 			break;
 	}
-	rc = 0;
-out:
-	if (in >= 0)
-		close(in);
-	if (rfd >= 0)
-		close(rfd);
-	return rc;
+	close(in);
+	return 0;
 }
 
 int kbuild_copy(const char *from, const char *to, char **err)

@@ -308,15 +308,14 @@ static int config_merge(struct kbuild_steps *st, const struct kbuild_spec *s, co
 
 /* Every option asked for must have survived olddefconfig: those that did
  * not into *dropped (and the log); *modules whether the config has them */
-static int config_check(struct kbuild_steps *st, const struct kbuild_spec *s, const char *cfg,
-			char **dropped, int *modules, char **err)
+static int config_check(struct kbuild_steps *st, const struct kbuild_spec *s, char **dropped,
+			int *modules, char **err)
 {
 	struct buf frag = BUF_INIT(FRAGMENT_MAX + 1), dotcfg = BUF_INIT(DOTCONFIG_MAX);
 	struct buf d = BUF_INIT(16384);
 	char guest[40];
 	int rc = -1;
 
-	(void)cfg;
 	if (kbuild_read_beneath(kbuild_obj_host(st), ".config", &dotcfg, DOTCONFIG_MAX, err) < 0)
 		goto out;
 	for (size_t i = 0; i < s->nfragments + 2; i++) {
@@ -360,7 +359,7 @@ int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, char 
 	cmd_arg(c, "olddefconfig");
 	if ((rc = kbuild_step(st, c, "olddefconfig", err)) != 0)
 		goto out;
-	rc = config_check(st, s, cfg, dropped, modules, err);
+	rc = config_check(st, s, dropped, modules, err);
 out:
 	free(optfrag);
 	free(cfg);

@@ -179,9 +179,6 @@ struct cmd *kbuild_sandboxed(const struct kbuild_env *e, const char *const *rw,
 			     const char *const *ro, const char *prog);
 /* Why the sandbox shows path of the host, NULL when it does not */
 const char *kbuild_box_why(const char *path);
-/* Bytes of disk the files under dir take (links not followed, one mount),
- * -1 when it cannot be read */
-int64_t kbuild_disk_use(const char *dir);
 /* prog sandboxed as st says (its rw, ro, obj_from at obj), in dir */
 struct cmd *kbuild_step_cmd(const struct kbuild_steps *st, const char *prog, const char *dir);
 /* Where kfleetd finds what the steps see at obj: the overlay, or obj */
@@ -205,8 +202,9 @@ struct kbuild_stage {
 	int mounted;
 	const char *note;
 };
-/* Makes the stage of key anew; obj (the slot's O=) is made the build
- * user's, or, untrusted, the lower layer of merged. 0 / -1 (*err) */
+/* Makes the stage of key anew; obj (the slot's O=; NULL: the build has
+ * none) is made the build user's, or, untrusted, the lower layer of
+ * merged. 0 / -1 (*err) */
 int kbuild_stage_open(const struct kbuild_env *e, const char *key, const char *obj,
 		      int untrusted, struct kbuild_stage *sg, char **err);
 /* Unmounts and removes what kbuild_stage_open() made */

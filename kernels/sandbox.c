@@ -11,7 +11,6 @@
 #include "kernels/kernelsint.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,25 +212,6 @@ struct cmd *kbuild_make(const struct kbuild_steps *st)
 
 /* ---- a build's disk use ---- */
 
-static __thread int64_t du_total;
-
-static int du_one(const char *path, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)path;
-	(void)flag;
-	(void)f;
-	du_total += (int64_t)sb->st_blocks * 512;
-	return 0;
-}
-
-int64_t kbuild_disk_use(const char *dir)
-{
-	du_total = 0;
-	if (nftw(dir, du_one, 32, FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT)
-		return -1;
-	return du_total;
-}
-
 /* cmd_watch()'s check: the directories the step may write, counted */
 static int watch_disk(void *arg, char *why, size_t n)
 {
@@ -239,10 +219,7 @@ static int watch_disk(void *arg, char *why, size_t n)
 	int64_t all = 0;
 
 	for (size_t i = 0; st->count && st->count[i]; i++) {
-		int64_t u = kbuild_disk_use(st->count[i]);
-
-		if (u > 0)
-			all += u;
+		all += (int64_t)disk_use(st->count[i]);
 	}
 	if (all <= st->e->disk_max)
 		return 0;

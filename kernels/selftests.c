@@ -154,18 +154,13 @@ static int bpf_prepare(struct bpf_build *b, const char *kdir_given, char **dir, 
 {
 	const char *art = b->art;
 
-	char key[160], *obj = NULL;
+	char key[160];
 	const char *slash = strrchr(art, '/');
 
 	/* the stage: the sources, the BTF and the install, the build user's */
 	snprintf(key, sizeof(key), "%.120s-bpf", slash ? slash + 1 : art);
-	if (!(obj = path_join(art, ".no-obj")) ||
-	    kbuild_stage_open(b->e, key, obj, 0, &b->sg, err) < 0) {
-		free(obj);
-		return *err ? -1 : set_errf(err, "out of memory");
-	}
-	rmdir(obj);
-	free(obj);
+	if (kbuild_stage_open(b->e, key, NULL, 0, &b->sg, err) < 0)
+		return -1;
 	if (!(b->gitdir = kbuild_tree_dir(b->e, b->tree)) ||
 	    asprintf(&b->src, "%s/src", b->sg.dir) < 0 ||
 	    asprintf(&b->tar, "%s/src.tar", b->sg.in) < 0 ||

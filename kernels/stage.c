@@ -124,10 +124,12 @@ int kbuild_stage_open(const struct kbuild_env *e, const char *key, const char *o
 	}
 	if (fresh_dir(e, sg->dir, 1, err) < 0 || fresh_dir(e, sg->in, 0, err) < 0)
 		goto out;
-	if (untrusted ? stage_overlay(e, sg, obj, err) < 0 :
-	    (mkdir_p(obj, 0755) < 0 || kbuild_own(e, obj) < 0) ?
-	    set_errf(err, "'%s': %s", obj, strerror(errno)) : 0)
+	if (untrusted && stage_overlay(e, sg, obj, err) < 0)
 		goto out;
+	if (!untrusted && obj && (mkdir_p(obj, 0755) < 0 || kbuild_own(e, obj) < 0)) {
+		set_errf(err, "'%s': %s", obj, strerror(errno));
+		goto out;
+	}
 	rc = 0;
 out:
 	free(base);

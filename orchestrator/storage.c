@@ -122,23 +122,6 @@ static void found_release(struct found *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* Bytes on disk under dir (du: blocks, a hard link counted each time) */
-static unsigned long long du(const char *dir)
-{
-	char *argv[] = { (char *)dir, NULL };
-	unsigned long long sum = 0;
-	FTS *fts = fts_open(argv, FTS_PHYSICAL | FTS_NOCHDIR | FTS_XDEV, NULL);
-	FTSENT *e;
-
-	while (fts && (e = fts_read(fts)))
-		if (e->fts_info != FTS_DP && e->fts_statp && e->fts_info != FTS_NS &&
-		    e->fts_info != FTS_ERR && e->fts_info != FTS_DNR)
-			sum += (unsigned long long)e->fts_statp->st_blocks * 512;
-	if (fts)
-		fts_close(fts);
-	return sum;
-}
-
 static int run_file_rank(const char *name)
 {
 	for (size_t i = 0; i < NELEM(run_files); i++)
@@ -323,7 +306,7 @@ static int add_dirs(struct orch *o, struct db *db, struct found *f, const char *
 			it.used_at = (int64_t)st.st_mtim.tv_sec * 1000;
 			rc = found_add(f, top, de->d_name, &st, &it);
 			if (rc == 0) {
-				f->v[f->n - 1].bytes = (long long)du(p);
+				f->v[f->n - 1].bytes = (long long)disk_use(p);
 				f->c[f->n - 1].whole = 1;
 			}
 		}
@@ -546,7 +529,7 @@ int storage_pass(struct orch *o, struct db *db, struct storage_report *rep)
 	memset(rep, 0, sizeof(*rep));
 	if (!p.budget && !p.keep_days)
 		return 0;
-	rep->usage = du(o->state_dir);
+	rep->usage = disk_use(o->state_dir);
 	if (collect(o, db, &f, &ncache) < 0)
 		goto out;
 	if (o->storage)

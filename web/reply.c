@@ -409,29 +409,6 @@ void web_fmt_duration(int64_t start_ms, int64_t end_ms, char out[32])
 
 /* ---- text: valid UTF-8, HTML ---- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid.
- * Overlong forms, surrogates and code points past U+10FFFF are invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-
-	if (c < 0x80)
-		return 1;
-	if (c < 0xc2)
-		return 0;
-	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
-	if (!len || n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return len;
-}
-
 #define REPLACEMENT "\xef\xbf\xbd"   /* U+FFFD */
 
 void web_utf8(struct buf *b, const char *s, size_t n)
@@ -440,7 +417,7 @@ void web_utf8(struct buf *b, const char *s, size_t n)
 	size_t i = 0, run = 0;
 
 	while (i < n) {
-		size_t l = p[i] ? utf8_seq(p + i, n - i) : 0;
+		size_t l = p[i] ? utf8_decode(p + i, n - i, NULL) : 0;
 
 		if (l) {
 			i += l;
@@ -466,7 +443,7 @@ void web_html(struct buf *b, const char *s, size_t n)
 		size_t l;
 
 		if (c >= 0x80) {
-			l = utf8_seq(p + i, n - i);
+			l = utf8_decode(p + i, n - i, NULL);
 			if (l) {
 				i += l;
 				continue;
