@@ -1,10 +1,10 @@
 /* quiet_build.c: the build beside a pinned run ([quiet] builds). The
  * builder thread's commands (git am, make and the compilers under bwrap)
- * each run in a process group of their own (common/cmd.h), the children
- * of the builder thread: "avoid" keeps every task of those groups, and
- * the builder thread itself (what it starts next inherits it), off the
- * cores pinned on this machine; "pause" stops the groups (SIGSTOP) and
- * continues them (SIGCONT) when no pinned run is left; "share" leaves
+ * are its children and theirs: "avoid" keeps every task of every one of
+ * those processes, and the builder thread itself (what it starts next
+ * inherits it), off the cores pinned on this machine; "pause" stops those
+ * processes (SIGSTOP) and continues them (SIGCONT) when no pinned run is
+ * left; "share" leaves
  * them be. Workers call this as pinned runs start and end, the ticker
  * every half second for what started since. */
 #include "orchestrator/orchint.h"
@@ -23,7 +23,7 @@
 #include "common/log.h"
 #include "common/util.h"
 
-#define BUILD_GROUPS_MAX 64
+#define BUILD_PIDS_MAX 4096
 
 int quiet_build_init(struct quiet *q)
 {
@@ -45,12 +45,19 @@ void quiet_build_release(struct quiet *q)
 	q->base_mask = NULL;
 }
 
-/* The builder thread's children (each a process group's leader) */
-static size_t build_groups(pid_t tid, pid_t *g, size_t max)
+/* Every process descending from the builder thread tid, into p[0..max):
+ * its children from /proc/self/task/TID/children, then theirs by the
+ * parent each process names in /proc/PID/stat. Process groups would not
+ * do: the build sandbox starts a session of its own (bwrap --new-session,
+ * kernels/sandbox.c), and what a series' Makefile starts may too. */
+static size_t build_pids(pid_t tid, pid_t *p, size_t max)
 {
 	char path[64];
 	struct buf b = BUF_INIT(0);
-	size_t n = 0;
+	size_t n = 0, all = 0, grown;
+	pid_t (*pp)[2] = NULL;
+	DIR *d;
+	struct dirent *e;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)tid);
 	if (read_file(path, &b, 1 << 16) == 0 && b.data) {
@@ -61,54 +68,69 @@ static size_t build_groups(pid_t tid, pid_t *g, size_t max)
 			long long v;
 
 			if (parse_int(t, 1, INT32_MAX, &v) == 0)
-				g[n++] = (pid_t)v;
+				p[n++] = (pid_t)v;
 		}
 	}
 	buf_release(&b);
+	if (n == 0 || !(d = opendir("/proc")))
+		return n;
+	/* (pid, parent) of every process, then the closure over it */
+	while ((e = readdir(d))) {
+		char spath[300];
+		const char *c;
+		long long pid;
+		int ppid;
+		char state;
+
+		if (parse_int(e->d_name, 1, INT32_MAX, &pid) != 0)
+			continue;
+		snprintf(spath, sizeof(spath), "/proc/%s/stat", e->d_name);
+		/* "pid (comm) state ppid ...": comm may hold spaces and ')' */
+		if (read_file(spath, &b, 4096) == 0 && b.data && (c = strrchr(b.data, ')')) &&
+		    sscanf(c + 1, " %c %d", &state, &ppid) == 2) {
+			if (all % 256 == 0) {
+				pid_t (*np)[2] = realloc(pp, (all + 256) * sizeof(*pp));
+
+				if (!np)
+					break;
+				pp = np;
+			}
+			pp[all][0] = (pid_t)pid;
+			pp[all][1] = (pid_t)ppid;
+			all++;
+		}
+		buf_release(&b);
+	}
+	buf_release(&b);
+	closedir(d);
+	do {
+		grown = n;
+		for (size_t i = 0; i < all && n < max; i++) {
+			size_t j, k;
+
+			for (j = 0; j < n && p[j] != pp[i][1]; j++)
+				;
+			if (j == n)
+				continue;
+			for (k = 0; k < n && p[k] != pp[i][0]; k++)
+				;
+			if (k == n)
+				p[n++] = pp[i][0];
+		}
+	} while (n != grown && n < max);
+	free(pp);
 	return n;
 }
 
-/* The process group of pid from /proc/PID/stat, or -1 */
-static pid_t pgrp_of(const char *pid)
+/* Sets mask on every task of the processes p[0..n) */
+static void pids_affinity(const pid_t *p, size_t n, const cpu_set_t *mask)
 {
-	char path[300];
-	struct buf b = BUF_INIT(0);
-	const char *p;
-	int ppid, pgrp = -1;
-	char state;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	/* "pid (comm) state ppid pgrp ...": comm may hold spaces and ')' */
-	if (read_file(path, &b, 4096) == 0 && b.data && (p = strrchr(b.data, ')')) &&
-	    sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
-		pgrp = -1;
-	buf_release(&b);
-	return (pid_t)pgrp;
-}
-
-/* Sets mask on every task of every process in the groups g[0..n) */
-static void groups_affinity(const pid_t *g, size_t n, const cpu_set_t *mask)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char tpath[300];
+	for (size_t i = 0; i < n; i++) {
+		char tpath[64];
 		DIR *td;
 		struct dirent *t;
-		pid_t pg;
-		size_t i;
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		pg = pgrp_of(e->d_name);
-		for (i = 0; i < n && g[i] != pg; i++)
-			;
-		if (i == n)
-			continue;
-		snprintf(tpath, sizeof(tpath), "/proc/%s/task", e->d_name);
+		snprintf(tpath, sizeof(tpath), "/proc/%d/task", (int)p[i]);
 		if (!(td = opendir(tpath)))
 			continue;
 		while ((t = readdir(td))) {
@@ -119,14 +141,13 @@ static void groups_affinity(const pid_t *g, size_t n, const cpu_set_t *mask)
 		}
 		closedir(td);
 	}
-	closedir(d);
 }
 
-static void groups_signal(const pid_t *g, size_t n, int sig)
+static void pids_signal(const pid_t *p, size_t n, int sig)
 {
 	for (size_t i = 0; i < n; i++)
-		if (kill(-g[i], sig) < 0 && errno != ESRCH)
-			log_warn("quiet: signal %d to build process group %d: %s", sig, (int)g[i],
+		if (kill(p[i], sig) < 0 && errno != ESRCH)
+			log_warn("quiet: signal %d to build process %d: %s", sig, (int)p[i],
 				 strerror(errno));
 }
 
@@ -151,7 +172,7 @@ static int pinned_here(const struct quiet *q, cpu_set_t *mask)
 void quiet_builds_apply(struct quiet *q)
 {
 	int mode = q->o->conf->quiet_builds;
-	pid_t g[BUILD_GROUPS_MAX];
+	pid_t g[BUILD_PIDS_MAX];
 	cpu_set_t mask;
 	size_t n;
 	int any;
@@ -165,18 +186,18 @@ void quiet_builds_apply(struct quiet *q)
 		pthread_mutex_unlock(&q->lock);
 		return;
 	}
-	n = build_groups(q->build_tid, g, BUILD_GROUPS_MAX);
+	n = build_pids(q->build_tid, g, BUILD_PIDS_MAX);
 	if (mode == QUIET_BUILDS_AVOID) {
 		if (!any)
 			memcpy(&mask, q->base_mask, sizeof(mask));
 		sched_setaffinity(q->build_tid, sizeof(mask), &mask);
-		groups_affinity(g, n, &mask);
+		pids_affinity(g, n, &mask);
 		if (any != q->restricted)
 			log_info("quiet: build of submission %" PRId64 " %s", q->build,
 				 any ? "kept off the pinned cores" : "back on every core");
 		q->restricted = any;
 	} else {
-		groups_signal(g, n, any ? SIGSTOP : SIGCONT);
+		pids_signal(g, n, any ? SIGSTOP : SIGCONT);
 		if (any != q->paused)
 			log_info("quiet: build of submission %" PRId64 " %s", q->build,
 				 any ? "paused beside a pinned run" : "resumed");
@@ -187,13 +208,13 @@ void quiet_builds_apply(struct quiet *q)
 
 void quiet_builds_resume(struct quiet *q)
 {
-	pid_t g[BUILD_GROUPS_MAX];
+	pid_t g[BUILD_PIDS_MAX];
 	size_t n;
 
 	pthread_mutex_lock(&q->lock);
 	if (q->build && q->paused) {
-		n = build_groups(q->build_tid, g, BUILD_GROUPS_MAX);
-		groups_signal(g, n, SIGCONT);
+		n = build_pids(q->build_tid, g, BUILD_PIDS_MAX);
+		pids_signal(g, n, SIGCONT);
 	}
 	q->paused = 0;
 	pthread_mutex_unlock(&q->lock);
