@@ -1,6 +1,7 @@
 # kfleet: kfleetd (daemon), kfleet (CLI), kfleet-agent (static, in the guest).
 #   make               build into build/ (binaries in build/bin/)
-#   make check         unit tests, the same under ASan+UBSan, then end-to-end tests
+#   make check         unit tests, the same under ASan+UBSan, fuzz, then end-to-end tests
+#   make check-quick   unit tests and the end-to-end tests that build no kernel (~5 min)
 #   make check-unit    unit tests only (SANITIZE=1 for the sanitizer build)
 #   make check-e2e     end-to-end tests (need libvirtd, see README.md), E2E_JOBS at once
 #   make fuzz          run the libFuzzer targets (clang) for FUZZ_SECONDS each
@@ -97,7 +98,9 @@ $(B)/t/unit/%: t/unit/%.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS) -lcmocka
 
-check-unit: $(UNIT_BINS) $(BINS)
+unit-bins: $(UNIT_BINS) $(BINS)
+
+check-unit: unit-bins
 	@t/run-unit.sh $(B) $(UNIT_BINS)
 
 check-san:
@@ -108,7 +111,13 @@ E2E_JOBS ?= 2
 check-e2e: $(BINS)
 	@E2E_JOBS=$(E2E_JOBS) t/run-e2e.sh $(B)
 
-check: check-unit check-san fuzz check-e2e
+# each part in turn, compiled with a job per core, each part timed, and at
+# the end where the time went (t/run-check.sh); make check-quick: the unit
+# tests and the end-to-end tests that build no kernel (t/run-e2e.sh --quick)
+check:
+	@t/run-check.sh
+check-quick:
+	@t/run-check.sh --quick
 
 # Fuzz targets (libFuzzer, clang): make fuzz [FUZZ_SECONDS=10]
 FUZZ_SECONDS ?= 10
@@ -156,10 +165,12 @@ HOST_FUZZ_SRCS := web/hostcheck.c common/redact.c common/buf.c common/util.c
 build/fuzz/host_fuzz: fuzz/host_fuzz.c $(HOST_FUZZ_SRCS) web/hostcheck.h common/redact.h common/util.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/host_fuzz.c $(HOST_FUZZ_SRCS)
-fuzz: build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
+FUZZ_BINS := build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
 		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz \
 		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz build/fuzz/copyout_fuzz \
 		build/fuzz/host_fuzz
+fuzz-bins: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS)
 	@for f in $^; do n=$$(basename $$f _fuzz); d=fuzz/$$n.dict; [ -f $$d ] && o=-dict=$$d || o=; \
 		c=; if [ -d fuzz/$$n.corpus ]; then c=$$f.corpus; mkdir -p $$c; \
 			cp fuzz/$$n.corpus/* $$c/; fi; \
@@ -172,5 +183,5 @@ demo: $(BINS)
 clean:
 	rm -rf build build-san
 
-.PHONY: all check check-unit check-san check-e2e demo fuzz clean
+.PHONY: all check check-quick check-unit check-san check-e2e demo fuzz fuzz-bins unit-bins clean
 .SECONDARY:

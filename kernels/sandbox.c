@@ -230,7 +230,7 @@ static int watch_disk(void *arg, char *why, size_t n)
 
 int kbuild_step(struct kbuild_steps *st, struct cmd *c, const char *what, char **err)
 {
-	int64_t left = st->deadline - mono_ms();
+	int64_t t0 = mono_ms(), left = st->deadline - t0;
 	char *why = NULL;
 	int rc = 0;
 
@@ -257,6 +257,9 @@ int kbuild_step(struct kbuild_steps *st, struct cmd *c, const char *what, char *
 			kbuild_log_note(st->log, "log cut at [build] log_max (%lld bytes): %s stopped",
 					(long long)st->e->log_max, what);
 	}
+	/* where a build's time went, step by step */
+	if (st->log)
+		kbuild_log_note(st->log, "%s took %lld ms", what, (long long)(mono_ms() - t0));
 	free(why);
 	cmd_free(c);
 	return rc;

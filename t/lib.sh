@@ -14,8 +14,25 @@ FAIL=0
 KF_PID=
 NAME=$(basename "$0" .sh)
 
+T0=$(date +%s)
+# kf_times: one line of where this test's time went, from the databases of
+# the daemons it ran (t/run-e2e.sh adds them up at the end of the suite):
+# "# times NAME WALL BUILDS BUILD_S RUNS BOOT_S GUEST_S", in seconds
+kf_times() {
+	nb=0 bs=0 nr=0 boot=0 guest=0
+	for d in $(find "$T" -maxdepth 3 -name kfleet.db 2>/dev/null); do
+		set -- $(sqlite3 -separator ' ' "file:$d?mode=ro" \
+			"select count(*), coalesce(sum(ended_at - started_at), 0) / 1000 from builds where ended_at is not null" \
+			"select count(*), coalesce(sum(booted_at - started_at), 0) / 1000, coalesce(sum(coalesce(ended_at, booted_at) - booted_at), 0) / 1000 from runs where booted_at is not null" 2>/dev/null | tr '\n' ' ')
+		[ $# -eq 5 ] || continue
+		nb=$((nb + $1)); bs=$((bs + $2)); nr=$((nr + $3)); boot=$((boot + $4)); guest=$((guest + $5))
+	done
+	echo "# times $NAME $(($(date +%s) - T0)) $nb $bs $nr $boot $guest"
+}
+
 kf_cleanup() {
 	[ -n "$KF_PID" ] && kill -9 "$KF_PID" 2>/dev/null
+	kf_times
 	# a test that died must not leave its guests behind
 	if [ -f "$T/instance" ]; then
 		for d in $(virsh -c qemu:///system list --all --name 2>/dev/null | grep "^kf-$(cat "$T/instance")-"); do
