@@ -74,6 +74,10 @@ static void test_make_args(void **state)
 	assert_non_null(strstr(line, "--bind /s/src /s/src --bind /s/obj /s/obj -- make -C /s/src "
 				     "O=/s/obj ARCH=x86_64"));
 	assert_non_null(strstr(line, "GIT_CONFIG_KEY_0=safe.directory"));
+	/* setlocalversion's status must not hash the tree again because
+	 * root's files show another uid in the build's user namespace */
+	assert_non_null(strstr(line, "GIT_CONFIG_COUNT=2"));
+	assert_non_null(strstr(line, "GIT_CONFIG_KEY_1=core.checkStat GIT_CONFIG_VALUE_1=minimal"));
 	free(line);
 	cmd_free(c);
 	/* every path of the host the sandbox shows says why */
@@ -126,6 +130,19 @@ static void test_step(void **state)
 	free(err);
 	err = NULL;
 	text = tu_slurp(log, NULL);
+	/* each step's time after its output (where a build's time went) */
+	{
+		char *a = strstr(text, "### kfleet: echo took "), *m = strstr(text, "### kfleet: make took ");
+		long long ms;
+
+		assert_non_null(a);
+		assert_non_null(m);
+		assert_int_equal(sscanf(a, "### kfleet: echo took %lld ms\n", &ms), 1);
+		assert_true(ms >= 0 && ms < 60 * 1000);
+		/* the rest as it was: cut both lines out */
+		memmove(m, strchr(m, '\n') + 1, strlen(strchr(m, '\n') + 1) + 1);
+		memmove(a, strchr(a, '\n') + 1, strlen(strchr(a, '\n') + 1) + 1);
+	}
 	assert_string_equal(text, "### kfleet: step echo\nout\nerr\n### kfleet: step make\nagain\n");
 	free(text);
 	/* not started */
