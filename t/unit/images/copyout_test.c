@@ -736,8 +736,12 @@ static void test_copy_raw(void **state)
 	assert_failed(&late, "results '/results' on disk '");
 	assert_failed(&late, "img.raw': not copied out in 1 s "
 		      "(stopped while starting the appliance)");
-	if (late.ms > 5000)
-		fail_msg("a 1 s timeout took %lld ms", (long long)late.ms);
+	/* stopped, not waited out: quicker than the copy that ran beside it
+	 * to its end (a bound in seconds alone fails on a loaded machine:
+	 * 8.6 s once, beside two compilers) */
+	if (late.ms > 5000 && late.ms >= ok.ms)
+		fail_msg("a 1 s timeout took %lld ms, the whole copy beside it %lld ms",
+			 (long long)late.ms, (long long)ok.ms);
 	assert_int_equal(qemu_children(), 0);
 	call_release(&ok);
 	call_release(&late);
