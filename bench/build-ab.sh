@@ -1,20 +1,87 @@
 #!/bin/sh
-# bench/build-ab.sh OLD_BIN [ARCH]: bench/build.sh twice in one sitting,
-# first with the binaries in OLD_BIN (another checkout's build/bin, e.g.
-# the commit before a change to the build sandbox), then with this
-# checkout's, and each row's time new/old. A ratio near 1 means the
-# change did not make builds slower; the machine's noise shows in the
-# "no change" row, which builds nothing either way.
+# bench/build-ab.sh OLD_BIN [ARCH]: bench/build.sh's rows for two sets of
+# binaries side by side, interleaved: OLD_BIN (another checkout's
+# build/bin, e.g. the commit before a change to the build sandbox) and
+# this checkout's, each with a kfleetd and a state of its own, every row
+# built by one and then the other (which goes first alternates), so that
+# a machine whose load changes during the hour loads both alike. Prints
+# each row's time for each side and new/old. A ratio near 1 means the
+# change did not make builds slower; the machine's noise shows in the "no
+# change" row, which builds nothing either way. The rows:
+#   cold         the first build of the base commit (empty ccache)
+#   no change    the same commit again (the artifact is reused)
+#   series       a one-file change as a series on the base (its patched
+#                side, built through an overlay of the slot's O=)
+#   one file     a child commit that changes that file (the same slot)
+#   new slot     the base in a new slot (a fragment that changes nothing)
+#   new config   the base with a fragment that changes an option
 set -e
 old=${1:?usage: bench/build-ab.sh OLD_BIN [ARCH]}
-here=$(cd "$(dirname "$0")" && pwd)
-BENCH_BIN=$(cd "$old" && pwd) sh "$here/build.sh" "${2:-x86_64}" > /tmp/kfleet-ab-old.$$
-sh "$here/build.sh" "${2:-x86_64}" > /tmp/kfleet-ab-new.$$
-echo "old ($old):"; cat /tmp/kfleet-ab-old.$$
-echo "new:"; cat /tmp/kfleet-ab-new.$$
-printf '%-14s %8s\n' "" "new/old"
-awk 'NR == FNR && NF >= 3 && $(NF - 1) ~ /^[0-9]+$/ { name = $0; sub(/ +[0-9]+ +[0-9.]+$/, "", name); o[name] = $(NF - 1); next }
-     NF >= 3 && $(NF - 1) ~ /^[0-9]+$/ { name = $0; sub(/ +[0-9]+ +[0-9.]+$/, "", name);
-	if (o[name] > 0) printf "%-14s %8.3f\n", name, $(NF - 1) / o[name] }' \
-	/tmp/kfleet-ab-old.$$ /tmp/kfleet-ab-new.$$
-rm -f /tmp/kfleet-ab-old.$$ /tmp/kfleet-ab-new.$$
+ARCH=${2:-x86_64}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OLD_BIN=$(cd "$old" && pwd)
+NEW_BIN=$TOP/${B:-build}/bin
+W=$(mktemp -d /tmp/kfleet-ab.XXXXXX)
+chmod 755 "$W"
+trap 'kill $(cat "$W"/*/pid 2>/dev/null) 2>/dev/null; rm -rf "$W"' EXIT
+
+tree=$(sh "$TOP/kernels/linux-source.sh")
+git clone -q --local "$tree" "$W/linux"
+sed -i 's|^SYSCALL_DEFINE1(getpgid, pid_t, pid)$|/* bench: one file changed */\n&|' "$W/linux/kernel/sys.c"
+git -C "$W/linux" -c user.name=bench -c user.email=bench@localhost commit -q -am "bench: one file"
+base=$(git -C "$W/linux" rev-parse HEAD~1)
+child=$(git -C "$W/linux" rev-parse HEAD)
+git -C "$W/linux" format-patch -q --stdout -1 HEAD > "$W/one.mbox"
+printf 'CONFIG_PRINTK=y\n' > "$W/same.config"
+printf 'CONFIG_LOG_BUF_SHIFT=18\n' > "$W/other.config"
+
+# start SIDE BIN: a kfleetd of SIDE's own (one slot, no guests needed)
+start() {
+	d=$W/$1
+	mkdir -p "$d"
+	echo "$2" > "$d/bin"
+	printf '[daemon]\nstate_dir = %s/var\nlisten = 127.0.0.1:0\n[host local]\nuri = qemu:///system\nslots = 1\n' \
+		"$d" > "$d/kfleetd.ini"
+	"$2/kfleetd" -c "$d/kfleetd.ini" > "$d/log" 2>&1 &
+	echo $! > "$d/pid"
+	for _ in $(seq 1 300); do
+		p=$(sed -n 's|.*kfleetd ready: http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$d/log")
+		[ -n "$p" ] && { echo "$p" > "$d/port"; break; }
+		sleep 0.1
+	done
+	[ -s "$d/port" ] || { cat "$d/log" >&2; exit 1; }
+	"$2/kfleet" --url "http://127.0.0.1:$(cat "$d/port")" --token-file "$d/var/token" \
+		tree add linux "$W/linux" > /dev/null
+}
+# build SIDE ARGS...: submits, waits, prints the submission's ms
+build() {
+	d=$W/$1; shift
+	id=$("$(cat "$d/bin")/kfleet" --url "http://127.0.0.1:$(cat "$d/port")" --token-file "$d/var/token" \
+		submit --tree linux --arch "$ARCH" "$@" 2>&1 | sed -n 's/^submission \([0-9]*\) queued.*/\1/p')
+	[ -n "$id" ] || { echo "build-ab.sh: $1: submit failed" >&2; tail "$d/log" >&2; exit 1; }
+	while :; do
+		st=$(sqlite3 "$d/var/kfleet.db" "select state from submissions where id = $id")
+		case $st in queued|building) sleep 0.5 ;; done) break ;;
+		*) echo "build-ab.sh: submission $id: $st" >&2; exit 1 ;;
+		esac
+	done
+	sqlite3 "$d/var/kfleet.db" "select ended_at - started_at from submissions where id = $id"
+}
+
+start old "$OLD_BIN"
+start new "$NEW_BIN"
+n=0
+printf '%-12s %10s %10s %8s\n' "" "old ms" "new ms" "new/old"
+for row in "cold:--base $base" "no change:--base $base" "series:--base $base --mbox $W/one.mbox" \
+	   "one file:--base $child" "new slot:--base $base --fragment $W/same.config" \
+	   "new config:--base $base --fragment $W/other.config"; do
+	name=${row%%:*}; args=${row#*:}
+	n=$((n + 1))
+	if [ $((n % 2)) -eq 1 ]; then
+		o=$(build old $args); nw=$(build new $args)
+	else
+		nw=$(build new $args); o=$(build old $args)
+	fi
+	printf '%-12s %10d %10d %8.3f\n' "$name" "$o" "$nw" "$(echo "$nw / $o" | bc -l)"
+done
+echo "build-ab.sh: linux-source-6.1, tinyconfig + kfleet-guest, $ARCH, $(nproc) CPUs; old $OLD_BIN, new $NEW_BIN"
