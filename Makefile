@@ -100,8 +100,11 @@ $(B)/t/unit/%: t/unit/%.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 
 unit-bins: $(UNIT_BINS) $(BINS)
 
+# scripts run with the unit tests: offline and quick
+UNIT_SCRIPTS := t/cli-help.sh
+
 check-unit: unit-bins
-	@t/run-unit.sh $(B) $(UNIT_BINS)
+	@t/run-unit.sh $(B) $(UNIT_BINS) $(UNIT_SCRIPTS)
 
 check-san:
 	$(MAKE) SANITIZE=1 check-unit
