@@ -101,7 +101,7 @@ $(B)/t/unit/%: t/unit/%.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 unit-bins: $(UNIT_BINS) $(BINS)
 
 # scripts run with the unit tests: offline and quick
-UNIT_SCRIPTS := t/cli-help.sh
+UNIT_SCRIPTS := t/cli-help.sh t/docs-links.sh
 
 check-unit: unit-bins
 	@t/run-unit.sh $(B) $(UNIT_BINS) $(UNIT_SCRIPTS)

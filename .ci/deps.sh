@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs every Debian package kfleet builds, tests and runs with.
-# README.md says what each is for.
+# docs/packages.md says what each is for.
 set -e
 PKGS="gcc make pkg-config libc6-dev
 libvirt-daemon-system libvirt-clients libvirt-dev
