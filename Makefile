@@ -1,5 +1,5 @@
 # kfleet: kfleetd (daemon), kfleet (CLI), kfleet-agent (static, in the guest).
-#   make               build into build/ (binaries in build/bin/)
+#   make               build into build/ (binaries in build/bin/, man pages in build/man/)
 #   make check         unit tests, the same under ASan+UBSan, fuzz, then end-to-end tests
 #   make check-quick   unit tests and the end-to-end tests that build no kernel (~5 min)
 #   make check-unit    unit tests only (SANITIZE=1 for the sanitizer build)
@@ -49,7 +49,10 @@ BINS      += $(WL_NAMES:%=$(B)/bin/wl/arm64/%)
 endif
 
 
-all: $(BINS)
+# man pages, made from the text the programs print (man/mangen.c)
+MAN_PAGES := $(B)/man/kfleet.1 $(B)/man/kfleetd.8 $(B)/man/kfleetd.conf.5
+
+all: $(BINS) man
 
 $(B)/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -98,10 +101,28 @@ $(B)/t/unit/%: t/unit/%.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS) -lcmocka
 
-unit-bins: $(UNIT_BINS) $(BINS)
+$(B)/man/mangen: man/mangen.c $(B)/libkfleetcli.a $(B)/libkfleet.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS)
+
+$(B)/man/kfleet.1: $(B)/man/mangen
+	$(B)/man/mangen kfleet > $@.tmp && mv $@.tmp $@
+
+$(B)/man/kfleetd.8: $(B)/man/mangen $(B)/bin/kfleetd
+	$(B)/bin/kfleetd -h > $@.usage && $(B)/man/mangen kfleetd $@.usage > $@.tmp && mv $@.tmp $@
+
+$(B)/man/kfleetd.conf.5: $(B)/man/mangen docs/configuration.md
+	$(B)/man/mangen conf docs/configuration.md > $@.tmp && mv $@.tmp $@
+
+man: $(MAN_PAGES)
+
+unit-bins: $(UNIT_BINS) $(BINS) man
+
+# scripts run with the unit tests: offline and quick
+UNIT_SCRIPTS := t/cli-help.sh t/man-check.sh t/docs-links.sh
 
 check-unit: unit-bins
-	@t/run-unit.sh $(B) $(UNIT_BINS)
+	@t/run-unit.sh $(B) $(UNIT_BINS) $(UNIT_SCRIPTS)
 
 check-san:
 	$(MAKE) SANITIZE=1 check-unit
@@ -183,5 +204,5 @@ demo: $(BINS)
 clean:
 	rm -rf build build-san
 
-.PHONY: all check check-quick check-unit check-san check-e2e demo fuzz fuzz-bins unit-bins clean
+.PHONY: all man check check-quick check-unit check-san check-e2e demo fuzz fuzz-bins unit-bins clean
 .SECONDARY:

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs every Debian package kfleet builds, tests and runs with.
-# README.md says what each is for.
+# docs/packages.md says what each is for.
 set -e
 PKGS="gcc make pkg-config libc6-dev
 libvirt-daemon-system libvirt-clients libvirt-dev
@@ -12,7 +12,7 @@ libinih-dev libarchive-dev libssl-dev zlib1g-dev libcmocka-dev python3-aiosmtpd 
 curl python3 python3-jsonschema clang git
 chromium linux-source-6.1 flex bison bc libelf-dev kmod cpio ccache bubblewrap xz-utils
 wrk mmdebstrap libguestfs-dev openssh-server openssh-client fdisk
-llvm rsync linux-headers-amd64 dwarves xxd"
+llvm rsync linux-headers-amd64 dwarves xxd man-db groff-base"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

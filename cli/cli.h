@@ -1,7 +1,7 @@
 /* cli.h: the pieces of the kfleet CLI (cli/). kfleet.c's main() hands each
  * command its argv from the command word on and exits with what it returns;
  * the commands (cmd_*.c) call the API through client.c and print with
- * print.c and usage.c, which call nothing of the CLI above them. */
+ * print.c and help.c, which call nothing of the CLI above them. */
 #ifndef KF_CLI_H
 #define KF_CLI_H
 
@@ -98,10 +98,30 @@ void cli_visible_str(struct buf *out, const char *s, size_t n);
  * NULL when out of memory */
 json_t *cli_visible_json(json_t *j);
 
-/* ---- usage.c ---- */
+/* ---- help.c: every command's help, from one table ---- */
 
-/* kfleet's help: its commands and global options */
+/* The global usage's first line and its closing lines */
+#define CLI_USAGE_HEAD "usage: kfleet [-c CONFIG] [--url URL] [--token-file FILE] COMMAND ..."
+#define CLI_USAGE_TAIL \
+	"URL: --url, $KFLEET_URL, the config's listen address, or " CLI_DEFAULT_URL ".\n" \
+	"Token: --token-file, $KFLEET_TOKEN_FILE, or the config's state_dir/token.\n"
+
+/* One command's help: static strings */
+struct cli_help {
+	const char *names;    /* its command words, space-separated ("tree trees") */
+	const char *summary;  /* its lines of the global usage */
+	const char *help;     /* kfleet help CMD: its usage lines, what it does, options */
+};
+/* The table, in the global usage's order; *n its length */
+const struct cli_help *cli_helps(size_t *n);
+/* The help of the command word, NULL when it is none */
+const struct cli_help *cli_help_find(const char *word);
+/* The command word's help on f: 0, or -1 when it is no command */
+int cli_help_print(FILE *f, const char *word);
+/* kfleet's help: the head, every command's summary, the global options */
 void cli_usage(FILE *f);
+/* `kfleet help [CMD]` (argv[0] is "help"): no config, no daemon */
+int cli_help(int argc, char **argv);
 
 /* ---- the commands: each returns kfleet's exit status ---- */
 

@@ -18,24 +18,7 @@
 
 static void usage_bisect(FILE *f)
 {
-	fputs("usage: kfleet bisect --tree T --good REV --bad REV --job J\n"
-	      "                     [--test PATH | --metric M | --crash [--signature S]]\n"
-	      "                     [--arch A] [--vcpus N] [--memory MB] [--config C]\n"
-	      "                     [--fragment F]... [--repeat N] [--first-parent] [--wait]\n"
-	      "       kfleet bisect --from-trend TREE --job J --metric M [--arch A] [--vcpus N]\n"
-	      "       kfleet bisect --from-request ID [--test PATH] [--wait]\n"
-	      "       kfleet bisections\n"
-	      "       kfleet bisection ID [--json | --log | --cancel]\n"
-	      "Finds the first commit between good and bad that shows the symptom: the job\n"
-	      "failing, one subtest failing (--test), a kernel crash (--crash: the one\n"
-	      "most of bad's runs show, or the one --signature names, e.g. \"WARNING in\n"
-	      "tcp_close\"; another crash is a failure for another reason) or a\n"
-	      "metric getting worse (--metric). Both ends are measured first; git chooses\n"
-	      "each commit; a commit that does not build or boot, or fails otherwise, is\n"
-	      "skipped; the culprit is checked by reverting it on bad. --repeat: runs per\n"
-	      "end and per metric step to start with (5). --wait prints a line per step\n"
-	      "and then the report, and on stderr where the running step is (its builds,\n"
-	      "then its runs); it exits 0 when a culprit was found and verified.\n", f);
+	cli_help_print(f, "bisect");
 }
 
 /* The newest step a trend flagged as worse: good its point before, bad its

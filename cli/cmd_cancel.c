@@ -16,17 +16,7 @@
 
 static void usage_cancel(FILE *f)
 {
-	fputs("usage: kfleet cancel RUN-ID...\n"
-	      "       kfleet cancel --request ID\n"
-	      "       kfleet cancel --submission ID\n"
-	      "Cancels runs: a queued run ends as canceled at once, a running one is\n"
-	      "stopped (its guest destroyed within seconds) and ends as canceled. A\n"
-	      "canceled run says nothing about its kernel and is never run again.\n"
-	      "--request: every run of the request (base and patched; one run until\n"
-	      "decided queues no more rounds). --submission: its builds not started are\n"
-	      "not made (one in flight ends), and every run of it is canceled.\n"
-	      "Canceling again is harmless; a run that ended by itself is left as it is\n"
-	      "(an error saying how it ended).\n", f);
+	cli_help_print(f, "cancel");
 }
 
 /* One line saying what the cancel of what (a "run", ...) id did (r.j) */

@@ -135,10 +135,10 @@ static int compare_args_parse(struct cli *k, int argc, char **argv, struct compa
 		case 'm': a->markdown = 1; break;
 		case 'j': a->json = 1; break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "compare");
 			return 1;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "compare");
 			return -1;
 		}
 	}
@@ -222,7 +222,7 @@ int cli_compare(struct cli *k, int argc, char **argv)
 		fprintf(stderr, "kfleet: compare: %s\n", !a.ka ? "--kernels A B or --request ID is required"
 			: !a.job || !*a.job ? "--job NAME is required"
 			: optind < argc ? "unexpected argument" : "give --json or --markdown, not both");
-		cli_usage(stderr);
+		cli_help_print(stderr, "compare");
 		goto out;
 	}
 	buf_printf(&path, "/api/compare?a=%lld&b=%lld&job=", a.ka, a.kb);
@@ -438,11 +438,11 @@ int cli_test(struct cli *k, int argc, char **argv)
 				goto out;
 			break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "test");
 			rc = CLI_OK;
 			goto out;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "test");
 			goto out;
 		}
 	}

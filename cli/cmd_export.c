@@ -13,9 +13,7 @@
 
 static void usage_export(FILE *f)
 {
-	fprintf(f, "usage: kfleet export kcidb [--since T] [--submission ID] [-o FILE]\n"
-		"  checkouts, builds and tests as KCIDB report data (kcidb-io schema v4.5);\n"
-		"  T: YYYY-MM-DD[THH:MM:SS] (UTC) or a time ago (30m, 12h, 7d)\n");
+	cli_help_print(f, "export");
 }
 
 /* s %-escaped for a query value */

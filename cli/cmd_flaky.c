@@ -10,9 +10,7 @@
 
 static void usage_flaky(FILE *f)
 {
-	fprintf(f, "usage: kfleet flaky [--all] [--json]\n"
-		"  the tests in quarantine: flaky on the same kernel, their failures not\n"
-		"  counted against a request; --all: released ones too\n");
+	cli_help_print(f, "flaky");
 }
 
 /* Column widths from the widest test path and job */

@@ -51,9 +51,7 @@ int cli_import(struct cli *k, int argc, char **argv)
 			rc = CLI_OK;
 			/* fall through */
 		default:
-			fprintf(rc ? stderr : stdout, "usage: kfleet import --kernel PATH (--job J | "
-				"--parser ktap|test_progs|bench|metrics)\n"
-				"         [--arch A] [--vcpus N] [--name NAME] FILE\n");
+			cli_help_print(rc ? stderr : stdout, "import");
 			goto out;
 		}
 	}

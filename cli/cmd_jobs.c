@@ -166,10 +166,10 @@ int cli_jobs(struct cli *k, int argc, char **argv)
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "jobs");
 			return CLI_OK;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "jobs");
 			return CLI_USAGE;
 		}
 	}
@@ -177,7 +177,7 @@ int cli_jobs(struct cli *k, int argc, char **argv)
 	if (show ? optind != argc - 2 : optind != argc) {
 		fprintf(stderr, "kfleet: jobs: %s\n", show ? "expected 'show NAME'"
 			: "expected nothing or 'show NAME'");
-		cli_usage(stderr);
+		cli_help_print(stderr, "jobs");
 		return CLI_USAGE;
 	}
 	buf_puts(&path, "/api/jobs");

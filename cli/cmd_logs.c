@@ -151,10 +151,10 @@ int cli_logs(struct cli *k, int argc, char **argv)
 		case 'o': only_output = 1; break;
 		case 'r': raw = 1; break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "logs");
 			return CLI_OK;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "logs");
 			return CLI_USAGE;
 		}
 	}

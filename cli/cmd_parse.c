@@ -116,17 +116,17 @@ int cli_parse(int argc, char **argv)
 		switch (c) {
 		case 'j': json = 1; break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "parse");
 			rc = CLI_OK;
 			goto out;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "parse");
 			goto out;
 		}
 	}
 	if (optind != argc - 2) {
 		fprintf(stderr, "kfleet: parse: expected a parser and a file\n");
-		cli_usage(stderr);
+		cli_help_print(stderr, "parse");
 		goto out;
 	}
 	kind = argv[optind];

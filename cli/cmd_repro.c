@@ -606,15 +606,15 @@ int cli_repro(struct cli *k, int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'o': out = optarg; break;
 		case 'h':
-			printf("usage: kfleet repro RUN [-d DIR | -o FILE.tar.gz]\n");
+			cli_help_print(stdout, "repro");
 			return CLI_OK;
 		default:
-			fprintf(stderr, "usage: kfleet repro RUN [-d DIR | -o FILE.tar.gz]\n");
+			cli_help_print(stderr, "repro");
 			return CLI_USAGE;
 		}
 	}
 	if (optind + 1 != argc || (dir && out)) {
-		fprintf(stderr, "usage: kfleet repro RUN [-d DIR | -o FILE.tar.gz]\n");
+		cli_help_print(stderr, "repro");
 		return CLI_USAGE;
 	}
 	if (cli_parse_num(k->cmd, "RUN", argv[optind], 1, INT64_MAX, &id) < 0)

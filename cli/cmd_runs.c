@@ -395,10 +395,10 @@ static int run_args_parse(struct cli *k, int argc, char **argv, struct run_args 
 		case 'w': a->wait = 1; break;
 		case 'j': a->json = 1; break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "run");
 			return 1;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "run");
 			return -1;
 		}
 	}
@@ -406,7 +406,7 @@ static int run_args_parse(struct cli *k, int argc, char **argv, struct run_args 
 		fprintf(stderr, "kfleet: run: %s\n", !a->kernel ? "--kernel PATH is required"
 			: a->job ? "give --job NAME or a command, not both"
 			: "no command given (put it after --, or give --job NAME)");
-		cli_usage(stderr);
+		cli_help_print(stderr, "run");
 		return -1;
 	}
 	if (a->job && !*a->job) {
@@ -528,10 +528,10 @@ int cli_runs(struct cli *k, int argc, char **argv)
 			break;
 		case 'j': json = 1; break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "runs");
 			return CLI_OK;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "runs");
 			return CLI_USAGE;
 		}
 	}
@@ -597,10 +597,10 @@ int cli_show(struct cli *k, int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'r': raw = 1; break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help_print(stdout, "show");
 			return CLI_OK;
 		default:
-			cli_usage(stderr);
+			cli_help_print(stderr, "show");
 			return CLI_USAGE;
 		}
 	}

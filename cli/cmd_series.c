@@ -18,20 +18,7 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: kfleet series show (--mbox FILE | --url URL | --msgid ID |\n"
-	      "                           --patchwork URL/ID) [--lore BASE] [--json]\n"
-	      "\n"
-	      "  --mbox FILE        an mbox file (- reads stdin)\n"
-	      "  --url URL          an http(s) .mbox or .mbox.gz\n"
-	      "  --msgid ID         a thread from a lore-style archive: BASE/ID/t.mbox.gz\n"
-	      "  --patchwork REF    a patchwork series: BASE/ID, BASE/api/series/ID/ or a\n"
-	      "                     page URL with ?series=ID\n"
-	      "  --lore BASE        the archive for --msgid (default: $KFLEET_LORE_BASE,\n"
-	      "                     else " FETCH_LORE_BASE ")\n"
-	      "  --json             print JSON\n"
-	      "\n"
-	      "Parses the series without building anything and prints it as kfleet\n"
-	      "understood it. Exit status 2 when it cannot be read.\n", f);
+	cli_help_print(f, "series");
 }
 
 /* A reply's trailers, with the reply they came from */

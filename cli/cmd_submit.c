@@ -20,23 +20,7 @@
 
 static void usage_submit(FILE *f, int test)
 {
-	fprintf(f, "usage: kfleet %s [--tree T] (--mbox FILE | --url URL | --msgid ID |\n"
-		"           --patchwork URL/ID) [--base REV] [--arch x86_64,arm64]\n"
-		"           [--config tinyconfig|defconfig|allnoconfig|FILE] [--fragment F]...\n"
-		"           %s[--vcpus N,M] [--repeat N] [--memory MB] [--lore BASE]%s\n"
-		"\n"
-		"Builds the base and the patched kernel of a series for each arch (what\n"
-		"is built already is reused), then queues base and patched runs of each\n"
-		"job, interleaved. The base is --base, else the series' base-commit, else\n"
-		"the head of the tree. The tree is --tree, else the one the subject tag\n"
-		"names. Without a series (submit only), --tree and --base build one commit\n"
-		"and --job runs the jobs on it (--repeat times): what trends are made of.\n"
-		"With --kernel PATH (submit only) a kernel built elsewhere (a distro's, or\n"
-		"one built by hand) is tested instead: the tree at --base gives only the\n"
-		"selftests the jobs need (test_progs, built against the kernel's BTF).\n",
-		test ? "test" : "submit", test ? "--job J1,J2 " : "[--job J1,J2] ",
-		test ? " [--markdown] [--margin PCT]\n           [--until-decided [--max-runs N]]" :
-		" [--wait]\n           [--until-decided [--max-runs N] [--margin PCT]]");
+	cli_help_print(f, test ? "test" : "submit");
 }
 
 static void print_builds(json_t *builds)
@@ -439,8 +423,7 @@ int cli_submission(struct cli *k, int argc, char **argv)
 		return CLI_OK;
 	}
 	if (argc < 2 || parse_int(argv[1], 1, INT64_MAX, &id) < 0) {
-		fprintf(stderr, "usage: kfleet submission ID [--json]\n       kfleet submissions "
-			"[--json]\n");
+		cli_help_print(stderr, "submission");
 		return CLI_USAGE;
 	}
 	snprintf(path, sizeof(path), "/api/submissions/%lld", id);
@@ -466,7 +449,7 @@ int cli_builds(struct cli *k, int argc, char **argv)
 
 	if (!strcmp(argv[0], "build") &&
 	    (argc < 2 || parse_int(argv[1], 1, INT64_MAX, &id) < 0)) {
-		fprintf(stderr, "usage: kfleet build ID [--json]\n       kfleet builds [--json]\n");
+		cli_help_print(stderr, "build");
 		return CLI_USAGE;
 	}
 	if (id)

@@ -11,13 +11,7 @@
 
 static void usage_tree(FILE *f)
 {
-	fputs("usage: kfleet tree add NAME PATH-or-URL [--branch B]\n"
-	      "       kfleet tree fetch NAME\n"
-	      "       kfleet trees [--json]\n"
-	      "\n"
-	      "Registers a kernel git tree (a local repository or a git URL); kfleetd\n"
-	      "keeps a mirror clone of it and builds in worktrees, never in the\n"
-	      "original checkout.\n", f);
+	cli_help_print(f, "tree");
 }
 
 static void print_trees(json_t *trees)

@@ -17,15 +17,7 @@
 
 static void usage_trend(FILE *f)
 {
-	fputs("usage: kfleet trend --tree T --job J [--metric M] [--arch A] [--vcpus N] [--json]\n"
-	      "\n"
-	      "Prints a job's metric across the commits of tree T that kfleet built and\n"
-	      "ran the job on (kfleet submit --tree T --base COMMIT --job J --repeat N):\n"
-	      "per commit, in history order, the median of its runs and their spread,\n"
-	      "and the change points: steps that hold for two or more commits on each\n"
-	      "side (Mann-Whitney p < 0.01 and 3% or more). Without --metric, the job's\n"
-	      "first metric; without --arch or --vcpus, the cell with the most runs.\n"
-	      "Subtests that started or stopped failing are listed too.\n", f);
+	cli_help_print(f, "trend");
 }
 
 /* A number of the answer; NAN for null or missing */

@@ -12,20 +12,7 @@
 
 static void usage_watch(FILE *f)
 {
-	fputs("usage: kfleet watch add NAME KEY=VALUE...\n"
-	      "       kfleet watch list [--json]\n"
-	      "       kfleet watch rm NAME\n"
-	      "\n"
-	      "Follows a patchwork project: each new series version the rules take is\n"
-	      "built and tested like `kfleet test`, and reported back. The keys are\n"
-	      "those of a [watch NAME] section of kfleetd's config, e.g.\n"
-	      "  kfleet watch add bpf patchwork=https://patchwork.kernel.org \\\n"
-	      "      project=netdevbpf tags=bpf-next=bpf-next,bpf=bpf jobs=test_progs \\\n"
-	      "      token_file=/etc/kfleet/pw-token report_dir=/var/lib/kfleet/mail\n"
-	      "Keys: patchwork, project, tags (TAG=TREE[:BRANCH],...), tree (TREE[:BRANCH]\n"
-	      "for series with no tag of the rules), subject (a regex), jobs, arches, vcpus,\n"
-	      "repeat, interval (s), timeout (s), token or token_file, checks (yes/no),\n"
-	      "context, report_dir, send, smtp, from, to, link_base, since (a date).\n", f);
+	cli_help_print(f, "watch");
 }
 
 static void print_watches(json_t *ws)

@@ -2,7 +2,8 @@
  * (-c CONFIG, --url, --token-file), the config when one is named (for the
  * daemon's address and token), and hands the command its argv from the
  * command word on: cmd_*.c, each a client of kfleetd's JSON API (client.c),
- * but `series` and `parse`, which work here without the daemon.
+ * but `series` and `parse`, which work here without the daemon, and
+ * `help` and `CMD --help`, which print help.c's table, before any config.
  * Exit status: 0 ok (with --wait: the runs passed), 1 a run did not pass,
  * 2 usage, connection or API errors. */
 #include <curl/curl.h>
@@ -131,6 +132,13 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		cli_usage(stderr);
 		return CLI_USAGE;
+	}
+	if (!strcmp(argv[optind], "help"))    /* help from the table: no config, no daemon */
+		return cli_help(argc - optind, argv + optind);
+	if (optind + 1 < argc && cli_help_find(argv[optind]) &&
+	    (!strcmp(argv[optind + 1], "-h") || !strcmp(argv[optind + 1], "--help"))) {
+		cli_help_print(stdout, argv[optind]);
+		return CLI_OK;
 	}
 	if (!strcmp(argv[optind], "series"))  /* mbox files and fetches here: no config, no daemon */
 		return cli_series(argc - optind, argv + optind);

@@ -69,6 +69,8 @@ struct watch_spec {
 /* Checks one key of a spec (from a config line or the API): 0, or -1
  * with msg ("tags: 'x' is not TAG=TREE[:BRANCH]"). */
 int watch_key_check(const char *key, const char *value, char *msg, size_t n);
+/* Every key a watch takes, NULL-terminated (static; for kfleetd.conf(5)) */
+const char *const *watch_spec_keys(void);
 /* The whole spec from a JSON object of string values (as stored): 0, or
  * -1 with msg naming the key. watch_spec_release() it either way. */
 int watch_spec_parse(const char *name, const struct json_t *obj, struct watch_spec *s,

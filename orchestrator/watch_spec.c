@@ -20,6 +20,11 @@ static const char *const keys[] = {
 	"smtp", "from", "to", "link_base", "since", "kcidb", "max_running", NULL,
 };
 
+const char *const *watch_spec_keys(void)
+{
+	return keys;
+}
+
 int watch_name_ok(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;

@@ -4,7 +4,10 @@
 # whole, in the order given), and prints one closing line: "N passed, N
 # failed", then the slowest five with their seconds (where the unit part's
 # time goes: the libguestfs and libvirt ones boot appliances and guests).
+# A test may be a script too (the help, the man pages, the documentation's
+# links); it gets B, the build directory.
 b=$1; shift
+export B="$b"
 out=$(mktemp -d /tmp/kfleet-unit.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 export KFLEET_AGENT="${KFLEET_AGENT:-$b/bin/kfleet-agent-x86_64}" out
