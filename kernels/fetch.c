@@ -422,6 +422,12 @@ int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out
 		set_errf(err, "patchwork: out of memory");
 		goto out;
 	}
+	/* the series' mbox holds its patches only: the cover letter (and
+	 * its base-commit) has an mbox of its own, which goes first */
+	m = json_object_get(json_object_get(j, "cover_letter"), "mbox");
+	if (json_is_string(m) && is_http(json_string_value(m)) &&
+	    (fetch_url(json_string_value(m), o, out, err) < 0 || buf_append(out, "\n", 1) < 0))
+		goto out;
 	if (fetch_url(mbox, o, out, err) < 0)
 		goto out;
 	if (url_out) {

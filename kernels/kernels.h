@@ -162,7 +162,9 @@ int fetch_msgid(const char *msgid, const struct fetch_opts *o, struct buf *out,
 		char **url_out, char **err);
 /* A patchwork series: "BASE/ID" (or BASE/api/series/ID/, or a page URL
  * with ?series=ID): GET BASE/api/series/ID/, then the mbox its "mbox"
- * field names. *url_out as above. */
+ * field names, after its cover letter's ("cover_letter": {"mbox"}) when
+ * it has one: patchwork's series mbox lacks the cover letter and its
+ * base-commit. *url_out (the series' mbox) as above. */
 int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out,
 		    char **url_out, char **err);
 

@@ -393,13 +393,16 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 	struct series *ser = NULL;
 	struct submit_spec ss;
 	const char *tree, *branch;
-	char why[512], hash[65], *e = NULL, *path = NULL;
+	char why[512], hash[65], *e = NULL, *path = NULL, *ref = NULL;
 	int64_t id = 0;
 	int rc;
 
 	fo.lore_base = sp->lore;
+	/* patchwork: through the series' API answer, for its cover letter */
+	if (!sp->lore && asprintf(&ref, "%s/%" PRId64, sp->patchwork, s->remote_id) < 0)
+		ref = NULL;
 	if ((sp->lore ? fetch_msgid(s->msgid, &fo, &mbox, NULL, &e) :
-	     fetch_url(s->mbox_url, &fo, &mbox, &e)) < 0) {
+	     fetch_patchwork(ref ? ref : "", &fo, &mbox, NULL, &e)) < 0) {
 		take_failed(db, sp, s, e ? e : s->mbox_url);
 		goto out;
 	}
@@ -466,6 +469,7 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 	     " (%s)", s->remote_id, s->version, id, why);
 	supersede(db, sp, s, id);
 out:
+	free(ref);
 	free(path);
 	free(e);
 	series_free(ser);

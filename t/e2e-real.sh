@@ -1,0 +1,99 @@
+#!/bin/sh
+# kfleet's watch against the REAL servers it meets, started on loopback:
+# patchwork 3.1.3 (t/real/patchwork.sh: Django on SQLite, mails delivered
+# by its own parsemail). A series is posted; kfleetd's [watch] finds it
+# through patchwork's REST API, fetches its mbox (and the cover letter's:
+# patchwork's series mbox lacks it, and with it the base-commit), builds it
+# on the fake-kbuild tree on that base, runs one short job on x86_64
+# 1-vCPU guests (base and patched, one run each), and posts its checks with the maintainer's token, which
+# patchwork's own API then shows.
+# Where the vendored sources are absent, their checks are skipped, saying
+# so. (t/e2e-watch.sh keeps a stand-in only for the faults a real server
+# cannot be made to give: garbage, a huge or slow answer.)
+# tier: quick
+. "$(dirname "$0")/lib.sh"
+. "$TOP/t/real/patchwork.sh"
+
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+# wait_for SECONDS SQL EXPECTED: until the query gives EXPECTED
+wait_for() {
+	for _ in $(seq 1 $(( $1 * 5 ))); do
+		[ "$(db "$2")" = "$3" ] && return 0
+		sleep 0.2
+	done
+	echo "  after $1 s, '$2' gives '$(db "$2")', not '$3'" >&2
+	return 1
+}
+# pwj PATH PYTHON-EXPR: patchwork's own API answer to PATH, through python3 (as j)
+pwj() { curl -sf "$PW_URL$1" | python3 -c "import json,sys; j=json.load(sys.stdin); $2"; }
+
+if ! pw_real_ok; then
+	echo "# skip: real patchwork: $PW_REAL_WHY"
+	kf_done
+	exit
+fi
+
+sh "$TOP/t/fake-kbuild/mktree.sh" "$T/tree" >/dev/null
+sh "$TOP/t/fake-kbuild/mkseries.sh" "$T/tree" "$T/series" >/dev/null
+base=$(sed -n 's/^base-commit: //p' "$T/series/good.mbox")
+# the tree moves on after the series was written: its head is not the base
+git -C "$T/tree" commit -q --allow-empty -m "fake: a commit after the series' base"
+check "the tree's head is not the series' base" sh -c "test '$(git -C "$T/tree" rev-parse HEAD)' != '$base'"
+# sent now, as a list delivers it (patchwork's since is on Date:)
+now=$(date -u -R)
+sed "s/^Date: .*/Date: $now/" "$T/series/good.mbox" > "$T/series/now.mbox"
+
+t0=$(date +%s%N)
+check "real patchwork starts" pw_real_start fake fake.kfleet.invalid secret-token
+echo "# patchwork started in $((($(date +%s%N) - t0) / 1000000)) ms"
+echo secret-token > "$T/pw-token"
+echo secret-token-nobody > "$T/pw-token-nobody"
+
+SLOTS=1 kf_config "
+[watch pw]
+patchwork = $PW_URL
+project = fake
+tags = fake-next=fake
+jobs = metrics-demo
+arches = x86_64
+vcpus = 1
+interval = 1
+timeout = 10
+token_file = $T/pw-token
+report_dir = $T/mail
+link_base = http://kfleet.invalid"
+sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e|" "$T/kfleetd.ini"
+check "kfleetd starts" kf_start
+kf tree add fake "$T/tree" >/dev/null 2>&1
+wait_for 30 "select state from trees where name = 'fake'" ready
+
+t0=$(date +%s%N)
+check "the series is delivered to patchwork by parsemail" pw_real_mail fake.kfleet.invalid "$T/series/now.mbox"
+echo "# 4 mails parsed in $((($(date +%s%N) - t0) / 1000000)) ms"
+check "...and patchwork has it complete" equals "$(pwj /api/1.2/series/1/ "print(j['received_all'], j['version'], j['cover_letter']['msgid'])")" "True 2 <cover.1700000000.git.fake-dev@kfleet.invalid>"
+
+check "the watch takes it from the real API and queues it" wait_for 30 "select remote_id || ' v' || version || ' ' || state from watch_series where watch = 'pw'" "1 v2 queued"
+s=$(db "select submission_id from watch_series where watch = 'pw'")
+check "...by its cover letter's message-id" equals "$(db "select msgid from watch_series where submission_id = $s")" "cover.1700000000.git.fake-dev@kfleet.invalid"
+check "...on the base-commit its cover letter names, not the tree's head" equals "$(db "select base_commit from submissions where id = $s")" "$base"
+patches=$(pwj /api/1.2/series/1/ "print(' '.join(str(p['id']) for p in j['patches']))")
+check "...its patches get a pending check each, in patchwork's own API" wait_for 30 "select pending_posted from watch_series where submission_id = $s" 1
+for p in $patches; do
+	check "...patch $p: kfleet's pending check as patchwork keeps it" equals "$(pwj "/api/1.2/patches/$p/checks/" "print(' | '.join('%s %s %s %s %s' % (c['context'], c['state'], c['target_url'], c['description'], c['user']['username']) for c in j))")" "kfleet pending http://kfleet.invalid/submissions/$s queued as submission $s maintainer"
+done
+check "...and its check summary is pending" equals "$(pwj /api/1.2/patches/$(echo $patches | cut -d' ' -f1)/ "print(j['check'])")" pending
+
+check "the series is built and run, and reported" wait_for 300 "select verdict is not null from watch_series where submission_id = $s" 1 &&
+	equals "$(db "select verdict from watch_series where submission_id = $s")" success
+check "...its two runs (base, patched), on x86_64 1-vCPU guests, passed" equals "$(db "select count(*) || ' ' || group_concat(distinct arch || ' ' || vcpus || ' ' || outcome) from runs where request_id in (select id from requests where submission_id = $s)")" "2 x86_64 1 passed"
+for p in $patches; do
+	check "...patch $p: pending, then success, in patchwork" equals "$(pwj "/api/1.2/patches/$p/checks/" "print(' '.join(c['state'] for c in j))")" "pending success"
+done
+p1=$(echo $patches | cut -d' ' -f1)
+check "...the success says what ran and links the page" equals "$(pwj "/api/1.2/patches/$p1/checks/" "c=[c for c in j if c['state'] == 'success'][0]; print(c['description'], c['target_url'])")" "builds, and all 2 runs passed http://kfleet.invalid/submissions/$s"
+check "...and patchwork's summary of the patch is success" equals "$(pwj "/api/1.2/patches/$p1/" "print(j['check'])")" success
+mail=$(db "select mail_path from watch_series where submission_id = $s")
+check "the reply mail is on the thread: In-Reply-To the cover letter" equals "$(grep '^In-Reply-To:' "$mail")" "In-Reply-To: <cover.1700000000.git.fake-dev@kfleet.invalid>"
+check "...Re: the cover letter's subject" equals "$(grep '^Subject:' "$mail")" "Subject: Re: [PATCH fake-next v2 0/3] fake: count getpgid calls"
+
+kf_done
