@@ -6,7 +6,9 @@
 # patchwork's series mbox lacks it, and with it the base-commit), builds it
 # on the fake-kbuild tree on that base, runs one short job on x86_64
 # 1-vCPU guests (base and patched, one run each), and posts its checks with the maintainer's token, which
-# patchwork's own API then shows.
+# patchwork's own API then shows. The series' KCIDB export and `kfleet
+# export kcidb` are checked by kcidb-io's own validator (the vendored
+# kcidb-io, t/real/kcidb-validate.py), for v4.5 and upgraded to the newest.
 # Where the vendored sources are absent, their checks are skipped, saying
 # so. (t/e2e-watch.sh keeps a stand-in only for the faults a real server
 # cannot be made to give: garbage, a huge or slow answer.)
@@ -61,6 +63,7 @@ interval = 1
 timeout = 10
 token_file = $T/pw-token
 report_dir = $T/mail
+kcidb = file
 link_base = http://kfleet.invalid"
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e|" "$T/kfleetd.ini"
 check "kfleetd starts" kf_start
@@ -95,5 +98,23 @@ check "...and patchwork's summary of the patch is success" equals "$(pwj "/api/1
 mail=$(db "select mail_path from watch_series where submission_id = $s")
 check "the reply mail is on the thread: In-Reply-To the cover letter" equals "$(grep '^In-Reply-To:' "$mail")" "In-Reply-To: <cover.1700000000.git.fake-dev@kfleet.invalid>"
 check "...Re: the cover letter's subject" equals "$(grep '^Subject:' "$mail")" "Subject: Re: [PATCH fake-next v2 0/3] fake: count getpgid calls"
+
+# KCIDB: the watch's export of the series and kfleet export kcidb, checked
+# by kcidb-io's own validator, for the version kfleet claims and after
+# upgrade() to the newest (as KCIDB's ingester does)
+KFLEET_KCIDB_IO=${KFLEET_KCIDB_IO:-$KFLEET_VENDOR/kcidb-io}
+kcidb_io() { PYTHONPATH="$KFLEET_KCIDB_IO" /usr/bin/python3 "$TOP/t/real/kcidb-validate.py" "$@"; }
+if [ ! -f "$KFLEET_KCIDB_IO/kcidb_io/__init__.py" ]; then
+	echo "# skip: kcidb-io: no sources at '$KFLEET_KCIDB_IO' (set KFLEET_VENDOR or KFLEET_KCIDB_IO)"
+else
+	kfile=$(db "select kcidb_path from watch_series where submission_id = $s")
+	check "the watch's KCIDB export is written" test -f "$kfile"
+	check "...kcidb-io validates it, as v4.5 and upgraded to the newest" contains "$(kcidb_io "$kfile" 2>&1)" \
+		"ok: $kfile: v4.5 (2 checkouts, 2 builds, "
+	check "...as does kfleet export kcidb of everything" contains "$(kf export kcidb -o "$T/all.json" >/dev/null 2>&1; kcidb_io "$T/all.json" 2>&1)" \
+		"valid as v5.3 after upgrade"
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['builds'][0]['origin']; json.dump(d, open(sys.argv[2], 'w'))" "$kfile" "$T/bad.json"
+	check "...which refuses an export a build of which has no origin" sh -c "! kcidb_io_out=\$(PYTHONPATH='$KFLEET_KCIDB_IO' /usr/bin/python3 '$TOP/t/real/kcidb-validate.py' '$T/bad.json' 2>&1) && echo \"\$kcidb_io_out\" | grep -q \"'origin' is a required property\""
+fi
 
 kf_done
