@@ -144,7 +144,13 @@ struct fetch_opts {
 	size_t max_bytes;         /* default SERIES_MBOX_MAX */
 	const char *lore_base;    /* for fetch_msgid(); default $KFLEET_LORE_BASE,
 				     then FETCH_LORE_BASE */
+	char **link_out;          /* when set: the answer's Link: header (caller
+				     frees), NULL when it has none */
 };
+
+/* The URL of a Link: header's rel="next" entry (RFC 8288, as patchwork
+ * pages its lists); caller frees; NULL when there is none */
+char *fetch_link_next(const char *link);
 
 #define FETCH_CONNECT_TIMEOUT_MS 10000L
 #define FETCH_TIMEOUT_MS         120000L

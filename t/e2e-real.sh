@@ -6,13 +6,14 @@
 # patchwork's series mbox lacks it, and with it the base-commit), builds it
 # on the fake-kbuild tree on that base, runs one short job on x86_64
 # 1-vCPU guests (base and patched, one run each), and posts its checks with the maintainer's token, which
-# patchwork's own API then shows. The series' KCIDB export and `kfleet
+# patchwork's own API then shows. 49 more series make one full page of 50,
+# which the watch reads without asking for a page 2 (a 404 on patchwork).
+# The series' KCIDB export and `kfleet
 # export kcidb` are checked by kcidb-io's own validator (the vendored
 # kcidb-io, t/real/kcidb-validate.py), for v4.5 and upgraded to the newest.
 # Where the vendored sources are absent, their checks are skipped, saying
 # so. (t/e2e-watch.sh keeps a stand-in only for the faults a real server
 # cannot be made to give: garbage, a huge or slow answer.)
-# tier: quick
 . "$(dirname "$0")/lib.sh"
 . "$TOP/t/real/patchwork.sh"
 
@@ -98,6 +99,34 @@ check "...and patchwork's summary of the patch is success" equals "$(pwj "/api/1
 mail=$(db "select mail_path from watch_series where submission_id = $s")
 check "the reply mail is on the thread: In-Reply-To the cover letter" equals "$(grep '^In-Reply-To:' "$mail")" "In-Reply-To: <cover.1700000000.git.fake-dev@kfleet.invalid>"
 check "...Re: the cover letter's subject" equals "$(grep '^Subject:' "$mail")" "Subject: Re: [PATCH fake-next v2 0/3] fake: count getpgid calls"
+
+# paging: exactly one full page of series (50: this one and 49 more, of a
+# tree no rule names) is one page; patchwork's Link: header names no next,
+# and its page 2 would be a 404 {"detail": "Invalid page."}
+python3 - "$T/series/many.mbox" "$now" <<'EOPY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1, 50):
+        f.write("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+                "Message-Id: <many-%d@kfleet.invalid>\nFrom: Fake Developer <fake-dev@kfleet.invalid>\n"
+                "Date: %s\nSubject: [PATCH other-tree] notes: note %d\n\nA note.\n\n"
+                "Signed-off-by: Fake Developer <fake-dev@kfleet.invalid>\n---\n"
+                "diff --git a/notes/%d b/notes/%d\nnew file mode 100644\n--- /dev/null\n+++ b/notes/%d\n"
+                "@@ -0,0 +1 @@\n+note %d\n-- \n2.39.5\n\n" % (i, sys.argv[2], i, i, i, i, i))
+EOPY
+polls=$(db "select polls from watches where name = 'pw'")
+check "49 more series are delivered to patchwork" pw_real_mail fake.kfleet.invalid "$T/series/many.mbox"
+check "...50 in all, one page of 50 whose Link: names no next page" equals "$(curl -sfi "$PW_URL/api/1.2/series/?project=fake&per_page=50&order=id" | python3 -c "import sys; t=sys.stdin.read(); print(t.count('\"received_all\"'), 'rel=\"next\"' in t)")" "50 False"
+check "the watch sees all 50" wait_for 60 "select count(*) from watch_series where watch = 'pw'" 50
+check "...the 49 skipped, saying why" equals "$(db "select count(*) from watch_series where watch = 'pw' and state = 'skipped' and detail like 'the subject matches no rule%'")" 49
+# polled_clean N: 3 polls after the Nth, and no poll of the watch failed
+polled_clean() {
+	wait_for 30 "select polls >= $1 + 3 from watches where name = 'pw'" 1 &&
+		equals "$(db "select failing || ' ' || errors || ' ' || coalesce(last_error, 'none') from watches where name = 'pw'")" "0 0 none"
+}
+check "...and polls on, no poll failing" polled_clean "$polls"
+check "...patchwork was asked for page 1 of the project's series" contains "$(cat "$T/pw/server.log")" "GET /api/1.2/series/?project=fake&since="
+check "...and never for a page 2" lacks "$(cat "$T/pw/server.log")" "page=2"
 
 # KCIDB: the watch's export of the series and kfleet export kcidb, checked
 # by kcidb-io's own validator, for the version kfleet claims and after

@@ -532,6 +532,35 @@ static void test_patchwork_cover(void **state)
 	buf_release(&b);
 }
 
+/* patchwork pages its lists with a Link: header (RFC 8288): a full last
+ * page names no next one, and the page after it is a 404 */
+static void test_link_next(void **state)
+{
+	static const struct { const char *link, *next; } cases[] = {
+		{ "<http://pw/api/1.2/series/?page=2&project=fake>; rel=\"next\", "
+		  "<http://pw/api/1.2/series/?page=5&project=fake>; rel=\"last\"",
+		  "http://pw/api/1.2/series/?page=2&project=fake" },
+		{ "<http://pw/s/?page=1>; rel=\"first\", <http://pw/s/?page=3>; rel=\"next\", "
+		  "<http://pw/s/?page=5>; rel=\"last\"", "http://pw/s/?page=3" },
+		{ "<http://pw/s/?page=1>; rel=\"first\", <http://pw/s/?page=1>; rel=\"last\"", NULL },
+		{ "<http://pw/s/?page=2>; rel=next", "http://pw/s/?page=2" },
+		{ "<http://pw/s/?page=2>; rel=\"nextish\"", NULL },
+		{ "<http://pw/s/?page=2; rel=\"next\"", NULL },
+		{ "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *n = fetch_link_next(cases[i].link);
+
+		if (cases[i].next)
+			assert_string_equal(n, cases[i].next);
+		else if (n)
+			fail_msg("'%s': next '%s', expected none", cases[i].link, n);
+		free(n);
+	}
+	assert_null(fetch_link_next(NULL));
+}
+
 static void test_proxy_from_env(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -654,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_msgid),
 		cmocka_unit_test(test_patchwork),
 		cmocka_unit_test(test_patchwork_cover),
+		cmocka_unit_test(test_link_next),
 		cmocka_unit_test(test_proxy_from_env),
 		cmocka_unit_test(test_tls_verified),
 		cmocka_unit_test(test_cli),
