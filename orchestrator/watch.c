@@ -273,6 +273,24 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 	return rc;
 }
 
+/* Whether the public-inbox at sp->lore exists (its config is served:
+ * LIST/_/text/config/raw), for a feed that is a 404: an empty inbox's is
+ * one, and so is a list that is not there */
+static int lore_inbox_exists(const struct watch_spec *sp, const struct fetch_opts *fo)
+{
+	struct buf b = BUF_INIT(0);
+	char *url = NULL, *e = NULL;
+	int ok;
+
+	if (asprintf(&url, "%s/_/text/config/raw", sp->lore) < 0)
+		return 0;
+	ok = fetch_url(url, fo, &b, &e) == 0;
+	free(e);
+	free(url);
+	buf_release(&b);
+	return ok;
+}
+
 /* A lore list: its Atom feed; each message that starts a series, newer
  * than the position, recorded (one per message-id and version). 0 / -1 */
 static int poll_lore(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
@@ -291,6 +309,11 @@ static int poll_lore(struct db *db, const struct watch_spec *sp, const struct wa
 		goto out;
 	}
 	if (fetch_url(url, &fo, &body, &ferr) < 0) {
+		/* an inbox with no message yet has no feed: 404, and nothing new */
+		if (ferr && strstr(ferr, "': HTTP 404") && lore_inbox_exists(sp, &fo)) {
+			rc = 0;
+			goto out;
+		}
 		snprintf(err, errn, "%s", ferr ? ferr : url);
 		goto out;
 	}

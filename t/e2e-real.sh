@@ -1,21 +1,25 @@
 #!/bin/sh
-# kfleet's watch against the REAL servers it meets, started on loopback:
+# kfleet's watches against the REAL servers they meet, started on loopback.
 # patchwork 3.1.3 (t/real/patchwork.sh: Django on SQLite, mails delivered
-# by its own parsemail). A series is posted; kfleetd's [watch] finds it
+# by its own parsemail): a series is posted; kfleetd's [watch] finds it
 # through patchwork's REST API, fetches its mbox (and the cover letter's:
 # patchwork's series mbox lacks it, and with it the base-commit), builds it
 # on the fake-kbuild tree on that base, runs one short job on x86_64
-# 1-vCPU guests (base and patched, one run each), and posts its checks with the maintainer's token, which
-# patchwork's own API then shows. 49 more series make one full page of 50,
-# which the watch reads without asking for a page 2 (a 404 on patchwork).
-# The series' KCIDB export and `kfleet
-# export kcidb` are checked by kcidb-io's own validator (the vendored
-# kcidb-io, t/real/kcidb-validate.py), for v4.5 and upgraded to the newest.
-# Where the vendored sources are absent, their checks are skipped, saying
-# so. (t/e2e-watch.sh keeps a stand-in only for the faults a real server
-# cannot be made to give: garbage, a huge or slow answer.)
+# 1-vCPU guests (base and patched, one run each), and posts its checks
+# with the maintainer's token, which patchwork's own API then shows. 49
+# more series make one full page of 50, read without asking for a page 2
+# (a 404 on patchwork). The series' KCIDB export and `kfleet export kcidb`
+# are checked by kcidb-io's own validator (t/real/kcidb-validate.py), for
+# v4.5 and upgraded to the newest. public-inbox (Debian's,
+# t/real/public-inbox.sh): a thread delivered by public-inbox-mda to a v2
+# inbox served by public-inbox-httpd is taken by a lore watch from its
+# Atom feed and built (no jobs: no guest).
+# Where the vendored sources or packages are absent, their checks are
+# skipped, saying so. (t/e2e-watch.sh keeps a stand-in only for the faults
+# a real server cannot be made to give: garbage, a huge or slow answer.)
 . "$(dirname "$0")/lib.sh"
 . "$TOP/t/real/patchwork.sh"
+. "$TOP/t/real/public-inbox.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # wait_for SECONDS SQL EXPECTED: until the query gives EXPECTED
@@ -30,11 +34,8 @@ wait_for() {
 # pwj PATH PYTHON-EXPR: patchwork's own API answer to PATH, through python3 (as j)
 pwj() { curl -sf "$PW_URL$1" | python3 -c "import json,sys; j=json.load(sys.stdin); $2"; }
 
-if ! pw_real_ok; then
-	echo "# skip: real patchwork: $PW_REAL_WHY"
-	kf_done
-	exit
-fi
+PW_OK=yes
+pw_real_ok || { PW_OK=; echo "# skip: the checks of real patchwork: $PW_REAL_WHY"; }
 
 sh "$TOP/t/fake-kbuild/mktree.sh" "$T/tree" >/dev/null
 sh "$TOP/t/fake-kbuild/mkseries.sh" "$T/tree" "$T/series" >/dev/null
@@ -46,13 +47,15 @@ check "the tree's head is not the series' base" sh -c "test '$(git -C "$T/tree" 
 now=$(date -u -R)
 sed "s/^Date: .*/Date: $now/" "$T/series/good.mbox" > "$T/series/now.mbox"
 
-t0=$(date +%s%N)
-check "real patchwork starts" pw_real_start fake fake.kfleet.invalid secret-token
-echo "# patchwork started in $((($(date +%s%N) - t0) / 1000000)) ms"
 echo secret-token > "$T/pw-token"
 echo secret-token-nobody > "$T/pw-token-nobody"
+if [ -n "$PW_OK" ]; then
+	t0=$(date +%s%N)
+	check "real patchwork starts" pw_real_start fake fake.kfleet.invalid secret-token
+	echo "# patchwork started in $((($(date +%s%N) - t0) / 1000000)) ms"
+fi
 
-SLOTS=1 kf_config "
+PW_WATCH="
 [watch pw]
 patchwork = $PW_URL
 project = fake
@@ -66,11 +69,14 @@ token_file = $T/pw-token
 report_dir = $T/mail
 kcidb = file
 link_base = http://kfleet.invalid"
+SLOTS=1 kf_config "${PW_OK:+$PW_WATCH}"
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e|" "$T/kfleetd.ini"
 check "kfleetd starts" kf_start
 kf tree add fake "$T/tree" >/dev/null 2>&1
 wait_for 30 "select state from trees where name = 'fake'" ready
 
+# pw_checks: the series through real patchwork
+pw_checks() {
 t0=$(date +%s%N)
 check "the series is delivered to patchwork by parsemail" pw_real_mail fake.kfleet.invalid "$T/series/now.mbox"
 echo "# 4 mails parsed in $((($(date +%s%N) - t0) / 1000000)) ms"
@@ -127,13 +133,17 @@ polled_clean() {
 check "...and polls on, no poll failing" polled_clean "$polls"
 check "...patchwork was asked for page 1 of the project's series" contains "$(cat "$T/pw/server.log")" "GET /api/1.2/series/?project=fake&since="
 check "...and never for a page 2" lacks "$(cat "$T/pw/server.log")" "page=2"
+}
+[ -z "$PW_OK" ] || pw_checks
 
 # KCIDB: the watch's export of the series and kfleet export kcidb, checked
 # by kcidb-io's own validator, for the version kfleet claims and after
 # upgrade() to the newest (as KCIDB's ingester does)
 KFLEET_KCIDB_IO=${KFLEET_KCIDB_IO:-$KFLEET_VENDOR/kcidb-io}
 kcidb_io() { PYTHONPATH="$KFLEET_KCIDB_IO" /usr/bin/python3 "$TOP/t/real/kcidb-validate.py" "$@"; }
-if [ ! -f "$KFLEET_KCIDB_IO/kcidb_io/__init__.py" ]; then
+if [ -z "$PW_OK" ]; then
+	echo "# skip: kcidb-io: its checks take the real patchwork watch's export"
+elif [ ! -f "$KFLEET_KCIDB_IO/kcidb_io/__init__.py" ]; then
 	echo "# skip: kcidb-io: no sources at '$KFLEET_KCIDB_IO' (set KFLEET_VENDOR or KFLEET_KCIDB_IO)"
 else
 	kfile=$(db "select kcidb_path from watch_series where submission_id = $s")
@@ -144,6 +154,29 @@ else
 		"valid as v5.3 after upgrade"
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['builds'][0]['origin']; json.dump(d, open(sys.argv[2], 'w'))" "$kfile" "$T/bad.json"
 	check "...which refuses an export a build of which has no origin" sh -c "! kcidb_io_out=\$(PYTHONPATH='$KFLEET_KCIDB_IO' /usr/bin/python3 '$TOP/t/real/kcidb-validate.py' '$T/bad.json' 2>&1) && echo \"\$kcidb_io_out\" | grep -q \"'origin' is a required property\""
+fi
+
+# public-inbox: the thread (a series and a review reply, ids of their own)
+# delivered to a real v2 inbox by public-inbox-mda; a lore watch reads
+# public-inbox-httpd's Atom feed and the thread's mbox, as on lore
+if ! pi_real_ok; then
+	echo "# skip: the checks of real public-inbox: $PI_REAL_WHY"
+else
+	check "real public-inbox-httpd starts" pi_real_start fakelist fakelist@kfleet.invalid
+	check "a lore watch is added" contains "$(kf watch add lore lore="$PI_URL/fakelist" tree=fake interval=1 timeout=10 report_dir="$T/mail-lore" 2>&1)" "watch 'lore': added"
+	check "an empty inbox (its feed a 404) is polled, and no poll fails" wait_for 30 "select polls >= 2 and failing = 0 and errors = 0 from watches where name = 'lore'" 1
+	# sent after the watch began: the feed's <updated> is the mail's Date:
+	sleep 1
+	sed -e 's/\.1700000000\.git\./.1300000000.git./g' -e "s/^Date: .*/Date: $(date -u -R)/" \
+		"$T/series/with-reply.mbox" > "$T/series/lore.mbox"
+	check "the thread is delivered by public-inbox-mda" pi_real_mail fakelist@kfleet.invalid "$T/series/lore.mbox"
+	check "...and public-inbox serves it in its feed" contains "$(curl -sf "$PI_URL/fakelist/new.atom")" "/fakelist/cover.1300000000.git.fake-dev@kfleet.invalid/"
+	check "the lore watch takes the series from the feed" wait_for 30 "select msgid || ' v' || version || ' ' || state from watch_series where watch = 'lore'" "cover.1300000000.git.fake-dev@kfleet.invalid v2 queued"
+	check "...built from the thread's mbox on its base-commit" wait_for 30 "select base_commit from submissions where id = (select submission_id from watch_series where watch = 'lore')" "$base"
+	check "...and reported" wait_for 60 "select verdict || ': ' || verdict_detail from watch_series where watch = 'lore'" "success: applies and builds (no jobs to run)"
+	check "...one row for the thread: the reply and the patches are not series" equals "$(db "select count(*) from watch_series where watch = 'lore'")" 1
+	lmail=$(db "select mail_path from watch_series where watch = 'lore'")
+	check "...its reply is written, on the thread" equals "$(grep '^In-Reply-To:' "$lmail")" "In-Reply-To: <cover.1300000000.git.fake-dev@kfleet.invalid>"
 fi
 
 kf_done
