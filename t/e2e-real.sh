@@ -48,7 +48,6 @@ now=$(date -u -R)
 sed "s/^Date: .*/Date: $now/" "$T/series/good.mbox" > "$T/series/now.mbox"
 
 echo secret-token > "$T/pw-token"
-echo secret-token-nobody > "$T/pw-token-nobody"
 if [ -n "$PW_OK" ]; then
 	t0=$(date +%s%N)
 	check "real patchwork starts" pw_real_start fake fake.kfleet.invalid secret-token
