@@ -132,6 +132,16 @@ static int get(const char *url, const struct fetch_opts *o, size_t max, const ch
 			set_errf(err, "'%s': HTTP %ld", url, status);
 		goto out;
 	}
+	if (o && o->link_out) {
+		struct curl_header *hh = NULL;
+
+		*o->link_out = NULL;
+		if (curl_easy_header(h, "Link", 0, CURLH_HEADER, -1, &hh) == CURLHE_OK && hh->value &&
+		    !(*o->link_out = strdup(hh->value))) {
+			set_errf(err, "'%s': out of memory", url);
+			goto out;
+		}
+	}
 	ret = 0;
 out:
 	if (ret < 0) {
@@ -248,6 +258,37 @@ int fetch_url(const char *url, const struct fetch_opts *o, struct buf *out, char
 		}
 	}
 	return 0;
+}
+
+char *fetch_link_next(const char *link)
+{
+	const char *p = link;
+
+	/* <URL>; rel="next"; title="x", <URL>; rel=next */
+	while (p && (p = strchr(p, '<'))) {
+		const char *end = strchr(p, '>'), *params, *stop;
+
+		if (!end)
+			return NULL;
+		params = end + 1;
+		stop = strchr(params, '<');
+		if (!stop)
+			stop = params + strlen(params);
+		for (const char *r = params; (r = strstr(r, "rel")) && r < stop; r += 3) {
+			const char *v = r + 3;
+
+			while (*v == ' ')
+				v++;
+			if (*v++ != '=')
+				continue;
+			while (*v == ' ' || *v == '"')
+				v++;
+			if (!strncasecmp(v, "next", 4) && strchr("\"; ,", v[4] ? v[4] : ' '))
+				return strndup(p + 1, (size_t)(end - p - 1));
+		}
+		p = end;
+	}
+	return NULL;
 }
 
 /* ---- lore ---- */
@@ -422,6 +463,12 @@ int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out
 		set_errf(err, "patchwork: out of memory");
 		goto out;
 	}
+	/* the series' mbox holds its patches only: the cover letter (and
+	 * its base-commit) has an mbox of its own, which goes first */
+	m = json_object_get(json_object_get(j, "cover_letter"), "mbox");
+	if (json_is_string(m) && is_http(json_string_value(m)) &&
+	    (fetch_url(json_string_value(m), o, out, err) < 0 || buf_append(out, "\n", 1) < 0))
+		goto out;
 	if (fetch_url(mbox, o, out, err) < 0)
 		goto out;
 	if (url_out) {

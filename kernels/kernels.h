@@ -144,7 +144,13 @@ struct fetch_opts {
 	size_t max_bytes;         /* default SERIES_MBOX_MAX */
 	const char *lore_base;    /* for fetch_msgid(); default $KFLEET_LORE_BASE,
 				     then FETCH_LORE_BASE */
+	char **link_out;          /* when set: the answer's Link: header (caller
+				     frees), NULL when it has none */
 };
+
+/* The URL of a Link: header's rel="next" entry (RFC 8288, as patchwork
+ * pages its lists); caller frees; NULL when there is none */
+char *fetch_link_next(const char *link);
 
 #define FETCH_CONNECT_TIMEOUT_MS 10000L
 #define FETCH_TIMEOUT_MS         120000L
@@ -162,7 +168,9 @@ int fetch_msgid(const char *msgid, const struct fetch_opts *o, struct buf *out,
 		char **url_out, char **err);
 /* A patchwork series: "BASE/ID" (or BASE/api/series/ID/, or a page URL
  * with ?series=ID): GET BASE/api/series/ID/, then the mbox its "mbox"
- * field names. *url_out as above. */
+ * field names, after its cover letter's ("cover_letter": {"mbox"}) when
+ * it has one: patchwork's series mbox lacks the cover letter and its
+ * base-commit. *url_out (the series' mbox) as above. */
 int fetch_patchwork(const char *ref, const struct fetch_opts *o, struct buf *out,
 		    char **url_out, char **err);
 

@@ -166,26 +166,88 @@ static int record(struct db *db, const struct watch_spec *sp, const struct pw_se
 	return 1;
 }
 
+/* One series of a page: recorded, the position advanced past it unless
+ * a series before it is still incomplete. 0, or -1 with err */
+static int poll_one(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
+		    const struct pw_series *s, int64_t *position, int *hold, int *found,
+		    char *err, size_t errn)
+{
+	int r;
+
+	if (s->id <= w->position)
+		return 0;
+	if (!s->received_all && age_s(s->date) < WATCH_INCOMPLETE_S) {
+		/* the rest of its patches are on their way: not past it */
+		if (!*hold)
+			log_debug("watch '%s': series %" PRId64 " is not complete yet", sp->name,
+				  s->id);
+		*hold = 1;
+		return 0;
+	}
+	r = record(db, sp, s, s->received_all ? NULL : "not all its patches arrived within an hour");
+	if (r < 0)
+		return snprintf(err, errn, "database: %s", db_errmsg(db)), -1;
+	*found += r;
+	if (!*hold && s->id > *position) {
+		*position = s->id;
+		if (db_watch_advance(db, sp->name, *position, s->date) < 0)
+			return snprintf(err, errn, "database: %s", db_errmsg(db)), -1;
+	}
+	return 0;
+}
+
+/* The page after this one: its Link: header's rel="next" when the answer
+ * has one (patchwork's: a full last page has none, and the page after it
+ * is a 404), which must be on the watch's patchwork; without a Link:
+ * header, the next page number when this page was full. NULL when this
+ * was the last; -1 with err when the link leads elsewhere. */
+static int next_page(const struct watch_spec *sp, const char *since, int page, size_t n,
+		     const char *link, char **next, char *err, size_t errn)
+{
+	size_t bl = strlen(sp->patchwork);
+
+	*next = NULL;
+	if (!link) {
+		if (n >= WATCH_PER_PAGE && !(*next = pw_series_url(sp->patchwork, sp->project,
+								     since, page + 1)))
+			return snprintf(err, errn, "out of memory"), -1;
+		return 0;
+	}
+	*next = fetch_link_next(link);
+	while (bl && sp->patchwork[bl - 1] == '/')
+		bl--;
+	if (*next && (strncmp(*next, sp->patchwork, bl) || (*next)[bl] != '/')) {
+		snprintf(err, errn, "its Link: header's next page '%.200s' is not on '%.200s'",
+			 *next, sp->patchwork);
+		free(*next);
+		*next = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* One poll. 0, or -1 with err. *found: the new series versions seen */
 static int poll_once(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
 		     int *found, char *err, size_t errn)
 {
+	char *link = NULL;
 	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
-				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX };
+				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX,
+				 .link_out = &link };
 	int64_t position = w->position;
-	char since[64];
-	int hold = 0;
+	char since[64], *url;
+	int hold = 0, rc = 0;
 
 	since_of(w->position_date, since, sizeof(since));
-	for (int page = 1; page <= WATCH_PAGES_MAX; page++) {
+	url = pw_series_url(sp->patchwork, sp->project, since, 1);
+	if (!url)
+		return snprintf(err, errn, "out of memory"), -1;
+	for (int page = 1; rc == 0 && url && page <= WATCH_PAGES_MAX; page++) {
 		struct buf body = BUF_INIT(0);
 		struct pw_series *list = NULL;
-		char *url = pw_series_url(sp->patchwork, sp->project, since, page), *e = NULL;
+		char *e = NULL, *next = NULL;
 		size_t n = 0;
-		int rc = 0;
 
-		if (!url)
-			return snprintf(err, errn, "out of memory"), -1;
 		if (fetch_url(url, &fo, &body, &e) < 0) {
 			snprintf(err, errn, "%s", e ? e : url);
 			rc = -1;
@@ -194,45 +256,39 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 			rc = -1;
 		}
 		free(e);
-		free(url);
 		buf_release(&body);
-		for (size_t i = 0; rc == 0 && i < n; i++) {
-			const struct pw_series *s = &list[i];
-			int r;
-
-			if (s->id <= w->position)
-				continue;
-			if (!s->received_all && age_s(s->date) < WATCH_INCOMPLETE_S) {
-				/* the rest of its patches are on their way: not past it */
-				if (!hold)
-					log_debug("watch '%s': series %" PRId64 " is not complete yet",
-						 sp->name, s->id);
-				hold = 1;
-				continue;
-			}
-			r = record(db, sp, s, s->received_all ? NULL :
-				   "not all its patches arrived within an hour");
-			if (r < 0) {
-				snprintf(err, errn, "database: %s", db_errmsg(db));
-				rc = -1;
-				break;
-			}
-			*found += r;
-			if (!hold && s->id > position) {
-				position = s->id;
-				if (db_watch_advance(db, sp->name, position, s->date) < 0) {
-					snprintf(err, errn, "database: %s", db_errmsg(db));
-					rc = -1;
-				}
-			}
-		}
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = poll_one(db, sp, w, &list[i], &position, &hold, found, err, errn);
 		pw_series_free(list, n);
-		if (rc < 0)
-			return -1;
-		if (n < WATCH_PER_PAGE)
-			break;
+		if (rc == 0 && next_page(sp, since, page, n, link, &next, err, errn) < 0) {
+			prefix_url(err, errn, url);
+			rc = -1;
+		}
+		free(link);
+		link = NULL;
+		free(url);
+		url = next;
 	}
-	return 0;
+	free(url);
+	return rc;
+}
+
+/* Whether the public-inbox at sp->lore exists (its config is served:
+ * LIST/_/text/config/raw), for a feed that is a 404: an empty inbox's is
+ * one, and so is a list that is not there */
+static int lore_inbox_exists(const struct watch_spec *sp, const struct fetch_opts *fo)
+{
+	struct buf b = BUF_INIT(0);
+	char *url = NULL, *e = NULL;
+	int ok;
+
+	if (asprintf(&url, "%s/_/text/config/raw", sp->lore) < 0)
+		return 0;
+	ok = fetch_url(url, fo, &b, &e) == 0;
+	free(e);
+	free(url);
+	buf_release(&b);
+	return ok;
 }
 
 /* A lore list: its Atom feed; each message that starts a series, newer
@@ -253,6 +309,11 @@ static int poll_lore(struct db *db, const struct watch_spec *sp, const struct wa
 		goto out;
 	}
 	if (fetch_url(url, &fo, &body, &ferr) < 0) {
+		/* an inbox with no message yet has no feed: 404, and nothing new */
+		if (ferr && strstr(ferr, "': HTTP 404") && lore_inbox_exists(sp, &fo)) {
+			rc = 0;
+			goto out;
+		}
 		snprintf(err, errn, "%s", ferr ? ferr : url);
 		goto out;
 	}
@@ -393,13 +454,16 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 	struct series *ser = NULL;
 	struct submit_spec ss;
 	const char *tree, *branch;
-	char why[512], hash[65], *e = NULL, *path = NULL;
+	char why[512], hash[65], *e = NULL, *path = NULL, *ref = NULL;
 	int64_t id = 0;
 	int rc;
 
 	fo.lore_base = sp->lore;
+	/* patchwork: through the series' API answer, for its cover letter */
+	if (!sp->lore && asprintf(&ref, "%s/%" PRId64, sp->patchwork, s->remote_id) < 0)
+		ref = NULL;
 	if ((sp->lore ? fetch_msgid(s->msgid, &fo, &mbox, NULL, &e) :
-	     fetch_url(s->mbox_url, &fo, &mbox, &e)) < 0) {
+	     fetch_patchwork(ref ? ref : "", &fo, &mbox, NULL, &e)) < 0) {
 		take_failed(db, sp, s, e ? e : s->mbox_url);
 		goto out;
 	}
@@ -466,6 +530,7 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 	     " (%s)", s->remote_id, s->version, id, why);
 	supersede(db, sp, s, id);
 out:
+	free(ref);
 	free(path);
 	free(e);
 	series_free(ser);

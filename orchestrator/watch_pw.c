@@ -102,6 +102,13 @@ static int one(const json_t *j, size_t i, struct pw_series *s, char *err, size_t
 	first = json_is_object(cover) ? cover : json_array_get(patches, 0);
 	s->msgid = bare(json_string_value(json_object_get(first, "msgid")));
 	s->subject = str(first, "name");
+	if (!first && !s->received_all) {
+		/* patchwork lists a series as its first mail is being parsed,
+		 * before the mail is linked to it: not complete yet */
+		free(s->msgid);
+		s->msgid = strdup("");
+		return s->msgid ? 0 : (snprintf(err, errn, "out of memory"), -1);
+	}
 	if (!s->msgid || !*s->msgid)
 		return snprintf(err, errn, "series %lld: no message-id (cover letter or patch 1)",
 				(long long)s->id), -1;

@@ -10,6 +10,11 @@
 # huge, slow, a 404 mbox, a rejected token), each shown on /watches, and
 # the daemon goes on. The watch's runs are its own in the fair queue, and
 # /queue gives the series' times.
+# The server here is kfleet's stand-in, kept for what real patchwork and
+# public-inbox cannot be made to do: answer garbage, a huge or a slow
+# answer, a 404 mbox, series posted at will while kfleetd is down. It
+# serves the series mbox as patchwork does (patches only, the cover
+# letter apart). The path against the real servers is t/e2e-real.sh.
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }

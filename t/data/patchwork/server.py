@@ -3,8 +3,10 @@
 
 Serves the parts of patchwork's REST API v1.2 a watch reads and writes:
   GET  /api/1.2/series/?project=P&since=DATE&order=id&per_page=N&page=K
-  GET  /api/1.2/series/ID/
-  GET  /series/ID/mbox/                          the series' mbox
+  GET  /api/1.2/series/ID/ (and /api/series/ID/, the newest version's)
+  GET  /series/ID/mbox/                          the series' mbox: its patches
+                                                 only, as patchwork's
+  GET  /cover/ID/mbox/                           the cover letter's mbox
   POST /api/1.2/patches/ID/checks/               with "Authorization: Token T"
 (the JSON as patchwork gives it: series with project, submitter,
 cover_letter and patches, received_all; a check's state, target_url,
@@ -31,7 +33,6 @@ import gzip
 import html
 import email.policy
 import json
-import mailbox
 import re
 import sys
 import threading
@@ -41,7 +42,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 SERIES = []          # patchwork series objects, by id order
-MBOX = {}            # series id -> bytes
+MBOX = {}            # series id -> bytes (the patches)
+COVER_MBOX = {}      # cover letter id -> bytes
 MBOX_STATUS = {}     # series id -> HTTP status of its mbox
 CHECKS = []
 LORE = {}            # list -> [{"msgid", "raw", "subject", "author", "email", "refs", "parent", "updated"}]
@@ -64,15 +66,15 @@ def title(subject):
 
 
 def post_series(req):
-    path = req["mbox"]
-    raw = open(path, "rb").read()
-    box = mailbox.mbox(path, factory=lambda f: email.message_from_binary_file(f, policy=email.policy.default))
+    raw = open(req["mbox"], "rb").read()
+    parts = [p for p in re.split(rb"(?m)^(?=From [0-9a-f]{40} )", raw) if p.strip()]
     now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds")
     with LOCK:
         sid = STATE["next_id"]
         STATE["next_id"] += 1
-        cover, patches, submitter = None, [], None
-        for msg in box:
+        cover, patches, submitter, patch_raw = None, [], None, []
+        for part in parts:
+            msg = email.message_from_bytes(part, policy=email.policy.default)
             subj = str(msg["Subject"] or "").replace("\n", " ")
             m = re.search(r'(\d+)/(\d+)\]', subj)
             if not m or msg["In-Reply-To"] and not re.search(r'\[PATCH', subj):
@@ -89,9 +91,12 @@ def post_series(req):
                    "msgid": str(msg["Message-Id"]), "list_archive_url": None, "date": now,
                    "name": pw_name(subj), "mbox": "%s/patch/%d/mbox/" % (BASE, pid)}
             if m.group(1) == "0":
+                obj["mbox"] = "%s/cover/%d/mbox/" % (BASE, pid)
                 cover = obj
+                COVER_MBOX[pid] = part
             else:
                 patches.append(obj)
+                patch_raw.append(part)
         first = cover or patches[0]
         s = {"id": sid, "url": "%s/api/1.2/series/%d/" % (BASE, sid),
              "web_url": "%s/project/%s/list/?series=%d" % (BASE, req["project"], sid),
@@ -105,7 +110,7 @@ def post_series(req):
              "received_total": len(patches), "received_all": bool(req.get("received_all", True)),
              "mbox": "%s/series/%d/mbox/" % (BASE, sid), "cover_letter": cover, "patches": patches}
         SERIES.append(s)
-        MBOX[sid] = raw
+        MBOX[sid] = b"".join(patch_raw)
         MBOX_STATUS[sid] = int(req.get("mbox_status", 200))
     return s
 
@@ -205,8 +210,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         u = urllib.parse.urlsplit(self.path)
         q = urllib.parse.parse_qs(u.query)
-        m = re.match(r"^/api/1\.2/series/(\d+)/$", u.path)
+        m = re.match(r"^/api/(?:1\.2/)?series/(\d+)/$", u.path)
         mb = re.match(r"^/series/(\d+)/mbox/$", u.path)
+        mc = re.match(r"^/cover/(\d+)/mbox/$", u.path)
+        if mc:
+            with LOCK:
+                raw = COVER_MBOX.get(int(mc.group(1)))
+            if raw is None:
+                return self.send(404, b"<h1>Not Found</h1>", "text/html")
+            return self.send(200, raw, "text/plain; charset=utf-8")
         if u.path == "/api/1.2/series/":
             return self.series_list(q)
         if m:

@@ -28,6 +28,7 @@
 
 #define FIX     "t/data/series/"
 #define BIG     (2u << 20)
+#define COVER_MBOX "From patchwork Mon Sep 17 00:00:00 2001\nSubject: [PATCH 0/1] x\n\nbase-commit: 0123\n"
 #define MSGID   "cover.1796032635.git.alice@example.org"
 
 struct blob {
@@ -45,6 +46,7 @@ struct server {
 	struct blob bomb;        /* 4 MiB of 'A', gzipped */
 	char *big;               /* BIG bytes */
 	char pw7[256], pw8[64];  /* patchwork API answers */
+	char pw11[512], pw12[512];  /* ...of a series with a cover letter */
 	pthread_mutex_t lock;
 	char last_url[1024];     /* the path of the last request */
 };
@@ -185,6 +187,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return bytes(c, 200, srv.pw7, strlen(srv.pw7), "application/json");
 	if (!strcmp(url, "/api/series/8/"))
 		return bytes(c, 200, srv.pw8, strlen(srv.pw8), "application/json");
+	if (!strcmp(url, "/api/series/11/"))
+		return bytes(c, 200, srv.pw11, strlen(srv.pw11), "application/json");
+	if (!strcmp(url, "/api/series/12/"))
+		return bytes(c, 200, srv.pw12, strlen(srv.pw12), "application/json");
+	if (!strcmp(url, "/cover/11/mbox/"))
+		return bytes(c, 200, COVER_MBOX, strlen(COVER_MBOX), "text/plain");
 	if (!strcmp(url, "/api/series/9/"))
 		return bytes(c, 200, "<html>not json</html>", 21, "text/html");
 	return bytes(c, 404, "not found\n", 10, "text/plain");
@@ -257,6 +265,10 @@ static int group_setup(void **state)
 	snprintf(srv.pw7, sizeof(srv.pw7), "{\"id\": 7, \"name\": \"bpf: spill\", "
 		 "\"version\": 4, \"mbox\": \"%s/series/7/mbox/\"}", srv.base);
 	snprintf(srv.pw8, sizeof(srv.pw8), "{\"id\": 8, \"name\": \"no mbox\"}");
+	snprintf(srv.pw11, sizeof(srv.pw11), "{\"id\": 11, \"mbox\": \"%s/series/7/mbox/\", "
+		 "\"cover_letter\": {\"id\": 3, \"mbox\": \"%s/cover/11/mbox/\"}}", srv.base, srv.base);
+	snprintf(srv.pw12, sizeof(srv.pw12), "{\"id\": 12, \"mbox\": \"%s/series/7/mbox/\", "
+		 "\"cover_letter\": {\"id\": 4, \"mbox\": \"%s/cover/12/mbox/\"}}", srv.base, srv.base);
 	return 0;
 }
 
@@ -494,6 +506,61 @@ static void test_patchwork(void **state)
 	buf_release(&b);
 }
 
+/* patchwork's series mbox lacks the cover letter (and its base-commit):
+ * the cover letter's own mbox comes first */
+static void test_patchwork_cover(void **state)
+{
+	char want[256], ref[256], *url = NULL, *err = NULL;
+	struct buf b = BUF_INIT(0);
+
+	snprintf(ref, sizeof(ref), "%s/11", srv.base);
+	if (fetch_patchwork(ref, NULL, &b, &url, &err) < 0)
+		fail_msg("'%s': %s", ref, err);
+	snprintf(want, sizeof(want), "%s/series/7/mbox/", srv.base);
+	assert_string_equal(url, want);
+	free(url);
+	assert_int_equal(b.len, strlen(COVER_MBOX) + 1 + srv.mbox.n);
+	assert_memory_equal(b.data, COVER_MBOX "\n", strlen(COVER_MBOX) + 1);
+	assert_memory_equal(b.data + strlen(COVER_MBOX) + 1, srv.mbox.p, srv.mbox.n);
+	buf_reset(&b);
+	/* a cover letter whose mbox is not there is an error, not a series without it */
+	snprintf(ref, sizeof(ref), "%s/12", srv.base);
+	assert_int_equal(fetch_patchwork(ref, NULL, &b, &url, &err), -1);
+	snprintf(want, sizeof(want), "'%s/cover/12/mbox/': HTTP 404", srv.base);
+	assert_string_equal(err, want);
+	free(err);
+	buf_release(&b);
+}
+
+/* patchwork pages its lists with a Link: header (RFC 8288): a full last
+ * page names no next one, and the page after it is a 404 */
+static void test_link_next(void **state)
+{
+	static const struct { const char *link, *next; } cases[] = {
+		{ "<http://pw/api/1.2/series/?page=2&project=fake>; rel=\"next\", "
+		  "<http://pw/api/1.2/series/?page=5&project=fake>; rel=\"last\"",
+		  "http://pw/api/1.2/series/?page=2&project=fake" },
+		{ "<http://pw/s/?page=1>; rel=\"first\", <http://pw/s/?page=3>; rel=\"next\", "
+		  "<http://pw/s/?page=5>; rel=\"last\"", "http://pw/s/?page=3" },
+		{ "<http://pw/s/?page=1>; rel=\"first\", <http://pw/s/?page=1>; rel=\"last\"", NULL },
+		{ "<http://pw/s/?page=2>; rel=next", "http://pw/s/?page=2" },
+		{ "<http://pw/s/?page=2>; rel=\"nextish\"", NULL },
+		{ "<http://pw/s/?page=2; rel=\"next\"", NULL },
+		{ "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *n = fetch_link_next(cases[i].link);
+
+		if (cases[i].next)
+			assert_string_equal(n, cases[i].next);
+		else if (n)
+			fail_msg("'%s': next '%s', expected none", cases[i].link, n);
+		free(n);
+	}
+	assert_null(fetch_link_next(NULL));
+}
+
 static void test_proxy_from_env(void **state)
 {
 	struct buf b = BUF_INIT(0);
@@ -615,6 +682,8 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_msgid),
 		cmocka_unit_test(test_patchwork),
+		cmocka_unit_test(test_patchwork_cover),
+		cmocka_unit_test(test_link_next),
 		cmocka_unit_test(test_proxy_from_env),
 		cmocka_unit_test(test_tls_verified),
 		cmocka_unit_test(test_cli),

@@ -85,6 +85,30 @@ static void malformed(void **state)
 		   "series 5: no message-id");
 }
 
+/* real patchwork lists a series while its first mail is being parsed:
+ * no cover letter, no patch yet, received_all false. Not complete, not
+ * an error of the whole page */
+static void series_being_parsed(void **state)
+{
+	const char *j = "[{\"id\": 44, \"patches\": [], \"cover_letter\": null, \"date\": \"d\", "
+			"\"mbox\": \"m\", \"received_all\": false, \"received_total\": 0, \"total\": 1}]";
+	struct pw_series *s = NULL;
+	char err[256] = "";
+	size_t n = 0;
+
+	(void)state;
+	if (pw_series_parse(j, strlen(j), &s, &n, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(n, 1);
+	assert_int_equal(s[0].id, 44);
+	assert_false(s[0].received_all);
+	assert_int_equal(s[0].npatches, 0);
+	pw_series_free(s, n);
+	/* complete, and still no mail: patchwork's shape is broken */
+	expect_bad("[{\"id\": 5, \"patches\": [], \"date\": \"d\", \"mbox\": \"m\", \"received_all\": true}]",
+		   "series 5: no message-id");
+}
+
 static void url_and_body(void **state)
 {
 	char *u = pw_series_url("https://pw.example.org", "net dev&x", "2026-11-30T10:00:00", 3);
@@ -367,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(page),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(series_being_parsed),
 		cmocka_unit_test(url_and_body),
 		cmocka_unit_test(keys),
 		cmocka_unit_test(specs),
