@@ -8,6 +8,7 @@
 # again is harmless; the daemon stays healthy and leaves no guest. And
 # submissions of a fake-kbuild series: one testing, its queued runs
 # canceled; one canceled while it builds, the rest of its builds not made.
+# tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }

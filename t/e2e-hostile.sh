@@ -9,6 +9,7 @@
 # and fill the disk. Everything is checked on the host, from outside; then
 # a benign series built after them must give the kernel a clean build
 # gives, byte for byte.
+# tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }

@@ -9,6 +9,7 @@
 # schema v4.5 (t/data/kcidb/schema-v4.5.json) with Debian's
 # python3-jsonschema; a second export has the same ids, --since narrows
 # it, and a bad --since is refused with what and where.
+# tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }

@@ -7,6 +7,7 @@
 # page that DNS rebinding pointed at it) is refused, pages and API, GET
 # and POST; allowed_hosts adds names. A listen address off loopback is
 # warned about, by kfleetd -n and at start.
+# tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
 db() { sqlite3 "$T/var/kfleet.db" "$1"; }

@@ -16,7 +16,7 @@ alone="t/e2e-libvirtd.sh"
 first="t/e2e-linux.sh t/e2e-bisect.sh t/e2e-watch.sh t/e2e-bpf.sh t/e2e-kernels.sh"
 [ $# -gt 0 ] || set -- t/e2e-*.sh
 if [ "${E2E_TIER:-}" = quick ]; then
-	q=(); for a in "$@"; do grep -q '^# tier: quick$' "$a" && q+=("$a"); done
+	q=(); for a in "$@"; do grep -q '^# tier: quick' "$a" && q+=("$a"); done
 	set -- "${q[@]}"
 fi
 out=$(mktemp -d /tmp/kfleet-e2e.XXXXXX)
