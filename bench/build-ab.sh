@@ -7,7 +7,9 @@
 # a machine whose load changes during the hour loads both alike. Prints
 # each row's time for each side and new/old. A ratio near 1 means the
 # change did not make builds slower; the machine's noise shows in the "no
-# change" row, which builds nothing either way. The rows:
+# change" row, which builds nothing either way. AB_ROWS="cold,one file"
+# builds only the rows named, AB_ONE_FILE=N the one-file row N times
+# (each a child of the last). The rows:
 #   cold         the first build of the base commit (empty ccache)
 #   no change    the same commit again (the artifact is reused)
 #   series       a one-file change as a series on the base (its patched
@@ -32,6 +34,14 @@ git -C "$W/linux" -c user.name=bench -c user.email=bench@localhost commit -q -am
 base=$(git -C "$W/linux" rev-parse HEAD~1)
 child=$(git -C "$W/linux" rev-parse HEAD)
 git -C "$W/linux" format-patch -q --stdout -1 HEAD > "$W/one.mbox"
+# AB_ONE_FILE=N: the "one file" row N times, each a child of the last
+# (the same slot, one file changed again), for more than one sample
+more=""
+for i in $(seq 2 "${AB_ONE_FILE:-1}"); do
+	sed -i "s|^/\* bench: one file changed.*\*/$|/* bench: one file changed ($i) */|" "$W/linux/kernel/sys.c"
+	git -C "$W/linux" -c user.name=bench -c user.email=bench@localhost commit -q -am "bench: one file ($i)"
+	more="$more|one file $i:--base $(git -C "$W/linux" rev-parse HEAD)"
+done
 printf 'CONFIG_PRINTK=y\n' > "$W/same.config"
 printf 'CONFIG_LOG_BUF_SHIFT=18\n' > "$W/other.config"
 
@@ -72,10 +82,17 @@ start old "$OLD_BIN"
 start new "$NEW_BIN"
 n=0
 printf '%-12s %10s %10s %8s\n' "" "old ms" "new ms" "new/old"
-for row in "cold:--base $base" "no change:--base $base" "series:--base $base --mbox $W/one.mbox" \
-	   "one file:--base $child" "new slot:--base $base --fragment $W/same.config" \
-	   "new config:--base $base --fragment $W/other.config"; do
+rows="cold:--base $base|no change:--base $base|series:--base $base --mbox $W/one.mbox"
+rows="$rows|one file:--base $child$more|new slot:--base $base --fragment $W/same.config"
+rows="$rows|new config:--base $base --fragment $W/other.config"
+# AB_ROWS=cold,one file: only the rows named (cold is always built first)
+IFS='|'
+for row in $rows; do
+	unset IFS
 	name=${row%%:*}; args=${row#*:}
+	if [ -n "${AB_ROWS:-}" ] && [ "$name" != cold ]; then
+		case ",$AB_ROWS," in *",${name%% [0-9]*},"*) ;; *) continue ;; esac
+	fi
 	n=$((n + 1))
 	if [ $((n % 2)) -eq 1 ]; then
 		o=$(build old $args); nw=$(build new $args)
