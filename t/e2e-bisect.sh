@@ -11,7 +11,6 @@
 # a commit with another crash skipped; a bisection is canceled.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 sh "$TOP/t/fake-kbuild/mkbisect.sh" "$T/tree" >/dev/null
 rev() { git -C "$T/tree" rev-parse "$1"; }
 # builds ahead on (the fake tree builds in a second: they cost nothing here)

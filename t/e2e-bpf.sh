@@ -8,7 +8,6 @@
 # a second submission reuses the build; bad submissions are refused.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 tree=$(sh "$TOP/kernels/linux-source.sh")
 check "linux-source-6.1 is a git tree" test -d "$tree/.git"
 kf_config ""

@@ -11,7 +11,6 @@
 # tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # wait_db SECONDS SQL VALUE
 wait_db() {
 	for _ in $(seq 1 $(( $1 * 20 ))); do

@@ -20,7 +20,6 @@ kf_config ""
 sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/t/data/jobs-decided|" "$T/kfleetd.ini"
 check "kfleetd starts" kf_start
 cp "$KERNEL" "$T/patched-vmlinuz"
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # wait_req ID EXPR WANT SECONDS: until the request's EXPR is WANT
 wait_req() {
 	for _ in $(seq 1 $(( $4 * 2 ))); do

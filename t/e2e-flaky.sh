@@ -12,7 +12,6 @@
 # not counted", exit 0). 10 short runs.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # matches TEXT ERE: a line of TEXT matches
 matches() { printf '%s\n' "$1" | grep -qE "$2" && return 0; echo "  expected a line matching '$2' in: $1" >&2; return 1; }
 # pyjson PATH PYTHON: asserts on the JSON of GET PATH, as j

@@ -12,7 +12,6 @@
 # tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 tag=$(basename "$T")
 marker=/var/tmp/kfleet-hostile-$tag
 rm -f "$marker" "$marker-hook" "$marker-late"

@@ -22,7 +22,6 @@ out=$(kf run --job nosuch --kernel "$KERNEL" 2>&1)
 check "an unknown job is refused" contains "$out" "job 'nosuch': no such job"
 for id in $k $m $s; do kf_wait_state "$id" done 180 || break; done
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 check "ktap: three results stored" equals "$(db "select group_concat(path || ':' || status, ' ') from (select * from results where run_id = $k order by path)")" "alpha:pass beta:fail gamma:skip"
 check "ktap: the failure's reason kept" equals "$(db "select detail from results where run_id = $k and path = 'beta'")" "it broke"
 check "ktap: the run failed although the command exited 0" equals "$(kf_field "$k" "outcome || ' ' || exit_code")" "failed 0"

@@ -12,7 +12,6 @@
 # tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 wait_for() {
 	for _ in $(seq 1 $(( $1 * 5 ))); do
 		[ "$(db "$2")" = "$3" ] && return 0

@@ -9,7 +9,6 @@
 # clear outcome. The real kernel build is t/e2e-linux.sh.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 sub_id() { sed -n 's/^submission \([0-9]*\) queued.*/\1/p'; }
 # wait_sub ID SECONDS: until the submission's builds are over
 wait_sub() {

@@ -16,7 +16,6 @@
 # 7 incremental ones for the two bisections); 39 minutes beside other work.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 MBOX=$TOP/t/data/linux-series/kfleet-test.mbox
 
 tree=$(sh "$TOP/kernels/linux-source.sh")

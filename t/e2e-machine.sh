@@ -15,7 +15,6 @@ a=$(q --job getpgid-rate --kernel "$KERNEL")
 b=$(q --job getpgid-rate --kernel "$KERNEL")
 check "two benchmarks queued" test -n "$a" -a -n "$b"
 for id in $a $b; do kf_wait_state "$id" done 300 || break; done
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 nb() { db "select $2 from run_neighbours where run_id = $1"; }
 check "both passed" equals "$(kf_field "$a" outcome) $(kf_field "$b" outcome)" "passed passed"
 check "...one on each host entry" equals "$(db "select count(distinct host_id) from runs where id in ($a, $b)")" 2

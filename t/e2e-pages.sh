@@ -9,7 +9,6 @@
 # noise from those runs. SCREENSHOT=FILE keeps a picture of the request page.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # before A B TEXT: A comes before B in TEXT
 before() {
 	a=$(printf '%s\n' "$3" | grep -n -m1 -F "$1" | cut -d: -f1)

@@ -21,16 +21,6 @@
 . "$TOP/t/real/patchwork.sh"
 . "$TOP/t/real/public-inbox.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
-# wait_for SECONDS SQL EXPECTED: until the query gives EXPECTED
-wait_for() {
-	for _ in $(seq 1 $(( $1 * 5 ))); do
-		[ "$(db "$2")" = "$3" ] && return 0
-		sleep 0.2
-	done
-	echo "  after $1 s, '$2' gives '$(db "$2")', not '$3'" >&2
-	return 1
-}
 # pwj PATH PYTHON-EXPR: patchwork's own API answer to PATH, through python3 (as j)
 pwj() { curl -sf "$PW_URL$1" | python3 -c "import json,sys; j=json.load(sys.stdin); $2"; }
 

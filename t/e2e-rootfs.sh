@@ -26,7 +26,6 @@ bad=$(q --job rootfs-badpkg --kernel "$KERNEL")
 cr=$(q --job rootfs-crash --kernel "$KERNEL")
 check "four runs queued" test -n "$p1" -a -n "$hb" -a -n "$bad" -a -n "$cr"
 for id in $p1 $hb $bad $cr; do kf_wait_state "$id" done 600 || break; done
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 
 dir=$(kf_field "$p1" run_dir)
 out=$(cat "$dir/output.txt" 2>/dev/null)

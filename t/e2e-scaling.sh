@@ -9,7 +9,6 @@
 # the chart is taken (SCREENSHOT=docs/scaling-chart.png keeps it).
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 count() { printf '%s' "$2" | grep -o -F -- "$1" | wc -l | tr -d ' '; }
 matches() {
 	printf '%s\n' "$1" | grep -q -E -- "$2" && return 0

@@ -7,7 +7,6 @@
 # the /trends pages (in headless Chromium) must find exactly that.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 sub_id() { sed -n 's/^submission \([0-9]*\) queued.*/\1/p'; }
 count() { printf '%s' "$2" | grep -o -F -- "$1" | wc -l | tr -d ' '; }
 # matches TEXT ERE: a line of TEXT matches

@@ -17,16 +17,6 @@
 # letter apart). The path against the real servers is t/e2e-real.sh.
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
-# wait_for SECONDS SQL EXPECTED: until the query gives EXPECTED
-wait_for() {
-	for _ in $(seq 1 $(( $1 * 5 ))); do
-		[ "$(db "$2")" = "$3" ] && return 0
-		sleep 0.2
-	done
-	echo "  after $1 s, '$2' gives '$(db "$2")', not '$3'" >&2
-	return 1
-}
 pw() { curl -sf -X POST -H 'Content-Type: application/json' -d "$2" "$PW$1"; }
 # checks_of PYTHON-EXPR: the checks the server received, through python3
 checks() { curl -sf "$PW/control/checks" | python3 -c "import json,sys; c=json.load(sys.stdin); $1"; }

@@ -10,16 +10,6 @@
 # tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
-# wait_for SECONDS SQL EXPECTED: until the query gives EXPECTED
-wait_for() {
-	for _ in $(seq 1 $(( $1 * 5 ))); do
-		[ "$(db "$2")" = "$3" ] && return 0
-		sleep 0.2
-	done
-	echo "  after $1 s, '$2' gives '$(db "$2")', not '$3'" >&2
-	return 1
-}
 # none_of TEXT: TEXT holds none of the secrets
 SECRETS="PwSecret1x SmtpSecret2x TokSecret3x KeySecret4x LoreSecret5x"
 none_of() { for s in $SECRETS; do lacks "$1" "$s" || return 1; done; }

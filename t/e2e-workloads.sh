@@ -25,7 +25,6 @@ aupf=$(q --job uprobe-fork --arch arm64 --kernel "$ARM_KERNEL" --vcpus 2)
 check "seven job runs queued" test -n "$sfc" -a -n "$trig" -a -n "$upf" -a -n "$ppl" -a -n "$tcx" -a -n "$asfc" -a -n "$aupf"
 for id in $sfc $trig $upf $ppl $tcx $asfc $aupf; do kf_wait_state "$id" done 600 || break; done
 
-db() { sqlite3 "$T/var/kfleet.db" "$1"; }
 # positive METRIC name of run: the sample is there and above zero
 positive() { [ "$(db "select count(*) from samples where run_id = $1 and metric = '$2' and value > 0")" -ge 1 ]; }
 for id in $sfc $trig $upf $ppl $asfc $aupf; do

@@ -150,6 +150,18 @@ kf_no_domains() {
 	return 1
 }
 
+# db SQL: the test daemon's database
+db() { sqlite3 "$T/var/kfleet.db" "$1"; }
+# wait_for SECONDS SQL EXPECTED: until the query gives EXPECTED
+wait_for() {
+	for _ in $(seq 1 $(( $1 * 5 ))); do
+		[ "$(db "$2")" = "$3" ] && return 0
+		sleep 0.2
+	done
+	echo "  after $1 s, '$2' gives '$(db "$2")', not '$3'" >&2
+	return 1
+}
+
 # kf_wait_state ID STATE SECONDS
 kf_wait_state() {
 	for _ in $(seq 1 $(( $3 * 5 ))); do
