@@ -79,6 +79,7 @@ struct build {
 	struct kbuild_steps st;
 	int modules;
 	int fresh;                /* the slot had no obj before this build */
+	char inputs[65];          /* what the .config is made from (kbuild_configure) */
 	int64_t t0;
 };
 
@@ -270,7 +271,8 @@ static int build_configure(struct build *b, char **err)
 			pick = -1;
 		free(b->r->dropped);
 		b->r->dropped = NULL;
-		rc = kbuild_configure(&b->st, b->s, &b->r->dropped, &b->modules, err);
+		rc = kbuild_configure(&b->st, b->s, b->slot, b->inputs, &b->r->dropped,
+				      &b->modules, err);
 		if (rc != 0 || pick < 0)
 			break;
 		if (kbuild_slot_config(b->obj, have) < 0) {
@@ -432,6 +434,8 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 		if (!s->untrusted &&
 		    (build_mark(&b, 1, &m) < 0 || kbuild_slot_mark_write(b.slot, &m) < 0))
 			kbuild_log_note(r->log, "slot '%s': not marked built", b.slot);
+		else if (!s->untrusted && b.inputs[0])
+			kbuild_configured_write(&b.st, b.slot, b.inputs);
 		kbuild_log_note(r->log, "built %s in %lld ms", r->release, (long long)r->ms);
 	} else if (b.st.failed) {
 		build_failed(&b, rc, *err);

@@ -2,13 +2,18 @@
  * defconfig, allnoconfig or a file), kfleet's guest fragments, the spec's
  * fragments and the options a job asks for, merged by the tree's own
  * merge_config.sh and settled by make olddefconfig; then every option asked
- * for is checked to have survived. The config hash names all of it. */
+ * for is checked to have survived. The config hash names all of it. A slot
+ * whose .config was made from the same inputs (the config hash, the
+ * toolchain and the tree's files that make's config targets read) keeps
+ * it: an incremental build does not pay for tinyconfig and olddefconfig
+ * again (~15 s of a ~40 s build of linux-source-6.1 here). */
 #include "kernels/kernelsint.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/cmd.h"
@@ -16,6 +21,9 @@
 
 #define FRAGMENT_MAX (1u << 20)
 #define DOTCONFIG_MAX (FRAGMENT_MAX * 8)
+#define LS_TREE_MAX   (64u << 20)      /* git ls-tree -r of a commit */
+#define CONFIGURED_FILE   "configured"
+#define CONFIGURED_FORMAT "kfleet-configured-1"
 
 int kbuild_is_named_config(const char *c)
 {
@@ -340,18 +348,150 @@ out:
 	return rc;
 }
 
-int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, char **dropped,
-		     int *modules, char **err)
+/* --- a .config made before ---------------------------------------------- */
+
+int kbuild_config_input(const char *path)
 {
-	char *cfg = path_join(st->obj, ".config");
-	char *optfrag = path_join(st->in ? st->in : st->obj, "kfleet-options.config");
+	const char *base = strrchr(path, '/'), *rest;
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "Kconfig", 7) || !strcmp(path, "Makefile") ||
+	    !strncmp(path, "scripts/", 8) || !strncmp(path, "kernel/configs/", 15))
+		return 1;
+	/* arch/ARCH/Makefile* (included by the top Makefile's config targets),
+	 * arch/ARCH/configs/ (defconfig, tiny.config) and arch/ARCH/tools/
+	 * (scripts some arches' Kconfig runs) */
+	if (strncmp(path, "arch/", 5) || !(rest = strchr(path + 5, '/')))
+		return 0;
+	return !strncmp(rest, "/Makefile", 9) || !strncmp(rest, "/configs/", 9) ||
+	       !strncmp(rest, "/tools/", 7);
+}
+
+/* What a .config of s is made from, hashed into out: the config hash, the
+ * toolchain (Kconfig asks the compiler what it can do) and every file of
+ * the tree at s's commit that make's config targets read
+ * (kbuild_config_input). 0 / -1 when it cannot be told. */
+static int config_inputs(const struct kbuild_env *e, const struct kbuild_spec *s, char out[65])
+{
+	char *gitdir = NULL, chash[65], *why = NULL;
+	struct buf ls = BUF_INIT(LS_TREE_MAX), in = BUF_INIT(0);
 	struct cmd *c;
 	int rc = -1;
 
+	if (!s->toolchain || kbuild_config_hash(e, s, chash, &why) < 0 ||
+	    !(gitdir = kbuild_tree_dir(e, s->tree)))
+		goto out;
+	c = kbuild_git(gitdir);
+	cmd_args(c, "ls-tree", "-r", "-z", "--full-tree", s->commit, NULL);
+	cmd_stdout_buf(c, &ls);
+	cmd_timeout(c, KBUILD_GIT_SHORT_MS);
+	rc = cmd_run(c, NULL);
+	cmd_free(c);
+	if (rc < 0 || ls.truncated) {
+		rc = -1;
+		goto out;
+	}
+	buf_printf(&in, "kfleet-config-inputs-1\nconfig %s\ntoolchain %s\n", chash, s->toolchain);
+	/* "MODE TYPE OID\tPATH\0" per file */
+	for (const char *p = buf_str(&ls), *end = p + ls.len; p < end;) {
+		const char *z = memchr(p, '\0', (size_t)(end - p)), *tab;
+
+		if (!z)
+			break;
+		if ((tab = memchr(p, '\t', (size_t)(z - p))) && kbuild_config_input(tab + 1))
+			buf_printf(&in, "%s\n", p);
+		p = z + 1;
+	}
+	if (in.len > LS_TREE_MAX) {
+		rc = -1;
+		goto out;
+	}
+	sha256_mem(buf_str(&in), in.len, out);
+	rc = 0;
+out:
+	free(why);
+	free(gitdir);
+	buf_release(&ls);
+	buf_release(&in);
+	return rc;
+}
+
+/* sha256 of the build's .config as it is now (through a series' overlay
+ * when there is one). 0 / -1 */
+static int config_now(struct kbuild_steps *st, char out[65])
+{
+	struct buf b = BUF_INIT(DOTCONFIG_MAX);
+	char *why = NULL;
+	int rc = kbuild_read_beneath(kbuild_obj_host(st), ".config", &b, DOTCONFIG_MAX, &why);
+
+	if (rc == 0)
+		sha256_mem(buf_str(&b), b.len, out);
+	free(why);
+	buf_release(&b);
+	return rc;
+}
+
+/* Whether SLOT/configured says the .config there was made from inputs
+ * and is unchanged since */
+static int config_made(struct kbuild_steps *st, const char *slot, const char *inputs)
+{
+	char *path = path_join(slot, CONFIGURED_FILE), have[65], want[256];
+	struct buf b = BUF_INIT(256);
+	int same = 0;
+
+	if (path && read_file(path, &b, 255) == 0 && !b.truncated && config_now(st, have) == 0) {
+		snprintf(want, sizeof(want), "%s\ninputs %s\nconfig %s\n", CONFIGURED_FORMAT,
+			 inputs, have);
+		same = !strcmp(buf_str(&b), want);
+		if (!same)
+			kbuild_log_note(st->log, "config: made again: the slot's .config %s",
+					strstr(buf_str(&b), inputs) ? "changed since it was made" :
+					"was made from other inputs");
+	}
+	buf_release(&b);
+	free(path);
+	return same;
+}
+
+void kbuild_configured_write(struct kbuild_steps *st, const char *slot, const char *inputs)
+{
+	char *path = path_join(slot, CONFIGURED_FILE), have[65];
+	struct buf b = BUF_INIT(256);
+
+	if (path && config_now(st, have) == 0 &&
+	    buf_printf(&b, "%s\ninputs %s\nconfig %s\n", CONFIGURED_FORMAT, inputs, have) == 0)
+		write_file(path, buf_str(&b), b.len, 0644);
+	buf_release(&b);
+	free(path);
+}
+
+int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, const char *slot,
+		     char inputs[65], char **dropped, int *modules, char **err)
+{
+	char *cfg = path_join(st->obj, ".config");
+	char *optfrag = path_join(st->in ? st->in : st->obj, "kfleet-options.config");
+	char *made = NULL;
+	struct cmd *c;
+	int rc = -1;
+
+	inputs[0] = '\0';
 	if (!cfg || !optfrag) {
 		set_errf(err, "out of memory");
 		goto out;
 	}
+	if (slot && config_inputs(st->e, s, inputs) < 0)
+		inputs[0] = '\0';
+	if (inputs[0] && config_made(st, slot, inputs)) {
+		kbuild_log_note(st->log, "config: the slot's .config was made from the same "
+				"inputs (%.12s: the config, the toolchain, the tree's Kconfig "
+				"files, scripts/ and arch Makefiles): not made again", inputs);
+		rc = config_check(st, s, dropped, modules, err);
+		goto out;
+	}
+	/* from here on the slot's .config is not one made from known inputs
+	 * (a series' build writes through an overlay and leaves it alone) */
+	if (slot && !st->untrusted && (made = path_join(slot, CONFIGURED_FILE)))
+		unlink(made);
 	if ((rc = config_base(st, s, cfg, err)) != 0 ||
 	    (rc = config_merge(st, s, cfg, optfrag, err)) != 0)
 		goto out;
@@ -361,6 +501,7 @@ int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, char 
 		goto out;
 	rc = config_check(st, s, dropped, modules, err);
 out:
+	free(made);
 	free(optfrag);
 	free(cfg);
 	return rc;

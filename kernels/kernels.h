@@ -242,6 +242,8 @@ struct kbuild_spec {
 	size_t nfragments;
 	const char *const *options;   /* "CONFIG_X=y" lines a job asks for */
 	size_t noptions;
+	const char *toolchain;     /* kbuild_toolchain()'s line, or NULL: with it, a slot's
+				      .config made from the same inputs is kept */
 	int untrusted;             /* a series' commit: its build never writes what a later
 				      build reads (its O= an overlay of the slot's, ccache
 				      read-only, the slot's mark kept) */

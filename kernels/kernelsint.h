@@ -243,9 +243,23 @@ int kbuild_is_named_config(const char *c);
  * options merged (merge_config.sh), make olddefconfig, then the check that
  * every option asked for survived: *dropped (caller frees) lists those
  * that did not, NULL when none; *modules whether the config has
- * CONFIG_MODULES. 0, 1 a step failed, -1 other errors (*err). */
-int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, char **dropped,
-		     int *modules, char **err);
+ * CONFIG_MODULES. With slot (SLOT/configured, spec's toolchain set), the
+ * steps before the check are skipped when the .config there was made from
+ * the same inputs and is unchanged since; inputs (65 bytes) gets what this
+ * .config is made from ("" when it cannot be told), for
+ * kbuild_configured_write. 0, 1 a step failed, -1 other errors (*err). */
+int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, const char *slot,
+		     char inputs[65], char **dropped, int *modules, char **err);
+/* SLOT/configured: the slot's .config as a complete build left it (make
+ * may rewrite it) came from inputs (kbuild_configure's); written with the
+ * slot's mark */
+void kbuild_configured_write(struct kbuild_steps *st, const char *slot, const char *inputs);
+/* Whether a file of a tree (its path in the tree) is one make's config
+ * targets read: any Kconfig*, scripts/, kernel/configs/, the top Makefile,
+ * arch/ARCH/Makefile*, arch/ARCH/configs/ and arch/ARCH/tools/. A .config
+ * made at one commit is the one that would be made at another when none
+ * of these differ. */
+int kbuild_config_input(const char *path);
 
 /* slot.c. What a slot's last complete kernel build was: SLOT/built, removed
  * before a build or a kselftest changes the slot and written when a

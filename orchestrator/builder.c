@@ -171,7 +171,7 @@ static int build_one(struct builder *b, const struct submission *s, const char *
 	struct kbuild_spec spec = {
 		.tree = s->tree, .commit = commit, .arch = arch, .config = s->config,
 		.fragments = (const char *const *)frags, .nfragments = nfrags,
-		.options = opts, .noptions = nopts,
+		.options = opts, .noptions = nopts, .toolchain = toolchain(b, arch),
 		/* a series' commit is anyone's code */
 		.untrusted = !strcmp(side, "patched"),
 	};

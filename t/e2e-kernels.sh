@@ -58,6 +58,21 @@ check "...every run passed" equals "$(db "select group_concat(distinct outcome) 
 check "...the arm64 runs ran arm64 guests" equals "$(db "select count(*) from runs where arch = 'arm64' and guest_release is not null and request_id in (select id from requests where submission_id = $s1)")" 4
 check "...and the before/after table is printed" contains "$out" "ops"
 check "...with the submission's page address" contains "$out" "/submissions/$s1"
+# the series' build keeps the .config the base's build made in the slot:
+# the series changes no Kconfig file, scripts/ or arch Makefile
+bdir() { db "select b.dir from builds b join submission_builds sb on sb.build_id = b.id where sb.submission_id = $1 and sb.side = '$2' and b.arch = 'x86_64'"; }
+check "...the base's build made its .config" grep -q "### kfleet: step olddefconfig" "$(bdir "$s1" base)/build.log"
+check "...the series' build kept it, no config step run" sh -c "grep -q 'the slot.s .config was made from the same inputs' '$(bdir "$s1" patched)/build.log' && ! grep -q '### kfleet: step olddefconfig' '$(bdir "$s1" patched)/build.log'"
+check "...the same .config in both kernels" cmp -s "$(bdir "$s1" base)/config" "$(bdir "$s1" patched)/config"
+# a series that changes a Kconfig default: its .config is made again
+git clone -q "$T/tree" "$T/kc" && sed -i 's/^LOG_BUF_SHIFT int 17/LOG_BUF_SHIFT int 18/' "$T/kc/Kconfig.options" &&
+	git -C "$T/kc" -c user.name=Kfleet -c user.email=t@kfleet.invalid commit -qam "Kconfig: a larger log buffer" &&
+	git -C "$T/kc" format-patch -1 --stdout > "$T/kconfig.mbox"
+out=$(kf submit --tree fake --mbox "$T/kconfig.mbox" --arch x86_64 --wait 2>&1)
+sk=$(printf '%s\n' "$out" | sub_id)
+check "a series that changes Kconfig: built" equals "$(db "select state from submissions where id = $sk")" done
+check "...its .config made again, with the new default" sh -c "grep -q '### kfleet: step olddefconfig' '$(bdir "$sk" patched)/build.log' && grep -qx 'CONFIG_LOG_BUF_SHIFT=18' '$(bdir "$sk" patched)/config'"
+check "...the base's kept its own" grep -qx 'CONFIG_LOG_BUF_SHIFT=17' "$(bdir "$sk" base)/config"
 nbuilds=$(db "select count(*) from builds")
 
 # the same series again: nothing is built

@@ -111,12 +111,45 @@ static void test_named_config(void **state)
 	assert_false(kbuild_is_named_config(""));
 }
 
+/* The files make's config targets read, as linux-source-6.1 has them:
+ * every file a Kconfig sources is named Kconfig*, $(shell,...) runs
+ * scripts/ (and arch/ARCH/tools/), the Makefiles that set the config's
+ * environment; the rest of the tree is not an input */
+static void test_config_input(void **state)
+{
+	static const char *const in[] = {
+		"Kconfig", "init/Kconfig", "lib/Kconfig.debug", "arch/x86/Kconfig.cpu",
+		"arch/arm64/Kconfig.platforms", "drivers/net/Kconfig", "scripts/Kconfig.include",
+		"scripts/cc-version.sh", "scripts/kconfig/merge_config.sh", "scripts/kconfig/conf.c",
+		"kernel/configs/tiny.config", "kernel/configs/tiny-base.config",
+		"arch/x86/configs/tiny.config", "arch/arm64/configs/defconfig", "Makefile",
+		"arch/x86/Makefile", "arch/x86/Makefile_32.cpu", "arch/arm64/Makefile",
+		"arch/powerpc/tools/gcc-check-mprofile-kernel.sh",
+	};
+	static const char *const out[] = {
+		"kernel/sys.c", "init/main.c", "drivers/Makefile", "arch/x86/kernel/Makefile",
+		"arch/x86/boot/compressed/Makefile", "tools/testing/selftests/Makefile",
+		"Documentation/dev-tools/testing-overview.rst", "MAINTAINERS", "arch/Makefile.x",
+		"arch", "arch/", "kernel/configs.c", "scriptsx/y", "include/linux/kconfig.h",
+		"mm/Kconfig-notes/x.c",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		if (!kbuild_config_input(in[i]))
+			fail_msg("'%s' is read by make's config targets", in[i]);
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++)
+		if (kbuild_config_input(out[i]))
+			fail_msg("'%s' is not read by make's config targets", out[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_dropped),
 		cmocka_unit_test(test_config_hash),
 		cmocka_unit_test(test_named_config),
+		cmocka_unit_test(test_config_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
