@@ -159,6 +159,11 @@ static void make_ccache(struct cmd *c, const struct kbuild_steps *st, int arm)
 	cmd_env(c, "CCACHE_DIR", ccache);
 	cmd_env(c, "CCACHE_BASEDIR", st->src);
 	cmd_env(c, "CCACHE_NOHASHDIR", "1");
+	/* depend mode: a miss compiles once, with kbuild's -Wp,-MMD giving
+	 * ccache the headers, where the default runs the preprocessor first
+	 * (ccache's manual: a miss costs 5-20 % more, 1-3 % in depend mode;
+	 * most of a cold build is misses) */
+	cmd_env(c, "CCACHE_DEPEND", "1");
 	if (st->untrusted) {
 		cmd_env(c, "CCACHE_READONLY", "1");
 		cmd_env(c, "CCACHE_NOSTATS", "1");
