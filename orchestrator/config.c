@@ -30,6 +30,7 @@ static void host_release(struct config_host *h)
 	free(h->transfer);
 	free(h->firmware);
 	free(h->boot);
+	free(h->kernel_args);
 	free(h->pool);
 	free(h->pool_path);
 }
@@ -75,6 +76,7 @@ static struct config_host *host_add(struct config *c, const char *name)
 	v->transfer = strdup("auto");
 	v->firmware = strdup("seabios");
 	v->boot = strdup("default");
+	v->kernel_args = strdup("");
 	v->pool = strdup("kfleet");
 	v->pool_path = strdup("/var/lib/kfleet/pool");
 	v->slots = 2;
@@ -565,6 +567,19 @@ static int handler(void *user, const char *section, const char *key, const char 
 				perr(p, "boot: '%s' is not default or fast", v);
 			else
 				set_str(&h->boot, v);
+		} else if (!strcmp(key, "kernel_args")) {
+			size_t l = strlen(v), i = 0;
+
+			while (i < l && v[i] >= 0x20 && v[i] < 0x7f)
+				i++;
+			if (l > CONFIG_KERNEL_ARGS_MAX)
+				perr(p, "kernel_args: %zu bytes, more than %d", l,
+				     CONFIG_KERNEL_ARGS_MAX);
+			else if (i < l)
+				perr(p, "kernel_args: byte %zu (0x%02x) is not printable ASCII", i + 1,
+				     (unsigned char)v[i]);
+			else
+				set_str(&h->kernel_args, v);
 		} else if (!strcmp(key, "pool")) {
 			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					  "0123456789_.-") != strlen(v) || v[0] == '.' || v[0] == '-')
@@ -782,6 +797,8 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "kcidb_origin = %s\n", c->kcidb_origin);
 	print_size(out, "min_free_disk", c->min_free_disk);
 	for (size_t i = 0; i < c->nhosts; i++) {
+		const char *args = c->hosts[i].kernel_args && *c->hosts[i].kernel_args ?
+				   c->hosts[i].kernel_args : NULL;
 		char cpus[16];
 
 		if (c->hosts[i].cpus < 0)
@@ -790,10 +807,11 @@ void config_print(const struct config *c, FILE *out)
 			snprintf(cpus, sizeof(cpus), "%d", c->hosts[i].cpus);
 		fprintf(out, "\n[host %s]\nuri = %s\nslots = %d\ncpus = %s\naccel = %s\n"
 			"transfer = %s\npool = %s\npool_path = %s\nfirmware = %s\nboot = %s\n"
-			"connect_timeout = %d\n",
+			"kernel_args =%s%s\nconnect_timeout = %d\n",
 			c->hosts[i].name, c->hosts[i].uri, c->hosts[i].slots, cpus, c->hosts[i].accel,
 			c->hosts[i].transfer, c->hosts[i].pool, c->hosts[i].pool_path,
-			c->hosts[i].firmware, c->hosts[i].boot, c->hosts[i].connect_timeout_s);
+			c->hosts[i].firmware, c->hosts[i].boot, args ? " " : "", args ? args : "",
+			c->hosts[i].connect_timeout_s);
 	}
 	fprintf(out, "\n[run]\nmemory_mb = %d\ntimeout = %d\nboot_timeout = %d\n"
 		"silence_timeout = %d\nmax_attempts = %d\nreserve_after = %d\n", c->run_memory_mb,

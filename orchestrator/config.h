@@ -25,9 +25,14 @@ struct config_host {
 			     (QEMU's qboot.rom: a direct kernel boot ~150 ms sooner) */
 	char *boot;       /* "default", or "fast": the quickest guest setup that still
 			     runs the jobs (orchestrator/guest.c, GUEST_FAST_ARGS) */
+	char *kernel_args; /* after kfleet's own (and boot = fast's) on every guest's
+			      kernel command line, "" none: printable ASCII, at most
+			      CONFIG_KERNEL_ARGS_MAX bytes; part of the run's boot setup */
 	int connect_timeout_s;  /* a connection not made by then: the host is down,
 				   tried again in the background (hostconn.c) */
 };
+
+#define CONFIG_KERNEL_ARGS_MAX 512
 
 /* QEMU's qboot ROM on a host, for firmware = qboot */
 #define CONFIG_QBOOT_ROM "/usr/share/qemu/qboot.rom"

@@ -528,11 +528,14 @@ static void host_cpu_model(struct host *h)
 
 void guest_boot_setup(const struct guest_spec *s, char *out, size_t n)
 {
+	const char *args = s->cmdline && *s->cmdline ? s->cmdline : NULL;
+
 	if (!s->fast)
-		snprintf(out, n, "default");
+		snprintf(out, n, "default%s%s", args ? "; args: " : "", args ? args : "");
 	else
-		snprintf(out, n, "fast: %s%s%s", s->bios ? "qboot " : "", s->pvh ? "pvh " : "",
-			 strcmp(s->arch, "arm64") ? GUEST_FAST_ARGS_X86 : GUEST_FAST_ARGS);
+		snprintf(out, n, "fast: %s%s%s%s%s", s->bios ? "qboot " : "", s->pvh ? "pvh " : "",
+			 strcmp(s->arch, "arm64") ? GUEST_FAST_ARGS_X86 : GUEST_FAST_ARGS,
+			 args ? "; args: " : "", args ? args : "");
 }
 
 /* The CPU model a guest of this spec gets: what guest_domain_xml() asks

@@ -70,7 +70,8 @@ struct guest_spec {
 
 struct host;
 /* The guest setup of spec as a run records it: "default", or "fast: "
- * and what it changed ("fast: qboot pvh loglevel=5 nokaslr tsc=reliable") */
+ * and what it changed ("fast: qboot pvh loglevel=5 nokaslr tsc=reliable"),
+ * then the host's kernel_args, if any ("default; args: mitigations=off") */
 void guest_boot_setup(const struct guest_spec *s, char *out, size_t n);
 /* The CPU model the guest of spec gets on h ("qemu64", "cortex-a57",
  * "host-passthrough (MODEL)") */

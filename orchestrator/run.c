@@ -336,6 +336,8 @@ static void fill_spec(struct run_ctx *x)
 	gs->socket = x->sock;
 	gs->disk = x->up ? x->rf.disk : x->disk.overlay;
 	gs->fast = boot_fast(x);
+	gs->cmdline = x->h->conf->kernel_args && *x->h->conf->kernel_args ?
+		      x->h->conf->kernel_args : NULL;
 	/* boot = fast: qboot whatever the firmware key says */
 	gs->bios = !x->arm && (gs->fast || (x->h->conf->firmware &&
 					    !strcmp(x->h->conf->firmware, "qboot"))) ?
@@ -393,7 +395,7 @@ static void read_machine(virDomainPtr d, char *out, size_t n)
 static void record_start(struct run_ctx *x)
 {
 	const struct run *r = x->r;
-	char machine[64], cpu[96], boot[64];
+	char machine[64], cpu[96], boot[CONFIG_KERNEL_ARGS_MAX + 96];
 
 	read_machine(x->d, machine, sizeof(machine));
 	/* the firmware, with the machine as bare QEMU's -M and -bios say it */

@@ -338,6 +338,8 @@ static void test_error_lines(void **state)
 		{ "[host a]\npool = -x\n", 2, "pool: '-x' is not a pool name" },
 		{ "[host a]\nfirmware = ovmf\n", 2, "firmware: 'ovmf' is not seabios or qboot" },
 		{ "[host a]\nboot = faster\n", 2, "boot: 'faster' is not default or fast" },
+		{ "[host a]\nkernel_args = a\tb\n", 2, "kernel_args: byte 2 (0x09) is not printable ASCII" },
+		{ "[host a]\nkernel_args = mitigations=off \xc3\xa9\n", 2, "kernel_args: byte 17 (0xc3) is not printable ASCII" },
 		{ "[host a]\npool_path = pool\n", 2, "pool_path: 'pool' is not an absolute path" },
 		{ "[host a]\nconnect_timeout = 0\n", 2, "connect_timeout: '0' is not a whole number from 1 to 3600" },
 		{ "[host a]\nuri = /var/run/libvirt\n", 2, "uri: '/var/run/libvirt' is not a libvirt URI" },

@@ -206,7 +206,7 @@ static void test_fast_boot(void **state)
 {
 	struct guest_spec s = kvm_16cpu, a = arm64_16cpu;
 	struct buf b = BUF_INIT(0);
-	char setup[64];
+	char setup[128];
 
 	(void)state;
 	s.fast = 1;
@@ -216,7 +216,17 @@ static void test_fast_boot(void **state)
 			       " loglevel=5 nokaslr tsc=reliable nokaslr loglevel=8</cmdline>"));
 	define_on_test_driver(buf_str(&b));
 	guest_boot_setup(&s, setup, sizeof(setup));
+	/* the host's kernel_args are part of the setup a run records */
+	assert_string_equal(setup, "fast: qboot loglevel=5 nokaslr tsc=reliable; args: nokaslr loglevel=8");
+	s.cmdline = NULL;
+	guest_boot_setup(&s, setup, sizeof(setup));
 	assert_string_equal(setup, "fast: qboot loglevel=5 nokaslr tsc=reliable");
+	s.fast = 0;
+	s.cmdline = "loglevel=7";
+	guest_boot_setup(&s, setup, sizeof(setup));
+	assert_string_equal(setup, "default; args: loglevel=7");
+	s = kvm_16cpu;
+	s.fast = 1;
 	buf_reset(&b);
 	a.fast = 1;
 	assert_int_equal(guest_domain_xml(&a, &b), 0);
