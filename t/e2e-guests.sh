@@ -5,6 +5,8 @@
 # second serial port; 16 vCPUs on each arch; a panic on arm64, an OOM
 # kill and a hang (no output for the silence timeout).
 . "$(dirname "$0")/lib.sh"
+# the default guest setup (t/lib.sh, kf_boot)
+BOOT=default
 
 ARM_KERNEL=${KFLEET_TEST_ARM64_KERNEL:-/opt/kfleet/arm64/vmlinuz}
 check "arm64 kernel present (images/fetch-arm64.sh)" test -r "$ARM_KERNEL"

@@ -15,6 +15,8 @@
 # Takes about 17 minutes on 2 cores (4 kernel builds, 2 of them cold, and
 # 7 incremental ones for the two bisections); 39 minutes beside other work.
 . "$(dirname "$0")/lib.sh"
+# the default guest setup (t/lib.sh, kf_boot)
+BOOT=default
 
 MBOX=$TOP/t/data/linux-series/kfleet-test.mbox
 

@@ -7,6 +7,8 @@
 # after a restart with a tiny [storage] budget the pass prunes the large
 # files of concluded runs (page and API say so) but never a running run's.
 . "$(dirname "$0")/lib.sh"
+# the default guest setup (t/lib.sh, kf_boot)
+BOOT=default
 
 kf_config "output_max = 64K
 console_max = 256K"

@@ -13,6 +13,8 @@
 # host stays out of placement ("probing") until the probe gives up, and the
 # runs then go under TCG. A restart takes the kept answer.
 . "$(dirname "$0")/lib.sh"
+# the default guest setup (t/lib.sh, kf_boot)
+BOOT=default
 
 POOL=kfleet-e2e-$$
 virsh -c qemu:///system pool-destroy $POOL >/dev/null 2>&1

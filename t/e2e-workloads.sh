@@ -4,6 +4,8 @@
 # initrd, their METRIC lines become samples. tcx-attach skips on 6.1 (tcx
 # needs 6.6) and says so; the stress jobs run on arm64 too.
 . "$(dirname "$0")/lib.sh"
+# the default guest setup (t/lib.sh, kf_boot)
+BOOT=default
 
 ARM_KERNEL=${KFLEET_TEST_ARM64_KERNEL:-/opt/kfleet/arm64/vmlinuz}
 # the host's CPUs not counted (cpus = 0): the 2-vCPU runs overlap on its 2
