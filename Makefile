@@ -192,11 +192,7 @@ FUZZ_BINS := build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz 
 		build/fuzz/host_fuzz
 fuzz-bins: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
-	@for f in $^; do n=$$(basename $$f _fuzz); d=fuzz/$$n.dict; [ -f $$d ] && o=-dict=$$d || o=; \
-		c=; if [ -d fuzz/$$n.corpus ]; then c=$$f.corpus; mkdir -p $$c; \
-			cp fuzz/$$n.corpus/* $$c/; fi; \
-		echo "fuzz: $$f for $(FUZZ_SECONDS) s"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 $$o $$c 2>&1 | tail -n 2 || exit 1; done
+	@t/run-fuzz.sh $(FUZZ_SECONDS) $^
 
 demo: $(BINS)
 	@B=$(B) sh orchestrator/demo.sh
