@@ -8,6 +8,8 @@
 # per side and count, the change at 2 vCPUs marked worse; a screenshot of
 # the chart is taken (SCREENSHOT=docs/scaling-chart.png keeps it).
 . "$(dirname "$0")/lib.sh"
+# the default guest setup (t/lib.sh, kf_boot): its tables name the cell
+BOOT=default
 
 count() { printf '%s' "$2" | grep -o -F -- "$1" | wc -l | tr -d ' '; }
 matches() {
