@@ -79,6 +79,7 @@ struct build {
 	struct kbuild_steps st;
 	int modules;
 	int fresh;                /* the slot had no obj before this build */
+	const char *chash;        /* the spec's config hash (kbuild_config_hash) */
 	char inputs[65];          /* what the .config is made from (kbuild_configure) */
 	int64_t t0;
 };
@@ -271,8 +272,8 @@ static int build_configure(struct build *b, char **err)
 			pick = -1;
 		free(b->r->dropped);
 		b->r->dropped = NULL;
-		rc = kbuild_configure(&b->st, b->s, b->slot, b->inputs, &b->r->dropped,
-				      &b->modules, err);
+		rc = kbuild_configure(&b->st, b->s, b->chash, b->slot, b->inputs,
+				      &b->r->dropped, &b->modules, err);
 		if (rc != 0 || pick < 0)
 			break;
 		if (kbuild_slot_config(b->obj, have) < 0) {
@@ -424,6 +425,7 @@ int kbuild_build(const struct kbuild_env *e, const struct kbuild_spec *s, const 
 	build_init(&b, e, s, r);
 	if (kbuild_config_hash(e, s, chash, err) < 0)
 		return -1;
+	b.chash = chash;
 	if ((rc = build_prepare(&b, chash, key, err)) == 0 &&
 	    (rc = build_configure(&b, err)) == 0 && (rc = build_make(&b, err)) == 0 &&
 	    (rc = build_keep(&b, key, err)) == 0) {

@@ -24,6 +24,7 @@
 #define LS_TREE_MAX   (64u << 20)      /* git ls-tree -r of a commit */
 #define CONFIGURED_FILE   "configured"
 #define CONFIGURED_FORMAT "kfleet-configured-1"
+#define CONFIGURED_MAX    256           /* SLOT/configured: the format and two hashes */
 
 int kbuild_is_named_config(const char *c)
 {
@@ -367,19 +368,19 @@ int kbuild_config_input(const char *path)
 	       !strncmp(rest, "/tools/", 7);
 }
 
-/* What a .config of s is made from, hashed into out: the config hash, the
- * toolchain (Kconfig asks the compiler what it can do) and every file of
- * the tree at s's commit that make's config targets read
+/* What a .config of s is made from, hashed into out: its config hash
+ * chash, the toolchain (Kconfig asks the compiler what it can do) and
+ * every file of the tree at s's commit that make's config targets read
  * (kbuild_config_input). 0 / -1 when it cannot be told. */
-static int config_inputs(const struct kbuild_env *e, const struct kbuild_spec *s, char out[65])
+static int config_inputs(const struct kbuild_env *e, const struct kbuild_spec *s,
+			 const char *chash, char out[65])
 {
-	char *gitdir = NULL, chash[65], *why = NULL;
+	char *gitdir = NULL;
 	struct buf ls = BUF_INIT(LS_TREE_MAX), in = BUF_INIT(0);
 	struct cmd *c;
 	int rc = -1;
 
-	if (!s->toolchain || kbuild_config_hash(e, s, chash, &why) < 0 ||
-	    !(gitdir = kbuild_tree_dir(e, s->tree)))
+	if (!s->toolchain || !(gitdir = kbuild_tree_dir(e, s->tree)))
 		goto out;
 	c = kbuild_git(gitdir);
 	cmd_args(c, "ls-tree", "-r", "-z", "--full-tree", s->commit, NULL);
@@ -409,7 +410,6 @@ static int config_inputs(const struct kbuild_env *e, const struct kbuild_spec *s
 	sha256_mem(buf_str(&in), in.len, out);
 	rc = 0;
 out:
-	free(why);
 	free(gitdir);
 	buf_release(&ls);
 	buf_release(&in);
@@ -431,17 +431,29 @@ static int config_now(struct kbuild_steps *st, char out[65])
 	return rc;
 }
 
+/* SLOT/configured's text for a .config (its sha256 now) made from inputs,
+ * into out; -1 when the .config cannot be read */
+static int configured_text(struct kbuild_steps *st, const char *inputs, char out[CONFIGURED_MAX])
+{
+	char have[65];
+
+	if (config_now(st, have) < 0)
+		return -1;
+	snprintf(out, CONFIGURED_MAX, "%s\ninputs %s\nconfig %s\n", CONFIGURED_FORMAT, inputs,
+		 have);
+	return 0;
+}
+
 /* Whether SLOT/configured says the .config there was made from inputs
  * and is unchanged since */
 static int config_made(struct kbuild_steps *st, const char *slot, const char *inputs)
 {
-	char *path = path_join(slot, CONFIGURED_FILE), have[65], want[256];
-	struct buf b = BUF_INIT(256);
+	char *path = path_join(slot, CONFIGURED_FILE), want[CONFIGURED_MAX];
+	struct buf b = BUF_INIT(CONFIGURED_MAX);
 	int same = 0;
 
-	if (path && read_file(path, &b, 255) == 0 && !b.truncated && config_now(st, have) == 0) {
-		snprintf(want, sizeof(want), "%s\ninputs %s\nconfig %s\n", CONFIGURED_FORMAT,
-			 inputs, have);
+	if (path && read_file(path, &b, CONFIGURED_MAX - 1) == 0 && !b.truncated &&
+	    configured_text(st, inputs, want) == 0) {
 		same = !strcmp(buf_str(&b), want);
 		if (!same)
 			kbuild_log_note(st->log, "config: made again: the slot's .config %s",
@@ -455,18 +467,15 @@ static int config_made(struct kbuild_steps *st, const char *slot, const char *in
 
 void kbuild_configured_write(struct kbuild_steps *st, const char *slot, const char *inputs)
 {
-	char *path = path_join(slot, CONFIGURED_FILE), have[65];
-	struct buf b = BUF_INIT(256);
+	char *path = path_join(slot, CONFIGURED_FILE), text[CONFIGURED_MAX];
 
-	if (path && config_now(st, have) == 0 &&
-	    buf_printf(&b, "%s\ninputs %s\nconfig %s\n", CONFIGURED_FORMAT, inputs, have) == 0)
-		write_file(path, buf_str(&b), b.len, 0644);
-	buf_release(&b);
+	if (path && configured_text(st, inputs, text) == 0)
+		write_file(path, text, strlen(text), 0644);
 	free(path);
 }
 
-int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, const char *slot,
-		     char inputs[65], char **dropped, int *modules, char **err)
+int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, const char *chash,
+		     const char *slot, char inputs[65], char **dropped, int *modules, char **err)
 {
 	char *cfg = path_join(st->obj, ".config");
 	char *optfrag = path_join(st->in ? st->in : st->obj, "kfleet-options.config");
@@ -479,9 +488,7 @@ int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, const
 		set_errf(err, "out of memory");
 		goto out;
 	}
-	if (slot && config_inputs(st->e, s, inputs) < 0)
-		inputs[0] = '\0';
-	if (inputs[0] && config_made(st, slot, inputs)) {
+	if (slot && config_inputs(st->e, s, chash, inputs) == 0 && config_made(st, slot, inputs)) {
 		kbuild_log_note(st->log, "config: the slot's .config was made from the same "
 				"inputs (%.12s: the config, the toolchain, the tree's Kconfig "
 				"files, scripts/ and arch Makefiles): not made again", inputs);

@@ -243,13 +243,14 @@ int kbuild_is_named_config(const char *c);
  * options merged (merge_config.sh), make olddefconfig, then the check that
  * every option asked for survived: *dropped (caller frees) lists those
  * that did not, NULL when none; *modules whether the config has
- * CONFIG_MODULES. With slot (SLOT/configured, spec's toolchain set), the
- * steps before the check are skipped when the .config there was made from
- * the same inputs and is unchanged since; inputs (65 bytes) gets what this
- * .config is made from ("" when it cannot be told), for
- * kbuild_configured_write. 0, 1 a step failed, -1 other errors (*err). */
-int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, const char *slot,
-		     char inputs[65], char **dropped, int *modules, char **err);
+ * CONFIG_MODULES. With slot (SLOT/configured, spec's toolchain set, chash
+ * its kbuild_config_hash), the steps before the check are skipped when
+ * the .config there was made from the same inputs and is unchanged since;
+ * inputs (65 bytes) gets what this .config is made from ("" when it cannot
+ * be told), for kbuild_configured_write. 0, 1 a step failed, -1 other
+ * errors (*err). */
+int kbuild_configure(struct kbuild_steps *st, const struct kbuild_spec *s, const char *chash,
+		     const char *slot, char inputs[65], char **dropped, int *modules, char **err);
 /* SLOT/configured: the slot's .config as a complete build left it (make
  * may rewrite it) came from inputs (kbuild_configure's); written with the
  * slot's mark */

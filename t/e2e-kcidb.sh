@@ -12,14 +12,6 @@
 # tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
-wait_for() {
-	for _ in $(seq 1 $(( $1 * 5 ))); do
-		[ "$(db "$2")" = "$3" ] && return 0
-		sleep 0.2
-	done
-	echo "  after $1 s, '$2' gives '$(db "$2")', not '$3'" >&2
-	return 1
-}
 pw() { curl -sf -X POST -H 'Content-Type: application/json' -d "$2" "$PW$1"; }
 SCHEMA=$TOP/t/data/kcidb/schema-v4.5.json
 validate() { /usr/bin/python3 "$TOP/t/data/kcidb/validate.py" "$SCHEMA" "$@"; }

@@ -65,7 +65,7 @@ equals() { [ "$1" = "$2" ] && return 0; echo "  expected '$2', got '$1'" >&2; re
 # boot the host's kernel or the fake tree's copy of it. kernel_args =
 # loglevel=7 after fast's loglevel=5 gives the console back its info lines,
 # which tests read. BOOT=default for the tests of the default setup (run,
-# guests, linux, workloads, upload), so both are covered.
+# guests, linux, workloads, upload, scaling), so both are covered.
 kf_boot() {
 	[ "${BOOT:-fast}" = fast ] && printf 'boot = fast\nkernel_args = loglevel=7\n'
 }
