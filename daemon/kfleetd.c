@@ -65,7 +65,7 @@ static char *load_token(const char *path)
  * SIGINT or SIGTERM, stops both. Returns the exit status. */
 static int serve(struct config *c)
 {
-	char *e = NULL, *token = NULL, *token_path = NULL, exposed[512];
+	char *e = NULL, *token = NULL, *token_path = NULL, *allowed = NULL, exposed[512];
 	struct orch *o = NULL;
 	struct bisect_driver *bd = NULL;
 	struct web *w = NULL;
@@ -109,11 +109,18 @@ static int serve(struct config *c)
 	wo.orch = o;
 	wo.bisect = bd;
 	wo.kcidb_origin = c->kcidb_origin;
-	wo.allowed_hosts = c->allowed_hosts;
+	/* the public URL's name is one a request may give */
+	if (c->public_host &&
+	    asprintf(&allowed, "%s%s%s", c->allowed_hosts ? c->allowed_hosts : "",
+		     c->allowed_hosts ? " " : "", c->public_host) < 0)
+		allowed = NULL;
+	wo.allowed_hosts = allowed ? allowed : c->allowed_hosts;
+	wo.public_url = c->public_url;
 	w = web_start(&wo, &e);
 	if (!w) {
 		log_error("web: %s", e ? e : "cannot start");
 		free(e);
+		free(allowed);
 		bisect_driver_stop(bd);
 		orch_free(o);
 		return 1;
@@ -123,13 +130,14 @@ static int serve(struct config *c)
 
 		snprintf(url, sizeof(url), "http://%s%s%s:%d", strchr(c->listen_addr, ':') ? "[" : "",
 			 c->listen_addr, strchr(c->listen_addr, ':') ? "]" : "", web_port(w));
-		orch_set_url(o, url);
+		orch_set_url(o, c->public_url ? c->public_url : url);
 	}
 	if (orch_start(o) < 0) {
 		log_error("cannot start the workers");
 		web_stop(w);
 		bisect_driver_stop(bd);
 		orch_free(o);
+		free(allowed);
 		return 1;
 	}
 	if (config_listen_exposed(c, exposed, sizeof(exposed)))
@@ -152,6 +160,7 @@ static int serve(struct config *c)
 	orch_free(o);
 	free(token);
 	free(token_path);
+	free(allowed);
 	return 0;
 }
 

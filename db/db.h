@@ -491,7 +491,8 @@ int db_submission_list(struct db *db, int limit, struct submission **rows, size_
 /* The oldest queued or building submission, now building: 1 / 0 / -1 */
 int db_submission_next(struct db *db, struct submission *s);
 int db_submission_set_base(struct db *db, int64_t id, const char *commit, const char *why);
-int db_submission_set_patched(struct db *db, int64_t id, const char *commit);
+int db_submission_set_patched(struct db *db, int64_t id, const char *commit,
+			      const char *apply_log);   /* git am's output, or NULL: kept */
 /* Ends the build stage: state testing or failed, with outcome and detail;
  * a submission a user canceled is left as it is */
 int db_submission_end(struct db *db, int64_t id, const char *state, const char *outcome,

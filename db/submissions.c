@@ -83,11 +83,12 @@ int db_submission_set_base(struct db *db, int64_t id, const char *commit, const 
 			" WHERE id = ?3", DBI_TEXT(commit), DBI_TEXT(why), DBI_INT(id));
 }
 
-int db_submission_set_patched(struct db *db, int64_t id, const char *commit)
+int db_submission_set_patched(struct db *db, int64_t id, const char *commit,
+			      const char *apply_log)
 {
 	return dbi_exec(db, "UPDATE submissions SET patched_commit = ?1,"
-			" base_why = coalesce(?2, base_why) WHERE id = ?3", DBI_TEXT(commit),
-			DBI_NULL, DBI_INT(id));
+			" apply_log = coalesce(?2, apply_log) WHERE id = ?3", DBI_TEXT(commit),
+			DBI_TEXT(apply_log), DBI_INT(id));
 }
 
 int db_submission_end(struct db *db, int64_t id, const char *state, const char *outcome,

@@ -131,8 +131,11 @@ int kcidb_parse_since(const char *s, int64_t now, int64_t *ms, char *err, size_t
 	return 0;
 }
 
-/* The message at line (1-based) of the mbox, without its "From " line, up
- * to the next "From " line; 0 when the mbox has no such line */
+/* The message at line (1-based) of the mbox, its "From " line included, up
+ * to the next "From " line: the bytes of the patch file `git format-patch`
+ * wrote it as (an mbox of them is their concatenation), so the hash is
+ * what KCIDB's recipe, `sha256sum *.patch | cut -c-64 | sha256sum`, gives
+ * on those files. 0 when the mbox has no such line */
 static int message_at(const char *mbox, size_t len, long long line, const char **start,
 		      size_t *mlen)
 {
@@ -145,11 +148,6 @@ static int message_at(const char *mbox, size_t len, long long line, const char *
 	}
 	if (i >= len || line < 1)
 		return 0;
-	if (!strncmp(mbox + i, "From ", 5)) {
-		const char *nl = memchr(mbox + i, '\n', len - i);
-
-		i = nl ? (size_t)(nl - mbox) + 1 : len;
-	}
 	*start = mbox + i;
 	for (size_t j = i; j < len;) {
 		const char *nl = memchr(mbox + j, '\n', len - j);
@@ -201,6 +199,7 @@ out:
 struct ctx {
 	const struct kcidb_opts *o;
 	const char *origin;
+	char pfx[96];              /* every id's start: "ORIGIN:INSTANCE" */
 	json_t *checkouts, *builds, *tests;
 	json_t *ids;               /* checkout ids given so far */
 	int oom;
@@ -306,11 +305,11 @@ static void checkout_id(struct ctx *x, char *out, size_t n, const char *tree, co
 			int series, const char *patched, int64_t submission_id)
 {
 	if (!series)
-		snprintf(out, n, "%s:%s@%s", x->origin, tree, base);
+		snprintf(out, n, "%s:%s@%s", x->pfx, tree, base);
 	else if (patched)
-		snprintf(out, n, "%s:%s@%s+%s", x->origin, tree, base, patched);
+		snprintf(out, n, "%s:%s@%s+%s", x->pfx, tree, base, patched);
 	else
-		snprintf(out, n, "%s:%s@%s+submission-%lld", x->origin, tree, base,
+		snprintf(out, n, "%s:%s@%s+submission-%lld", x->pfx, tree, base,
 			 (long long)submission_id);
 }
 
@@ -355,7 +354,8 @@ static void add_checkout(struct ctx *x, const struct dbk_checkout *c, int series
 		set_str(x, misc, "base_commit", c->base_commit);
 	set_str(x, o, "git_repository_branch", c->tree_branch);
 	set_time(x, o, "start_time", c->started_at ? c->started_at : c->created_at);
-	set_link(x, o, "log_url", "/submissions/%lld", c->id);
+	/* plain text: the base, why, and git am's output (KCIDB: "e.g. git am output") */
+	set_link(x, o, "log_url", "/submissions/%lld/log", c->id);
 	set(x, misc, "submission", json_integer(c->id));
 	if (!series) {
 		set_str(x, o, "patchset_hash", "");
@@ -399,7 +399,7 @@ static void add_build(struct ctx *x, const struct dbk_build *b)
 	checkout_id(x, id, sizeof(id), b->tree, b->base_commit, patched, b->patched_commit,
 		    b->submission_id);
 	set_str(x, o, "checkout_id", id);
-	set_fmt(x, o, "id", "%s:build-%lld", x->origin, (long long)b->id);
+	set_fmt(x, o, "id", "%s:build-%lld", x->pfx, (long long)b->id);
 	set_str(x, o, "origin", x->origin);
 	set_time(x, o, "start_time", b->started_at);
 	if (b->ms > 0)
@@ -463,7 +463,7 @@ static json_t *test_new(struct ctx *x, const struct dbk_run *r, const char *id,
 		x->oom = 1;
 		return NULL;
 	}
-	set_fmt(x, t, "build_id", "%s:build-%lld", x->origin, (long long)r->build_id);
+	set_fmt(x, t, "build_id", "%s:build-%lld", x->pfx, (long long)r->build_id);
 	set_str(x, t, "id", id);
 	set_str(x, t, "origin", x->origin);
 	set_str(x, t, "path", path);
@@ -482,7 +482,7 @@ static void add_run(struct ctx *x, const struct dbk_run *r)
 
 	if (!st)
 		return;
-	snprintf(id, sizeof(id), "%s:run-%lld", x->origin, (long long)r->id);
+	snprintf(id, sizeof(id), "%s:run-%lld", x->pfx, (long long)r->id);
 	kcidb_job_path(&path, r->job);
 	t = test_new(x, r, id, path.data ? path.data : "", st);
 	buf_release(&path);
@@ -530,7 +530,7 @@ static void add_result(struct ctx *x, const struct dbk_run *r, const struct dbk_
 
 	if (!st)
 		return;
-	snprintf(id, sizeof(id), "%s:run-%lld-result-%lld", x->origin, (long long)r->id,
+	snprintf(id, sizeof(id), "%s:run-%lld-result-%lld", x->pfx, (long long)r->id,
 		 (long long)res->id);
 	kcidb_job_path(&path, r->job);
 	kcidb_path_append(&path, res->path);
@@ -559,7 +559,7 @@ static void add_metric(struct ctx *x, const struct dbk_run *r, const struct dbk_
 	json_t *t, *num, *misc;
 	char id[512];
 
-	snprintf(id, sizeof(id), "%s:run-%lld-metric-%s", x->origin, (long long)r->id, m->metric);
+	snprintf(id, sizeof(id), "%s:run-%lld-metric-%s", x->pfx, (long long)r->id, m->metric);
 	kcidb_job_path(&path, r->job);
 	kcidb_path_append(&path, "metrics");
 	kcidb_path_append(&path, m->metric);
@@ -633,7 +633,8 @@ static int rows_read(struct db *db, const struct dbk_scope *s, struct rows *w, c
 json_t *kcidb_export(struct db *db, const struct kcidb_opts *o, char *err, size_t n)
 {
 	struct dbk_scope s = { o->since_ms, o->submission_id };
-	struct ctx x = { o, o->origin ? o->origin : KCIDB_ORIGIN_DEFAULT, NULL, NULL, NULL, NULL, 0 };
+	struct ctx x = { o, o->origin ? o->origin : KCIDB_ORIGIN_DEFAULT, "", NULL, NULL, NULL,
+			 NULL, 0 };
 	struct rows w;
 	json_t *rep = NULL, *ver;
 	size_t ri = 0, mi = 0;
@@ -642,6 +643,9 @@ json_t *kcidb_export(struct db *db, const struct kcidb_opts *o, char *err, size_
 		snprintf(err, n, "origin '%.80s' is not 1 to 64 of a-z 0-9 _", x.origin);
 		return NULL;
 	}
+	/* the database's own random id after the origin: row ids start at 1
+	 * again in a new state directory, and two installs share "kfleet" */
+	snprintf(x.pfx, sizeof(x.pfx), "%s:%s", x.origin, db_instance(db));
 	if (rows_read(db, &s, &w, err, n) < 0)
 		goto out;
 	x.checkouts = json_array();

@@ -3,8 +3,10 @@
  * series' checkout; each build a build; each done run a test, each of its
  * results and metrics a test below it. Above db/ (db/kcidb.h reads the
  * rows), below web/ (GET /api/export/kcidb) and the watches (a file or a
- * POST per series). Ids are made from kfleet's row ids and commits only,
- * so a second export of the same rows gives the same ids. */
+ * POST per series). Ids are "ORIGIN:INSTANCE:..." (the database's random
+ * instance id, then row ids and commits), so a second export of the same
+ * rows gives the same ids and another install or a new state directory
+ * never gives them again. */
 #ifndef KF_EXPORT_KCIDB_H
 #define KF_EXPORT_KCIDB_H
 

@@ -610,7 +610,9 @@ static int base_and_patched(struct builder *b, struct submission *s, const struc
 		}
 		db_apply_record(b->db, s->tree, base, hash, patched);
 	}
-	db_submission_set_patched(b->db, s->id, patched);
+	/* git am's output, for the page and KCIDB's checkout log (none when
+	 * the same patches were applied on this base before) */
+	db_submission_set_patched(b->db, s->id, patched, log->len ? buf_str(log) : NULL);
 	rc = 0;
 out:
 	free(patches);

@@ -51,6 +51,8 @@ void config_release(struct config *c)
 	free(c->programs_dir);
 	free(c->job_dirs);
 	free(c->kcidb_origin);
+	free(c->public_url);
+	free(c->public_host);
 	free(c->allowed_hosts);
 	free(c->agent_dir);
 	free(c->build_config);
@@ -358,6 +360,61 @@ static int set_allowed_hosts(struct parse *p, const char *v)
 	return rc;
 }
 
+#define PUBLIC_URL_MAX 200
+
+/* "http(s)://NAME[:PORT][/PATH]": printable ASCII with no blank, quote,
+ * '<', '>', '\\', '?', '#' or '@' (no user in it, nothing a link built on it
+ * would carry further), its trailing '/' dropped; its NAME[:PORT] kept
+ * for the Host check. Empty: none. */
+static int set_public_url(struct parse *p, const char *v)
+{
+	const char *host, *end;
+	char hp[256], name[256];
+	size_t n = strlen(v);
+	int port;
+
+	if (!*v) {
+		free(p->c->public_url);
+		free(p->c->public_host);
+		p->c->public_url = p->c->public_host = NULL;
+		return 0;
+	}
+	host = !strncmp(v, "https://", 8) ? v + 8 : !strncmp(v, "http://", 7) ? v + 7 : NULL;
+	if (!host || n > PUBLIC_URL_MAX)
+		return perr(p, "public_url: '%.80s' is not an http:// or https:// URL of at most "
+			    "%d bytes", v, PUBLIC_URL_MAX), -1;
+	for (const char *q = v; *q; q++)
+		if (*q <= ' ' || *q >= 127 || strchr("\"'<>\\?#@`{}|^", *q))
+			return perr(p, "public_url: '%.80s': byte %d (0x%02x) is not allowed in "
+				    "it", v, (int)(q - v) + 1, (unsigned char)*q), -1;
+	end = strchr(host, '/');
+	if (!end)
+		end = host + strlen(host);
+	snprintf(hp, sizeof(hp), "%.*s", (int)(end - host), host);
+	if (parse_hostport(hp, name, sizeof(name), &port) < 0)
+		return perr(p, "public_url: '%.80s': '%s' is not NAME[:PORT]", v, hp), -1;
+	free(p->c->public_url);
+	free(p->c->public_host);
+	p->c->public_url = strdup(v);
+	if (p->c->public_url) {
+		size_t l = strlen(p->c->public_url);
+
+		while (l > 0 && p->c->public_url[l - 1] == '/')
+			p->c->public_url[--l] = '\0';
+	}
+	{
+		char portstr[16] = "";
+		int v6 = strchr(name, ':') != NULL;
+
+		if (port > 0)
+			snprintf(portstr, sizeof(portstr), ":%d", port);
+		if (asprintf(&p->c->public_host, "%s%s%s%s", v6 ? "[" : "", name, v6 ? "]" : "",
+			     portstr) < 0)
+			p->c->public_host = NULL;
+	}
+	return 0;
+}
+
 /* "127.0.0.1:8080", "[::1]:8080", "8080" (address kept) */
 static int set_listen(struct parse *p, const char *v)
 {
@@ -517,6 +574,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 				perr(p, "kcidb_origin: '%s' is not 1 to 64 of a-z 0-9 _", v);
 			else
 				set_str(&c->kcidb_origin, v);
+		} else if (!strcmp(key, "public_url")) {
+			set_public_url(p, v);
 		} else if (!strcmp(key, "min_free_disk")) {
 			set_size(p, key, v, 0, &c->min_free_disk);
 		} else if (!strcmp(key, "log_level")) {
@@ -795,6 +854,7 @@ void config_print(const struct config *c, FILE *out)
 	fprintf(out, "job_dirs = %s\n", c->job_dirs);
 	fprintf(out, "allowed_hosts = %s\n", c->allowed_hosts ? c->allowed_hosts : "");
 	fprintf(out, "kcidb_origin = %s\n", c->kcidb_origin);
+	fprintf(out, "public_url =%s%s\n", c->public_url ? " " : "", c->public_url ? c->public_url : "");
 	print_size(out, "min_free_disk", c->min_free_disk);
 	for (size_t i = 0; i < c->nhosts; i++) {
 		const char *args = c->hosts[i].kernel_args && *c->hosts[i].kernel_args ?

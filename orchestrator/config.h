@@ -53,6 +53,10 @@ struct config {
 	enum log_level log_level;
 	unsigned long long min_free_disk; /* under state_dir; less: hosts out of placement */
 	char *kcidb_origin;      /* the KCIDB export's origin ("kfleet") */
+	char *public_url;        /* the base of every link kfleet writes for others
+				    (KCIDB, checks, mail): "https://host[:port][/path]",
+				    no trailing '/'; NULL: the listen address */
+	char *public_host;       /* its "NAME[:PORT]", a Host the pages are served for */
 	char *allowed_hosts;     /* names a request's Host may give besides the daemon's
 				    own: "NAME[:PORT] ..." normalised, NULL for none */
 	struct config_host *hosts;

@@ -331,7 +331,7 @@ struct orch {
 	struct storage *storage; /* storage.c: the pass's thread, the cache files held */
 
 	struct watcher *watcher; /* watch.c: the watch poller; NULL when it did not start */
-	char url[160];           /* where the pages are served (orch_set_url()) */
+	char url[256];           /* public_url, else where the pages are served (orch_set_url()) */
 };
 
 /* --- hostconn.c: opening a host's connection in a thread of its own ---- */

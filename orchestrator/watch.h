@@ -62,6 +62,8 @@ struct watch_spec {
 	char *kcidb;              /* the KCIDB export of each reported series: "file"
 				     (into report_dir), a directory, or an http(s) URL
 				     to POST it to; NULL: none */
+	char *kcidb_token_file;   /* a file whose first line is the Bearer token of
+				     the KCIDB POST (kcidb-ng's REST API), or NULL */
 	char *since;              /* the first poll's position: a date, as patchwork's
 				     ?since= takes it; NULL: when the watch was added */
 };

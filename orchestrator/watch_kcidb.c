@@ -44,9 +44,20 @@ static int export_one(struct orch *o, struct db *db, const struct watch_spec *sp
 	if (!text) {
 		snprintf(err, n, "out of memory");
 	} else if (is_url(sp->kcidb)) {
+		char *token = NULL, *auth = NULL;
 		long status;
 
-		rc = watch_http_post_json(sp->kcidb, NULL, text, sp->timeout_s, &status, err, n);
+		/* kcidb-ng's REST submission takes "Authorization: Bearer TOKEN" */
+		if (sp->kcidb_token_file &&
+		    !(token = watch_token_file("kcidb_token_file", sp->kcidb_token_file, err, n)))
+			;
+		else if (token && asprintf(&auth, "Authorization: Bearer %s", token) < 0)
+			snprintf(err, n, "out of memory"), auth = NULL;
+		else
+			rc = watch_http_post_json(sp->kcidb, auth, text, sp->timeout_s, &status, err,
+						  n);
+		free(token);
+		free(auth);
 	} else if (mkdir_p(dir, 0755) < 0 ||
 		   asprintf(path, "%s/%s-%s%" PRId64 "-v%" PRId64 ".kcidb.json", dir, sp->name,
 			    s->remote_id ? "" : "m", s->remote_id ? s->remote_id : s->id,

@@ -37,18 +37,13 @@ static void header(struct buf *m, const char *name, const char *v)
 	buf_puts(m, "\n");
 }
 
-/* The watch's token: the spec's, or its file's first line. NULL when
- * there is none (err says why); caller frees */
-static char *token_of(const struct watch_spec *sp, char *err, size_t n)
+char *watch_token_file(const char *key, const char *path, char *err, size_t n)
 {
 	struct buf b = BUF_INIT(4096);
 	char *t;
 
-	if (sp->token)
-		return strdup(sp->token);
-	if (!sp->token_file || read_file(sp->token_file, &b, 4096) < 0) {
-		snprintf(err, n, "token_file '%s': %s", sp->token_file ? sp->token_file : "",
-			 strerror(errno));
+	if (!path || read_file(path, &b, 4096) < 0) {
+		snprintf(err, n, "%s '%s': %s", key, path ? path : "", strerror(errno));
 		buf_release(&b);
 		return NULL;
 	}
@@ -56,11 +51,28 @@ static char *token_of(const struct watch_spec *sp, char *err, size_t n)
 	if (t)
 		t[strcspn(t, "\r\n")] = '\0';
 	if (!t || !*t) {
-		snprintf(err, n, "token_file '%s': empty", sp->token_file);
+		snprintf(err, n, "%s '%s': empty", key, path);
 		free(t);
 		return NULL;
 	}
+	/* it goes into an HTTP header: no blank, no control byte */
+	for (const char *q = t; *q; q++)
+		if ((unsigned char)*q <= ' ' || *q == 0x7f) {
+			snprintf(err, n, "%s '%s': byte %d of its first line (0x%02x) cannot be in "
+				 "a token", key, path, (int)(q - t) + 1, (unsigned char)*q);
+			free(t);
+			return NULL;
+		}
 	return t;
+}
+
+/* The watch's token: the spec's, or its file's first line. NULL when
+ * there is none (err says why); caller frees */
+static char *token_of(const struct watch_spec *sp, char *err, size_t n)
+{
+	if (sp->token)
+		return strdup(sp->token);
+	return watch_token_file("token_file", sp->token_file, err, n);
 }
 
 /* The check on every patch of s: 0 all taken, -1 (logged and recorded) */

@@ -17,7 +17,8 @@
 static const char *const keys[] = {
 	"patchwork", "project", "lore", "tags", "tree", "subject", "jobs", "arches", "vcpus", "repeat",
 	"interval", "timeout", "token", "token_file", "checks", "context", "report_dir", "send",
-	"smtp", "from", "to", "link_base", "since", "kcidb", "max_running", NULL,
+	"smtp", "from", "to", "link_base", "since", "kcidb", "kcidb_token_file", "max_running",
+	NULL,
 };
 
 const char *const *watch_spec_keys(void)
@@ -136,7 +137,7 @@ int watch_key_check(const char *key, const char *v, char *msg, size_t n)
 		return snprintf(msg, n, "unknown key '%.40s' (known: patchwork, project, lore, tags, tree, "
 				"subject, jobs, arches, vcpus, repeat, interval, timeout, token, "
 				"token_file, checks, context, report_dir, send, smtp, from, to, "
-				"link_base, since, kcidb, max_running)", key), -1;
+				"link_base, since, kcidb, kcidb_token_file, max_running)", key), -1;
 	if (strlen(v) > 4096)
 		return snprintf(msg, n, "%s: longer than 4096 bytes", key), -1;
 	if ((!strcmp(key, "patchwork") || !strcmp(key, "lore")) && !is_http(v))
@@ -185,7 +186,8 @@ int watch_key_check(const char *key, const char *v, char *msg, size_t n)
 				v), -1;
 	if ((!strcmp(key, "checks") || !strcmp(key, "send")) && yes_no(v, &x) < 0)
 		return snprintf(msg, n, "%s: '%.40s' is not yes or no", key, v), -1;
-	if ((!strcmp(key, "report_dir") || !strcmp(key, "token_file")) && v[0] != '/')
+	if ((!strcmp(key, "report_dir") || !strcmp(key, "token_file") ||
+	     !strcmp(key, "kcidb_token_file")) && v[0] != '/')
 		return snprintf(msg, n, "%s: '%.200s' is not an absolute path", key, v), -1;
 	if (!strcmp(key, "kcidb") && strcmp(v, "file") && v[0] != '/' && !is_http(v))
 		return snprintf(msg, n, "kcidb: '%.200s' is not file, a directory (absolute) or an "
@@ -299,6 +301,10 @@ int watch_spec_parse(const char *name, const json_t *obj, struct watch_spec *s, 
 	s->kcidb = get(obj, "kcidb");
 	if (s->kcidb && !strcmp(s->kcidb, "file") && !s->report_dir)
 		return snprintf(msg, n, "kcidb: file needs report_dir (the export is written there)"), -1;
+	s->kcidb_token_file = get(obj, "kcidb_token_file");
+	if (s->kcidb_token_file && (!s->kcidb || !is_http(s->kcidb)))
+		return snprintf(msg, n, "kcidb_token_file: only with kcidb = an http(s) URL (the "
+				"token is sent to it)"), -1;
 	return 0;
 }
 
@@ -341,6 +347,7 @@ void watch_spec_release(struct watch_spec *s)
 	free(s->link_base);
 	free(s->since);
 	free(s->kcidb);
+	free(s->kcidb_token_file);
 	memset(s, 0, sizeof(*s));
 }
 

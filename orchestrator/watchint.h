@@ -22,4 +22,8 @@ void watch_report(struct orch *o, struct db *db, const struct watch_spec *sp);
  * series (watch_kcidb.c) */
 void watch_kcidb_due(struct orch *o, struct db *db, const struct watch_spec *sp);
 
+/* The first line of the file at path, a token for an HTTP header (no
+ * blank or control byte): caller frees; NULL with err ("KEY 'PATH': why") */
+char *watch_token_file(const char *key, const char *path, char *err, size_t n);
+
 #endif

@@ -8,7 +8,12 @@
 # `kfleet export kcidb` of everything, is checked against kcidb-io's
 # schema v4.5 (t/data/kcidb/schema-v4.5.json) with Debian's
 # python3-jsonschema; a second export has the same ids, --since narrows
-# it, and a bad --since is refused with what and where.
+# it, and a bad --since is refused with what and where. The export is
+# what another CI can match: ids ORIGIN:INSTANCE:..., every link under
+# [daemon] public_url, the patchset hash by KCIDB's own recipe on the
+# patch files, the checkout's log_url a plain-text git am log, and the
+# POST carries kcidb_token_file's Bearer token (the receiver refuses
+# anything else).
 # tier: quick (builds no real kernel, under a minute: make check-quick)
 . "$(dirname "$0")/lib.sh"
 
@@ -46,6 +51,7 @@ repeat = 1
 interval = 2
 timeout = 3
 kcidb = $SINK/submit
+kcidb_token_file = $T/kcidb.token
 
 [watch lore]
 lore = $PW/lore/fakelist
@@ -54,14 +60,24 @@ interval = 2
 timeout = 3
 report_dir = $T/mail-lore
 kcidb = file"
-sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e\nkcidb_origin = kfleet_e2e|" "$T/kfleetd.ini"
+sed -i "s|^log_level = info$|log_level = info\njob_dirs = $TOP/jobs/defs:$TOP/t/data/jobs-e2e\nkcidb_origin = kfleet_e2e\npublic_url = https://kfleet.example.org:8443/ci/|" "$T/kfleetd.ini"
+# the receiver takes only this token, as kcidb-ng's REST API would
+echo "kcidb-e2e-$$-token" > "$T/kcidb.token"
+cp "$T/kcidb.token" "$T/sink/token"
+PUB=https://kfleet.example.org:8443/ci
 
 cp "$T/kfleetd.ini" "$T/bad.ini"
 printf '\n[watch bad]\npatchwork = %s\nproject = x\ntree = fake\nkcidb = ftp://nowhere\n' "$PW" >> "$T/bad.ini"
+sed -i 's|^public_url = .*|public_url = https://user@kfleet.example.org/|' "$T/bad.ini"
 sed -i 's/^kcidb_origin = kfleet_e2e$/kcidb_origin = Not-An-Origin/' "$T/bad.ini"
 out=$("$BIN/kfleetd" -n -c "$T/bad.ini" 2>&1)
 check "kfleetd -n: a bad kcidb value names its line" contains "$out" "bad.ini:$(grep -n '^kcidb = ftp' "$T/bad.ini" | cut -d: -f1): [watch bad]: kcidb: 'ftp://nowhere' is not file, a directory (absolute) or an http(s) URL"
 check "...and a bad origin its own" contains "$out" "bad.ini:$(grep -n '^kcidb_origin' "$T/bad.ini" | cut -d: -f1): kcidb_origin: 'Not-An-Origin' is not 1 to 64 of a-z 0-9 _"
+check "...a public_url with a user in it its own" contains "$out" "bad.ini:$(grep -n '^public_url' "$T/bad.ini" | cut -d: -f1): public_url: 'https://user@kfleet.example.org/': byte 13 (0x40) is not allowed in it"
+cp "$T/kfleetd.ini" "$T/bad2.ini"
+printf '\n[watch bad2]\npatchwork = %s\nproject = x\ntree = fake\nreport_dir = /tmp\nkcidb = file\nkcidb_token_file = %s\n' "$PW" "$T/kcidb.token" >> "$T/bad2.ini"
+out=$("$BIN/kfleetd" -n -c "$T/bad2.ini" 2>&1)
+check "...and a Bearer token for a KCIDB file is refused" contains "$out" "[watch bad2]: kcidb_token_file: only with kcidb = an http(s) URL"
 
 check "kfleetd starts" kf_start
 kf tree add fake "$T/tree" >/dev/null 2>&1
@@ -86,6 +102,7 @@ check "...and /watches" contains "$out" "KCIDB export not sent: "
 check "...and the log says when it is tried again" wait_for 5 "select count(*) from watch_log where watch = 'pw' and text like '%KCIDB export not sent (again in 10 s)%HTTP 500%'" 1
 check "...it is, and the receiver takes it" wait_for 40 "select kcidb_at is not null and kcidb_error is null from watch_series where watch = 'pw'" 1
 check "...once" equals "$(curl -sf "$SINK/received")" 1
+check "...with the Bearer token of kcidb_token_file" equals "$(sort -u "$T/sink/auth.log")" "Bearer $(cat "$T/kcidb.token")"
 out=$(validate "$T/sink/1.json" 2>&1)
 check "the POSTed report is valid against the schema" contains "$out" "ok: 2 checkouts, 2 builds, "
 sub=$(db "select submission_id from watch_series where watch = 'pw'")
@@ -95,10 +112,30 @@ r = json.load(open(sys.argv[1]))
 runs = [t for t in r['tests'] if t['id'].count('-') == 1]
 ms = sorted(t['path'] + '=' + str(t['number']['value']) + ' ' + t['number']['unit'] for t in r['tests'] if 'number' in t)
 print(len(runs), sorted(set(t['status'] for t in runs)), sorted(set(t['origin'] for t in r['tests'])), ms[:2],
-      r['checkouts'][1]['id'].startswith('kfleet_e2e:fake@'), len(r['checkouts'][1].get('patchset_hash', '')),
-      runs[0]['environment']['misc']['accel'], runs[0]['log_url'].startswith('http://127.0.0.1:'))
-" "$T/sink/1.json")
-check "...its tests: a run on each kernel, passed, their metrics as medians, the series' checkout with its patchset hash" equals "$out" "2 ['PASS'] ['kfleet_e2e'] ['metrics-demo.metrics.lat_p99=4.2 ms', 'metrics-demo.metrics.lat_p99=4.2 ms'] True 64 tcg True"
+      r['checkouts'][1]['id'].startswith('kfleet_e2e:' + sys.argv[2] + ':fake@'), len(r['checkouts'][1].get('patchset_hash', '')),
+      runs[0]['environment']['misc']['accel'], runs[0]['log_url'].startswith(sys.argv[3] + '/runs/'))
+" "$T/sink/1.json" "$(cat "$T/instance")" "$PUB")
+check "...its tests: a run on each kernel, passed, their metrics as medians, the series' checkout (its id with the instance) with its patchset hash, links under public_url" equals "$out" "2 ['PASS'] ['kfleet_e2e'] ['metrics-demo.metrics.lat_p99=4.2 ms', 'metrics-demo.metrics.lat_p99=4.2 ms'] True 64 tcg True"
+# every id carries the database's instance id: another install, or a new
+# state directory, never gives build-1 again
+check "...every id is ORIGIN:INSTANCE:..." equals "$(ids "$T/sink/1.json" | grep -vc "^kfleet_e2e:$(cat "$T/instance"):")" 0
+# KCIDB's recipe on the patches as files: sha256sum *.patch | cut -c-64 |
+# sha256sum; the mbox is format-patch's files one after the other, the
+# cover letter (0/3) not a patch
+mkdir -p "$T/patches"
+awk -v d="$T/patches" '/^From [0-9a-f]{40} /{ n++ } { print > (d "/" sprintf("%04d", n - 1) ".patch") }' "$T/series/good.mbox"
+want=$(cd "$T/patches" && rm -f 0000.patch && sha256sum *.patch | cut -c-64 | sha256sum | cut -c-64)
+got=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['checkouts'][1]['patchset_hash'])" "$T/sink/1.json")
+check "...the patchset hash is KCIDB's recipe on the 3 patch files" sh -c "[ \$(ls '$T/patches' | wc -l) = 3 ] && [ '$got' = '$want' ]"
+# the checkout's log_url: plain text, git am's output
+lu=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['checkouts'][1]['log_url'])" "$T/sink/1.json")
+check "...the checkout's log_url is under public_url" equals "$lu" "$PUB/submissions/$(db "select submission_id from watch_series where watch = 'pw'")/log"
+ct=$(curl -s -o "$T/checkout.log" -w '%{content_type}' "$KF_URL${lu#"$PUB"}")
+check "...and is a plain-text log" equals "$ct" "text/plain; charset=utf-8"
+check "...with git am's output, patch by patch" has "$(cat "$T/checkout.log")" "base:    " "\$ git am -3" "Applying: "
+# the pages answer to public_url's name (a reverse proxy), not to any other
+check "a request for public_url's Host is served" equals "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: kfleet.example.org:8443' "$KF_URL/api/health")" 200
+check "...one for another name is not" lacks "$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example.org' "$KF_URL/api/health")" 200
 
 # kfleet export kcidb: everything, twice; --since; bad input
 out=$(kf export kcidb -o "$T/all.json" 2>&1)

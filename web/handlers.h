@@ -89,6 +89,7 @@ WEB_HANDLER(api_import);            /* POST /api/import: a log from elsewhere (a
 WEB_HANDLER(pages_trees);           /* GET /trees */
 WEB_HANDLER(pages_submissions);     /* GET /submissions */
 WEB_HANDLER(pages_submission);      /* GET /submissions/ID */
+WEB_HANDLER(pages_submission_log);  /* GET /submissions/ID/log: the checkout, plain text */
 WEB_HANDLER(pages_build);           /* GET /builds/ID */
 WEB_HANDLER(pages_build_log);       /* GET /builds/ID/log */
 

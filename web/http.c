@@ -237,9 +237,12 @@ struct web *web_start(const struct web_opts *o, char **err)
 	}
 	info = MHD_get_daemon_info(w->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	w->port = info ? info->port : o->port;
-	snprintf(w->link_base, sizeof(w->link_base), "http://%s%s%s:%d",
-		 strchr(o->listen_addr, ':') ? "[" : "", o->listen_addr,
-		 strchr(o->listen_addr, ':') ? "]" : "", w->port);
+	if (o->public_url)
+		snprintf(w->link_base, sizeof(w->link_base), "%s", o->public_url);
+	else
+		snprintf(w->link_base, sizeof(w->link_base), "http://%s%s%s:%d",
+			 strchr(o->listen_addr, ':') ? "[" : "", o->listen_addr,
+			 strchr(o->listen_addr, ':') ? "]" : "", w->port);
 	log_info("web: listening on '%s' port %d", o->listen_addr, w->port);
 	msg[0] = '\0';
 out:

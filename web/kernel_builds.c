@@ -649,6 +649,50 @@ static enum MHD_Result submission_page(struct web *w, struct MHD_Connection *c, 
 	return web_reply_page(c, &b);
 }
 
+/* GET /submissions/ID/log: the checkout as plain text, KCIDB's checkout
+ * log_url: the tree, the base and why, the series, and git am's output
+ * (or why there is none) */
+WEB_HANDLER(pages_submission_log)
+{
+	enum MHD_Result rc = MHD_NO;
+	struct db *db = web_db_or_reply(w, c, 0, &rc);
+	struct buf b = BUF_INIT(WEB_PAGE_MAX);
+	struct submission s;
+	int found;
+
+	if (!db)
+		return rc;
+	found = db_submission_get(db, arg->id, &s);
+	if (found <= 0)
+		return web_reply_error(c, found < 0 ? MHD_HTTP_INTERNAL_SERVER_ERROR :
+				       MHD_HTTP_NOT_FOUND, "submission %lld: %s", (long long)arg->id,
+				       found < 0 ? "database error" : "no such submission");
+	buf_printf(&b, "kfleet submission %lld: the checkout\n", (long long)arg->id);
+	buf_printf(&b, "tree:    %s\n", s.tree ? s.tree : "");
+	buf_printf(&b, "base:    %s%s%s%s\n", s.base_commit ? s.base_commit : "(not chosen yet)",
+		   s.base_why ? " (" : "", s.base_why ? s.base_why : "", s.base_why ? ")" : "");
+	if (s.series_subject || s.series_name)
+		buf_printf(&b, "series:  %s\n", s.series_subject ? s.series_subject : s.series_name);
+	if (s.patched_commit)
+		buf_printf(&b, "patched: %s\n", s.patched_commit);
+	if (s.outcome)
+		buf_printf(&b, "outcome: %s%s%s\n", s.outcome, s.detail ? ": " : "",
+			   s.detail ? s.detail : "");
+	if (s.apply_log && *s.apply_log)
+		buf_printf(&b, "\n$ git am -3\n%s%s", s.apply_log,
+			   s.apply_log[strlen(s.apply_log) - 1] == '\n' ? "" : "\n");
+	else if (s.series_subject || s.series_name)
+		buf_puts(&b, s.patched_commit ? "\n(git am's output is not kept for this "
+			 "submission: its patches were applied before, on the same base)\n" :
+			 "\n(not applied yet)\n");
+	else
+		buf_puts(&b, "\n(no series: the base as it is)\n");
+	rc = web_reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", &b);
+	buf_release(&b);
+	db_row_release(db_submission_fields, &s, sizeof(s));
+	return rc;
+}
+
 WEB_HANDLER(pages_submissions)
 {
 	enum MHD_Result rc = MHD_NO;

@@ -28,6 +28,7 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/trees", pages_trees, 0 },
 	{ WEB_GET,  "/submissions", pages_submissions, 0 },
 	{ WEB_GET,  "/submissions/{id}", pages_submission, 0 },
+	{ WEB_GET,  "/submissions/{id}/log", pages_submission_log, 0 },
 	{ WEB_GET,  "/builds/{id}", pages_build, 0 },
 	{ WEB_GET,  "/builds/{id}/log", pages_build_log, 0 },
 	{ WEB_GET,  "/bisections", pages_bisections, 0 },

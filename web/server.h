@@ -49,7 +49,7 @@ struct web {
 	struct web_guard guard;        /* guard.c: a deadline for a request's headers */
 	struct web_hosts hosts;        /* hostcheck.c: the names a request's Host may give */
 	char kcidb_origin[65];         /* the KCIDB export's origin (export.c) */
-	char link_base[160];           /* "http://ADDR:PORT": links in the KCIDB export */
+	char link_base[256];           /* public_url or "http://ADDR:PORT": the export's links */
 };
 
 /* One request being received (MHD's con_cls). */

@@ -19,6 +19,8 @@ struct web_opts {
 	const char *kcidb_origin;      /* the KCIDB export's origin; NULL: "kfleet" */
 	const char *allowed_hosts;     /* names a Host may give besides the daemon's own
 					* (hostcheck.c): "NAME[:PORT] ...", or NULL */
+	const char *public_url;        /* the base of the export's links; NULL: the
+					* listen address ("http://ADDR:PORT") */
 };
 
 /* Starts serving in background threads. NULL with *err (caller frees). */

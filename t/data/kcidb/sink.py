@@ -3,7 +3,11 @@
 
   POST /submit       a KCIDB report (JSON): kept as DIR/N.json, 200; while
                      DIR/fail holds a number N > 0, answers 500 instead and
-                     counts N down; a body that is not JSON: 400
+                     counts N down; a body that is not JSON: 400. When
+                     DIR/token exists, a request without "Authorization:
+                     Bearer <its first line>" (kcidb-ng's REST submission)
+                     is a 401; each request's Authorization is appended to
+                     DIR/auth.log
   GET  /received     how many reports were kept
 
 Usage: sink.py PORTFILE DIR   (listens on 127.0.0.1, a free port, written to
@@ -43,6 +47,12 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(n)
         if self.path != "/submit":
             return self.answer(404, "no such page")
+        auth = self.headers.get("Authorization", "")
+        with LOCK:
+            open(os.path.join(DIR, "auth.log"), "a").write(auth + "\n")
+            tf = os.path.join(DIR, "token")
+            if os.path.exists(tf) and auth != "Bearer " + open(tf).read().split("\n")[0]:
+                return self.answer(401, "no valid bearer token")
         with LOCK:
             fail = os.path.join(DIR, "fail")
             left = int(open(fail).read().strip() or "0") if os.path.exists(fail) else 0

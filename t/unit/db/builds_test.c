@@ -92,7 +92,7 @@ static void test_submissions(void **state)
 	assert_true(got.started_at > 0);
 	db_row_release(db_submission_fields, &got, sizeof(got));
 	assert_int_equal(db_submission_set_base(f->db, id1, C1, "head of 'master'"), 0);
-	assert_int_equal(db_submission_set_patched(f->db, id1, C2), 0);
+	assert_int_equal(db_submission_set_patched(f->db, id1, C2, NULL), 0);
 	assert_int_equal(db_submission_end(f->db, id1, "failed", "does-not-apply",
 					   "does not apply on 111111111111: patch 2/3, a.c",
 					   "Patch failed at 0002"), 0);

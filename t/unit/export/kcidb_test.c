@@ -18,6 +18,8 @@
 #include "export/kcidb.h"
 #include "t/unit/db/dbtest.h"
 
+#include <sqlite3.h>
+
 #define BASE "1111111111111111111111111111111111111111"
 #define PATCHED "2222222222222222222222222222222222222222"
 
@@ -115,10 +117,11 @@ static void test_patchset_hash(void **state)
 	char h[65];
 
 	(void)state;
-	/* sha256 of "sha256(patch 1)\nsha256(patch 2)\n", as python's hashlib makes it */
+	/* KCIDB's recipe on the two messages as files, "From " line included:
+	 * sha256sum 1.patch 2.patch | cut -c-64 | sha256sum | cut -c-64 */
 	assert_int_equal(kcidb_patchset_hash(mbox, strlen(mbox), "{\"patches\": [{\"index\": 1, "
 					     "\"line\": 1}, {\"index\": 2, \"line\": 5}]}", h), 1);
-	assert_string_equal(h, "f424f86f395ebddee945b8c113dc008a7c58de0cc41f7cd57b798d00fb3045b9");
+	assert_string_equal(h, "7c479c1b6f21e925424dd9b1ba41c5511a6c89ecd78b7289bec28803cd154723");
 	/* a line past the end, patches out of order, none, no mbox: no hash */
 	assert_int_equal(kcidb_patchset_hash(mbox, strlen(mbox), "{\"patches\": [{\"index\": 1, "
 					     "\"line\": 99}]}", h), 0);
@@ -200,6 +203,25 @@ static json_t *find(json_t *rep, const char *kind, const char *id)
 	return NULL;
 }
 
+/* ids start with the origin, then the database's instance id (fixed here,
+ * as a new database makes a random one) */
+#define P "lab:feedc0de:"
+
+/* The database of f with its instance id set to feedc0de: written, then
+ * read again by a new connection, as kfleetd would see it */
+static void fixed_instance(struct dbt *f)
+{
+	sqlite3 *s;
+
+	db_close(f->db);
+	assert_int_equal(sqlite3_open(f->path, &s), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(s, "UPDATE meta SET value = 'feedc0de' WHERE key = 'instance'",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(s);
+	f->db = dbt_open(f->path);
+	assert_string_equal(db_instance(f->db), "feedc0de");
+}
+
 static void test_export(void **state)
 {
 	struct dbt *f = *state;
@@ -207,53 +229,63 @@ static void test_export(void **state)
 	char err[256], a[4096], b[4096];
 	json_t *r1, *r2, *t, *num;
 
+	fixed_instance(f);
 	fill(f->db);
 	r1 = kcidb_export(f->db, &o, err, sizeof(err));
 	assert_non_null(r1);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(r1, "version"),
 							    "major")), 4);
 	ids(r1, "checkouts", a, sizeof(a));
-	assert_string_equal(a, "lab:net@" BASE " lab:net@" BASE "+" PATCHED);
+	assert_string_equal(a, P "net@" BASE " " P "net@" BASE "+" PATCHED);
 	ids(r1, "builds", a, sizeof(a));
-	assert_string_equal(a, "lab:build-1 lab:build-2");
+	assert_string_equal(a, P "build-1 " P "build-2");
 	ids(r1, "tests", a, sizeof(a));
-	assert_string_equal(a, "lab:run-7 lab:run-7-result-3 lab:run-7-result-4 "
-			    "lab:run-7-result-5 lab:run-7-metric-rate lab:run-8");
-	t = find(r1, "tests", "lab:run-8");
-	assert_string_equal(json_string_value(json_object_get(t, "build_id")), "lab:build-1");
+	assert_string_equal(a, P "run-7 " P "run-7-result-3 " P "run-7-result-4 "
+			    P "run-7-result-5 " P "run-7-metric-rate " P "run-8");
+	t = find(r1, "tests", P "run-8");
+	assert_string_equal(json_string_value(json_object_get(t, "build_id")), P "build-1");
 	assert_string_equal(json_string_value(json_object_get(t, "status")), "MISS");
 	assert_string_equal(json_string_value(json_object_get(t, "path")), "command");
 
 	/* the links: build 2 is the series' checkout's, the tests build 2's */
-	assert_string_equal(json_string_value(json_object_get(find(r1, "builds", "lab:build-2"),
+	assert_string_equal(json_string_value(json_object_get(find(r1, "builds", P "build-2"),
 							      "checkout_id")),
-			    "lab:net@" BASE "+" PATCHED);
-	assert_string_equal(json_string_value(json_object_get(find(r1, "builds", "lab:build-1"),
-							      "checkout_id")), "lab:net@" BASE);
-	t = find(r1, "checkouts", "lab:net@" BASE "+" PATCHED);
+			    P "net@" BASE "+" PATCHED);
+	assert_string_equal(json_string_value(json_object_get(find(r1, "builds", P "build-1"),
+							      "checkout_id")), P "net@" BASE);
+	t = find(r1, "checkouts", P "net@" BASE "+" PATCHED);
 	assert_string_equal(json_string_value(json_object_get(t, "git_commit_hash")), BASE);
 	assert_string_equal(json_string_value(json_object_get(t, "message_id")), "p1@example.org");
+	/* the checkout's log is the plain-text one (git am's output), not the page */
+	{
+		const char *u = json_string_value(json_object_get(t, "log_url"));
+		size_t l = u ? strlen(u) : 0;
+
+		assert_non_null(u);
+		assert_true(!strncmp(u, "http://127.0.0.1:8080/submissions/", 34));
+		assert_true(l > 4 && !strcmp(u + l - 4, "/log"));
+	}
 	assert_string_equal(json_string_value(json_object_get(t, "start_time")),
 			    "2024-05-01T12:00:01.000+00:00");
 	assert_true(json_is_true(json_object_get(t, "valid")));
-	t = find(r1, "builds", "lab:build-2");
+	t = find(r1, "builds", P "build-2");
 	assert_true(json_real_value(json_object_get(t, "duration")) == 20.5);
 	assert_string_equal(json_string_value(json_object_get(t, "log_url")),
 			    "http://127.0.0.1:8080/builds/2/log");
-	t = find(r1, "tests", "lab:run-7");
-	assert_string_equal(json_string_value(json_object_get(t, "build_id")), "lab:build-2");
+	t = find(r1, "tests", P "run-7");
+	assert_string_equal(json_string_value(json_object_get(t, "build_id")), P "build-2");
 	assert_string_equal(json_string_value(json_object_get(t, "path")), "kselftest.size");
 	assert_string_equal(json_string_value(json_object_get(t, "status")), "FAIL");
 	assert_true(json_real_value(json_object_get(t, "duration")) == 10);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		json_object_get(t, "environment"), "misc"), "host")), "local");
-	t = find(r1, "tests", "lab:run-7-result-4");
+	t = find(r1, "tests", P "run-7-result-4");
 	assert_string_equal(json_string_value(json_object_get(t, "path")), "kselftest.size.size.other");
 	assert_string_equal(json_string_value(json_object_get(t, "status")), "FAIL");
 	assert_null(json_object_get(t, "duration"));
-	assert_string_equal(json_string_value(json_object_get(find(r1, "tests", "lab:run-7-result-5"),
+	assert_string_equal(json_string_value(json_object_get(find(r1, "tests", P "run-7-result-5"),
 							      "status")), "PASS");
-	t = find(r1, "tests", "lab:run-7-metric-rate");
+	t = find(r1, "tests", P "run-7-metric-rate");
 	num = json_object_get(t, "number");
 	assert_true(json_real_value(json_object_get(num, "value")) == 2);   /* the median */
 	assert_string_equal(json_string_value(json_object_get(num, "unit")), "op/s");
@@ -269,16 +301,16 @@ static void test_export(void **state)
 	o.since_ms = 1714564830000LL;
 	r2 = kcidb_export(f->db, &o, err, sizeof(err));
 	ids(r2, "builds", b, sizeof(b));
-	assert_string_equal(b, "lab:build-1 lab:build-2");
+	assert_string_equal(b, P "build-1 " P "build-2");
 	json_decref(r2);
 	/* since after run 8 ended: run 7 only, on build 2 */
 	o.since_ms = 1714564836000LL;
 	r2 = kcidb_export(f->db, &o, err, sizeof(err));
 	ids(r2, "builds", b, sizeof(b));
-	assert_string_equal(b, "lab:build-2");
+	assert_string_equal(b, P "build-2");
 	assert_int_equal(json_array_size(json_object_get(r2, "tests")), 5);
 	ids(r2, "checkouts", b, sizeof(b));
-	assert_string_equal(b, "lab:net@" BASE " lab:net@" BASE "+" PATCHED);
+	assert_string_equal(b, P "net@" BASE " " P "net@" BASE "+" PATCHED);
 	json_decref(r2);
 	/* since after everything: nothing */
 	o.since_ms = 1714564840001LL;

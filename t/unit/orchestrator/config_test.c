@@ -271,6 +271,44 @@ static void test_allowed_hosts(void **state)
 	}
 }
 
+/* public_url: an http(s) URL, its trailing '/' dropped, its NAME[:PORT]
+ * kept for the Host check; anything a link built on it would carry
+ * further (a user, a query, a quote, a blank) is refused, saying where */
+static void test_public_url(void **state)
+{
+	struct fixture *f = *state;
+	static const struct { const char *url, *err; } bad[] = {
+		{ "ftp://kfleet.example", "is not an http:// or https:// URL" },
+		{ "kfleet.example", "is not an http:// or https:// URL" },
+		{ "https://user@kfleet.example/", "byte 13 (0x40) is not allowed" },
+		{ "https://kfleet.example/?x=1", "byte 24 (0x3f) is not allowed" },
+		{ "https://kfleet.example/\"><script>", "byte 24 (0x22) is not allowed" },
+		{ "https://kfleet.example/a b", "byte 25 (0x20) is not allowed" },
+		{ "https://kfleet.example:0/", "'kfleet.example:0' is not NAME[:PORT]" },
+		{ "https:///x", "'' is not NAME[:PORT]" },
+	};
+
+	assert_null(f->c.public_url);
+	assert_int_equal(load(f, "[daemon]\npublic_url = https://CI.Example.org:8443/kfleet//\n"), 0);
+	assert_string_equal(f->c.public_url, "https://CI.Example.org:8443/kfleet");
+	assert_string_equal(f->c.public_host, "ci.example.org:8443");
+	assert_int_equal(load(f, "[daemon]\npublic_url = http://[::1]\n"), 0);
+	assert_string_equal(f->c.public_url, "http://[::1]");
+	assert_string_equal(f->c.public_host, "[::1]");
+	assert_int_equal(load(f, "[daemon]\npublic_url =\n"), 0);
+	assert_null(f->c.public_url);
+	assert_null(f->c.public_host);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[160];
+
+		snprintf(text, sizeof(text), "[daemon]\npublic_url = %s\n", bad[i].url);
+		if (load(f, text) == 0)
+			fail_msg("public_url '%s' was accepted", bad[i].url);
+		expect_error(f, 2, bad[i].err);
+		assert_null(f->c.public_url);
+	}
+}
+
 /* A listen address off loopback is said to expose the pages and the API */
 static void test_listen_exposed(void **state)
 {
@@ -576,6 +614,7 @@ int main(void)
 		T(test_listen_forms),
 		T(test_listen_bad),
 		T(test_allowed_hosts),
+		T(test_public_url),
 		T(test_listen_exposed),
 		T(test_error_lines),
 		T(test_error_broken_header),
