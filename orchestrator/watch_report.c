@@ -21,11 +21,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
+#include "common/hash.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "db/watches.h"
 
 #define REPORT_RETRY_S 30
+#define REFUSED_MAX    32    /* watches whose token patchwork refused, remembered */
 #define MAIL_TRIES     6     /* sends of a reply before it is given up */
 
 /* A header's value from outside (a name, a subject) on one line */
@@ -75,13 +79,58 @@ static char *token_of(const struct watch_spec *sp, char *err, size_t n)
 	return watch_token_file("token_file", sp->token_file, err, n);
 }
 
+/* A token patchwork refused (401, 403: not a maintainer of the project)
+ * is refused again on every try: it is remembered, by watch and by the
+ * token's sha256, and not sent again while it is the watch's token. The
+ * operator gets one message saying what to fix; a new token (token_file
+ * is read at each try) is used at the next try. */
+static struct {
+	char watch[64];
+	char hash[65];
+} refused[REFUSED_MAX];
+static pthread_mutex_t refused_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 1 when watch's token (hash) was refused, else 0; set: remember it as
+ * refused (1) or forget the watch's (0) */
+static int token_refused(const char *watch, const char *hash, int set)
+{
+	int hit = 0, slot = -1;
+
+	pthread_mutex_lock(&refused_lock);
+	for (int i = 0; i < REFUSED_MAX; i++) {
+		if (!strcmp(refused[i].watch, watch)) {
+			slot = i;
+			hit = !strcmp(refused[i].hash, hash);
+			break;
+		}
+		if (slot < 0 && !refused[i].watch[0])
+			slot = i;
+	}
+	if (set == 1 && slot >= 0) {
+		snprintf(refused[slot].watch, sizeof(refused[slot].watch), "%s", watch);
+		snprintf(refused[slot].hash, sizeof(refused[slot].hash), "%s", hash);
+	} else if (set == 0 && slot >= 0 && !strcmp(refused[slot].watch, watch)) {
+		refused[slot].watch[0] = refused[slot].hash[0] = '\0';
+	}
+	pthread_mutex_unlock(&refused_lock);
+	return hit;
+}
+
+/* Seconds before a report that failed is tried again: the watch's poll
+ * interval, at most REPORT_RETRY_S */
+static int retry_s(const struct watch_spec *sp)
+{
+	return sp->interval_s > 0 && sp->interval_s < REPORT_RETRY_S ? sp->interval_s :
+	       REPORT_RETRY_S;
+}
+
 /* The check on every patch of s: 0 all taken, -1 (logged and recorded) */
 static int post_all(struct orch *o, struct db *db, const struct watch_spec *sp,
 		    const struct watch_series_row *s, const char *state, const char *desc,
 		    const char *url)
 {
 	json_t *ids = json_loads(s->patches, 0, NULL), *v;
-	char err[1024] = "", *token = token_of(sp, err, sizeof(err)), *body;
+	char err[1024] = "", *token = token_of(sp, err, sizeof(err)), *body, hash[65];
 	size_t i;
 	int rc = 0;
 
@@ -93,24 +142,47 @@ static int post_all(struct orch *o, struct db *db, const struct watch_spec *sp,
 		rc = -1;
 		goto out;
 	}
+	sha256_mem(token, strlen(token), hash);
+	if (token_refused(sp->name, hash, -1)) {
+		rc = -1;   /* said once already; tried again when the token changes */
+		goto out;
+	}
 	json_array_foreach(ids, i, v) {
 		long status = 0;
 		int64_t pid = json_integer_value(v);
 
 		if (pw_post_check(sp->patchwork, pid, token, body, sp->timeout_s, &status, err,
 				  sizeof(err)) < 0) {
-			wlog(db, sp->name, "error", "series %" PRId64 " patch %" PRId64 ": check '%s' "
-			     "not posted (again in %d s): %s", s->remote_id, pid, state,
-			     REPORT_RETRY_S, err);
+			if (status == 401 || status == 403) {
+				char why[2048];
+
+				snprintf(why, sizeof(why), "patchwork refused the watch's token (%s): "
+					 "it must be the API token of a user who maintains project "
+					 "'%s' on %s (patchwork's admin pages: the user's profile, "
+					 "\"Maintainer of\"); it is not sent again, and the checks "
+					 "wait for a new token (%s%s)", err,
+					 sp->project ? sp->project : "?", sp->patchwork,
+					 sp->token ? "token = in the config: restart kfleetd" :
+					 "token_file, read at each try: ", sp->token ? "" : sp->token_file);
+				snprintf(err, sizeof(err), "%.1023s", why);
+				token_refused(sp->name, hash, 1);
+				wlog(db, sp->name, "error", "series %" PRId64 " patch %" PRId64 ": "
+				     "check '%s' not posted: %s", s->remote_id, pid, state, err);
+			} else {
+				wlog(db, sp->name, "error", "series %" PRId64 " patch %" PRId64 ": "
+				     "check '%s' not posted (again in %d s): %s", s->remote_id, pid,
+				     state, retry_s(sp), err);
+			}
 			db_watch_check_add(db, s->id, pid, state, desc, url, status, err);
 			rc = -1;
 			break;
 		}
+		token_refused(sp->name, hash, 0);
 		db_watch_check_add(db, s->id, pid, state, desc, url, status, NULL);
 	}
 out:
 	if (rc < 0)
-		db_watch_series_later(db, s->id, now_ms() + REPORT_RETRY_S * 1000);
+		db_watch_series_later(db, s->id, now_ms() + retry_s(sp) * 1000LL);
 	free(body);
 	free(token);
 	json_decref(ids);

@@ -6,7 +6,9 @@
 # patchwork's series mbox lacks it, and with it the base-commit), builds it
 # on the fake-kbuild tree on that base, runs one short job on x86_64
 # 1-vCPU guests (base and patched, one run each), and posts its checks
-# with the maintainer's token, which patchwork's own API then shows. 49
+# with the maintainer's token, which patchwork's own API then shows (a
+# token of a user who is no maintainer is refused by patchwork: said once,
+# with what to fix, and not sent again; the new token is used). 49
 # more series make one full page of 50, read without asking for a page 2
 # (a 404 on patchwork). The series' KCIDB export and `kfleet export kcidb`
 # are checked by kcidb-io's own validator (t/real/kcidb-validate.py), for
@@ -37,7 +39,10 @@ check "the tree's head is not the series' base" sh -c "test '$(git -C "$T/tree" 
 now=$(date -u -R)
 sed "s/^Date: .*/Date: $now/" "$T/series/good.mbox" > "$T/series/now.mbox"
 
-echo secret-token > "$T/pw-token"
+# first the token of a user who is not a maintainer of the project:
+# patchwork refuses it (403), kfleet says what to fix, once, and posts
+# again only with a new token (token_file is read at each try)
+echo secret-token-nobody > "$T/pw-token"
 if [ -n "$PW_OK" ]; then
 	t0=$(date +%s%N)
 	check "real patchwork starts" pw_real_start fake fake.kfleet.invalid secret-token
@@ -76,7 +81,15 @@ s=$(db "select submission_id from watch_series where watch = 'pw'")
 check "...by its cover letter's message-id" equals "$(db "select msgid from watch_series where submission_id = $s")" "cover.1700000000.git.fake-dev@kfleet.invalid"
 check "...on the base-commit its cover letter names, not the tree's head" equals "$(db "select base_commit from submissions where id = $s")" "$base"
 patches=$(pwj /api/1.2/series/1/ "print(' '.join(str(p['id']) for p in j['patches']))")
-check "...its patches get a pending check each, in patchwork's own API" wait_for 30 "select pending_posted from watch_series where submission_id = $s" 1
+refused="select count(*) from watch_log where watch = 'pw' and text like '%patchwork refused the watch''s token%'"
+check "a token whose user is no maintainer: patchwork refuses it, the log says so" wait_for 30 "$refused" 1
+check "...and what to fix" contains "$(db "select text from watch_log where watch = 'pw' and text like '%refused the watch''s token%'")" \
+	"HTTP 403: {\"detail\":\"You do not have permission to perform this action.\"}): it must be the API token of a user who maintains project 'fake' on $PW_URL"
+sleep 5   # 5 tries' worth (the watch's interval, 1 s)
+check "...once: the refused token is not sent again" equals "$(grep -c '"POST /api/1.2/patches/[0-9]*/checks/ HTTP/1.1" 403' "$T/pw/server.log") $(db "$refused")" "1 1"
+check "...and no check was taken" equals "$(pwj "/api/1.2/patches/$(echo $patches | cut -d' ' -f1)/checks/" "print(len(j))")" 0
+echo secret-token > "$T/pw-token"
+check "...its patches get a pending check each with the maintainer's new token, in patchwork's own API" wait_for 30 "select pending_posted from watch_series where submission_id = $s" 1
 for p in $patches; do
 	check "...patch $p: kfleet's pending check as patchwork keeps it" equals "$(pwj "/api/1.2/patches/$p/checks/" "print(' | '.join('%s %s %s %s %s' % (c['context'], c['state'], c['target_url'], c['description'], c['user']['username']) for c in j))")" "kfleet pending http://kfleet.invalid/submissions/$s queued as submission $s maintainer"
 done
