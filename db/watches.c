@@ -284,18 +284,17 @@ int db_watch_series_reported(struct db *db, int64_t id, const char *verdict, con
 			DBI_TEXT(detail), DBI_TEXT(mail_path), DBI_INT(now_ms()), DBI_INT(id));
 }
 
-int db_watch_series_older(struct db *db, const char *watch, const char *name,
-			  const char *submitter, int64_t version, struct watch_series_row **rows,
-			  size_t *n)
+int db_watch_series_older(struct db *db, const char *watch, const char *submitter,
+			  int64_t version, struct watch_series_row **rows, size_t *n)
 {
 	sqlite3_stmt *st = dbi_select(db, db_watch_series_fields, "watch_series",
-				      "WHERE watch = ?1 AND name = ?2 AND coalesce(submitter, '') ="
-				      " coalesce(?3, '') AND version < ?4 AND state IN ('new', 'queued')"
+				      "WHERE watch = ?1 AND coalesce(submitter, '') ="
+				      " coalesce(?2, '') AND version < ?3 AND state IN ('new', 'queued')"
 				      " ORDER BY id");
 
 	if (st)
-		dbi_bind(st, DBI_TEXT(watch), DBI_TEXT(name), DBI_TEXT(submitter), DBI_INT(version));
-	return dbi_rows(st, db_watch_series_fields, sizeof(**rows), 100, rows, n, NULL);
+		dbi_bind(st, DBI_TEXT(watch), DBI_TEXT(submitter), DBI_INT(version));
+	return dbi_rows(st, db_watch_series_fields, sizeof(**rows), 500, rows, n, NULL);
 }
 
 #define RUNS_OF "(submission_id = ?1 OR request_id IN" \

@@ -127,11 +127,11 @@ int db_watch_series_superseded(struct db *db, int64_t id, int64_t by, const char
 int db_watch_series_pending(struct db *db, int64_t id);
 int db_watch_series_reported(struct db *db, int64_t id, const char *verdict, const char *detail,
 			     const char *mail_path);
-/* Earlier versions of a series (same watch, name and submitter, a lower
- * version) still queued or new */
-int db_watch_series_older(struct db *db, const char *watch, const char *name,
-			  const char *submitter, int64_t version, struct watch_series_row **rows,
-			  size_t *n);
+/* Versions older than version of the series of submitter (same watch)
+ * still queued or new, whatever their name: the caller compares titles
+ * (watch_series_title()), as the tags in a name change with its version */
+int db_watch_series_older(struct db *db, const char *watch, const char *submitter,
+			  int64_t version, struct watch_series_row **rows, size_t *n);
 
 /* What submission id's work came to: its runs by state and outcome */
 struct watch_outcome {

@@ -398,7 +398,7 @@ static void supersede(struct db *db, const struct watch_spec *sp, const struct w
 	struct watch_series_row *old = NULL;
 	size_t n = 0;
 
-	if (db_watch_series_older(db, sp->name, s->name, s->submitter, s->version, &old, &n) < 0) {
+	if (db_watch_series_older(db, sp->name, s->submitter, s->version, &old, &n) < 0) {
 		log_error("watch '%s': database: %s", sp->name, db_errmsg(db));
 		return;
 	}
@@ -406,6 +406,9 @@ static void supersede(struct db *db, const struct watch_spec *sp, const struct w
 		char why[512];
 		int canceled = 0;
 
+		/* the same series: its title, whatever its tags say of its version */
+		if (strcmp(watch_series_title(old[i].name), watch_series_title(s->name)))
+			continue;
 		snprintf(why, sizeof(why), "superseded by v%" PRId64 " (patchwork series %" PRId64
 			 ", submission %" PRId64 ") of watch '%s'", s->version, s->remote_id,
 			 submission_id, sp->name);

@@ -84,6 +84,11 @@ struct json_t *watch_spec_json(const char *const *keys, const char *const *value
 /* Whether name is a watch name (1 to WATCH_NAME_MAX of A-Z a-z 0-9 . _ -) */
 int watch_name_ok(const char *name);
 
+/* A series' title: its name without the bracketed tags in front
+ * ("[PATCH fake-next v2 0/3] ", patchwork's "[fake-next,v2] ") and the
+ * blanks around them, so the versions of one series, a single patch's
+ * too, have the same title; borrowed from name */
+const char *watch_series_title(const char *name);
 /* What the rules make of a series: 1 taken (tree and branch borrowed from
  * s, why says which rule), 0 skipped (why says why) */
 int watch_rules_match(const struct watch_spec *s, const char *name, const char *subject,

@@ -378,6 +378,18 @@ static int has_tag(const char *subject, const char *tag)
 	return 0;
 }
 
+const char *watch_series_title(const char *name)
+{
+	const char *p = name ? name : "";
+
+	p += strspn(p, " \t");
+	while (*p == '[' && strchr(p, ']')) {
+		p = strchr(p, ']') + 1;
+		p += strspn(p, " \t");
+	}
+	return p;
+}
+
 int watch_rules_match(const struct watch_spec *s, const char *name, const char *subject,
 		      const char **tree, const char **branch, char *why, size_t n)
 {

@@ -15,7 +15,8 @@
 # v4.5 and upgraded to the newest. public-inbox (Debian's,
 # t/real/public-inbox.sh): a thread delivered by public-inbox-mda to a v2
 # inbox served by public-inbox-httpd is taken by a lore watch from its
-# Atom feed and built (no jobs: no guest).
+# Atom feed and built (no jobs: no guest). A single patch and its v2 (no
+# cover letter: patchwork names them by their tags) are one series.
 # Where the vendored sources or packages are absent, their checks are
 # skipped, saying so. (t/e2e-watch.sh keeps a stand-in only for the faults
 # a real server cannot be made to give: garbage, a huge or slow answer.)
@@ -135,6 +136,25 @@ polled_clean() {
 check "...and polls on, no poll failing" polled_clean "$polls"
 check "...patchwork was asked for page 1 of the project's series" contains "$(cat "$T/pw/server.log")" "GET /api/1.2/series/?project=fake&since="
 check "...and never for a page 2" lacks "$(cat "$T/pw/server.log")" "page=2"
+
+# a single patch (no cover letter) and its v2, delivered together:
+# patchwork names the series by the patch, tags and all, so only the
+# title after the tags says they are one series; v1 is superseded
+python3 - "$T/series/single.mbox" "$now" <<'EOPY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for v, tag in ((1, ""), (2, " v2")):
+        f.write("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+                "Message-Id: <single-v%d@kfleet.invalid>\nFrom: Fake Developer <fake-dev@kfleet.invalid>\n"
+                "Date: %s\nSubject: [PATCH fake-next%s] notes: a single note\n\nA note.\n\n"
+                "Signed-off-by: Fake Developer <fake-dev@kfleet.invalid>\n---\n"
+                "diff --git a/notes/single b/notes/single\nnew file mode 100644\n--- /dev/null\n+++ b/notes/single\n"
+                "@@ -0,0 +1 @@\n+version %d\n-- \n2.39.5\n\n" % (v, sys.argv[2], tag, v))
+EOPY
+check "a single patch and its v2 are delivered to patchwork" pw_real_mail fake.kfleet.invalid "$T/series/single.mbox"
+check "...which names their series apart, by their tags" equals "$(pwj "/api/1.2/series/?project=fake&per_page=100&order=-id" "print(' | '.join(sorted(x['name'] for x in j[:2])))")" "[fake-next,v2] notes: a single note | [fake-next] notes: a single note"
+check "...the watch takes v2, and v1 is superseded by it" wait_for 60 "select group_concat(version || ' ' || state, ', ') from (select version, state from watch_series where watch = 'pw' and name like '%a single note' order by version)" "1 superseded, 2 queued"
+check "...saying so" equals "$(db "select detail like 'superseded by v2 %' from watch_series where watch = 'pw' and name like '%a single note' and version = 1")" 1
 }
 [ -z "$PW_OK" ] || pw_checks
 

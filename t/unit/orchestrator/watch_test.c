@@ -228,6 +228,19 @@ static void specs(void **state)
 	assert_true(watch_name_ok("bpf-next.ci_1"));
 }
 
+/* The versions of one series have one title, whatever their tags */
+static void titles(void **state)
+{
+	(void)state;
+	assert_string_equal(watch_series_title("[fake-next] notes: a note"), "notes: a note");
+	assert_string_equal(watch_series_title("[fake-next,v2] notes: a note"), "notes: a note");
+	assert_string_equal(watch_series_title(" [PATCH bpf-next v4 0/3] [RFC]  bpf: x"), "bpf: x");
+	assert_string_equal(watch_series_title("bpf: no tags [at the end]"), "bpf: no tags [at the end]");
+	assert_string_equal(watch_series_title("[unclosed bpf: x"), "[unclosed bpf: x");
+	assert_string_equal(watch_series_title(NULL), "");
+	assert_string_equal(watch_series_title("[PATCH]"), "");
+}
+
 static void rules(void **state)
 {
 	struct watch_spec s;
@@ -396,6 +409,7 @@ int main(void)
 		cmocka_unit_test(keys),
 		cmocka_unit_test(specs),
 		cmocka_unit_test(rules),
+		cmocka_unit_test(titles),
 		cmocka_unit_test(lore_feed),
 		cmocka_unit_test(lore_bad),
 		cmocka_unit_test(config_sections),
