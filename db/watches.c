@@ -264,6 +264,12 @@ int db_watch_series_retry(struct db *db, int64_t id, const char *detail, int64_t
 			DBI_INT(id));
 }
 
+int db_watch_series_wait(struct db *db, int64_t id, const char *detail, int64_t next_try_at)
+{
+	return dbi_exec(db, "UPDATE watch_series SET detail = ?1, next_try_at = ?2 WHERE id = ?3",
+			DBI_TEXT(detail), DBI_INT(next_try_at), DBI_INT(id));
+}
+
 int db_watch_series_superseded(struct db *db, int64_t id, int64_t by, const char *detail)
 {
 	return dbi_exec(db, "UPDATE watch_series SET state = 'superseded', superseded_by = ?1,"

@@ -123,6 +123,9 @@ int db_watch_series_queued(struct db *db, int64_t id, int64_t submission_id, con
 			   const char *base, const char *subject, const char *detail);
 /* A failed try: tries + 1, the next one at next_try_at */
 int db_watch_series_retry(struct db *db, int64_t id, const char *detail, int64_t next_try_at);
+/* A series waiting for mail still on its way: the next look at
+ * next_try_at, tries not counted */
+int db_watch_series_wait(struct db *db, int64_t id, const char *detail, int64_t next_try_at);
 int db_watch_series_superseded(struct db *db, int64_t id, int64_t by, const char *detail);
 int db_watch_series_pending(struct db *db, int64_t id);
 int db_watch_series_reported(struct db *db, int64_t id, const char *verdict, const char *detail,

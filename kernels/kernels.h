@@ -124,7 +124,10 @@ struct series {
  * versions, a patch without a diff or a diff cut short is refused, the
  * message naming the patch: "series.mbox: patch 3/5 is missing",
  * "series.mbox:120: patch 2/3 has no diff". 0 with *out (free with
- * series_free()), or -1 with *err (caller frees). */
+ * series_free()), or -1 with *err (caller frees); SERIES_INCOMPLETE (with
+ * *err) when all that is wrong is patches missing: a thread whose mails
+ * are still arriving. */
+#define SERIES_INCOMPLETE (-2)
 int series_parse_mbox(const char *path, struct series **out, char **err);
 /* The same for an mbox in memory; name is what messages call it. */
 int series_parse_mem(const char *name, const char *data, size_t len,

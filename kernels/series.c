@@ -298,6 +298,7 @@ static int check_version(const char *name, struct series_msg *msgs, const struct
 	if (nmissing) {
 		set_errf(err, "%s: %s %s %s missing", name, nmissing > 1 ? "patches" : "patch",
 			 buf_str(&missing), nmissing > 1 ? "are" : "is");
+		rc = SERIES_INCOMPLETE;
 		goto out;
 	}
 	*count_out = count;
@@ -538,6 +539,7 @@ static int pick_numbered(struct assembly *a, char **err)
 	const struct classified *c = a->c;
 	char loc[PATH_MAX + 32], w1[64], w2[64];
 	size_t n = a->n;
+	int r;
 
 	for (size_t i = 0; i < n; i++) {
 		int seen = 0;
@@ -571,8 +573,9 @@ static int pick_numbered(struct assembly *a, char **err)
 		if (a->sel[i] && c[i].kind == MSG_COVER)
 			a->cover = (int)i;
 	}
-	if (check_version(a->name, a->msgs, c, n, a->sel, &a->count, err) < 0)
-		return -1;
+	r = check_version(a->name, a->msgs, c, n, a->sel, &a->count, err);
+	if (r < 0)
+		return r;
 	a->versions = 1 + a->nothers;
 	return 0;
 }
@@ -927,8 +930,12 @@ int series_assemble(const char *name, struct series_msg *msgs, size_t n,
 	if (classify_all(&a, err) < 0)
 		goto out;
 	if (a.numbered || a.v) {
-		if (pick_numbered(&a, err) < 0)
+		int r = pick_numbered(&a, err);
+
+		if (r < 0) {
+			rc = r;   /* SERIES_INCOMPLETE: patches may be on their way */
 			goto out;
+		}
 	} else if (a.untagged) {
 		if (pick_untagged(&a, err) < 0)
 			goto out;

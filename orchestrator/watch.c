@@ -448,6 +448,35 @@ static void take_failed(struct db *db, const struct watch_spec *sp,
 	     d);
 }
 
+/* A lore thread whose patches are not all in yet (a list delivers a
+ * series' mails one by one, minutes apart at times): looked at again at
+ * each poll (at most a minute apart), tries not counted, for up to
+ * WATCH_PATCHES_WAIT_S from when it was first seen, as patchwork's
+ * received_all is waited for; then skipped, saying which are missing */
+static void wait_for_patches(struct db *db, const struct watch_spec *sp,
+			     const struct watch_series_row *s, const char *err)
+{
+	int64_t waited = (now_ms() - s->seen_at) / 1000;
+	int64_t again = sp->interval_s < 60 ? sp->interval_s : 60;
+	char d[1024];
+
+	if (waited >= WATCH_PATCHES_WAIT_S) {
+		snprintf(d, sizeof(d), "not all its patches arrived within an hour: %s", err);
+		redact_secrets_in(d, sizeof(d));
+		db_watch_series_state(db, s->id, "skipped", d);
+		wlog(db, sp->name, "warn", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id,
+		     s->version, d);
+		return;
+	}
+	snprintf(d, sizeof(d), "waiting for its patches (up to an hour from when it was seen): %s",
+		 err);
+	redact_secrets_in(d, sizeof(d));
+	if (!s->detail || strncmp(s->detail, "waiting for its patches", 23))
+		wlog(db, sp->name, "info", "series %" PRId64 " v%" PRId64 ": %s", s->remote_id,
+		     s->version, d);
+	db_watch_series_wait(db, s->id, d, now_ms() + again * 1000);
+}
+
 static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 		     const struct watch_series_row *s)
 {
@@ -471,9 +500,11 @@ static void take_one(struct orch *o, struct db *db, const struct watch_spec *sp,
 		goto out;
 	}
 	/* the intake parses it again; here: what base it names */
-	if (series_parse_mem(s->mbox_url, mbox.data ? mbox.data : "", mbox.len, &ser, &e) < 0 &&
-	    sp->lore) {
-		/* a thread whose patches are not all in yet */
+	rc = series_parse_mem(s->mbox_url, mbox.data ? mbox.data : "", mbox.len, &ser, &e);
+	if (rc == SERIES_INCOMPLETE && sp->lore) {
+		wait_for_patches(db, sp, s, e ? e : "patches are missing");
+		goto out;
+	} else if (rc < 0 && sp->lore) {
 		take_failed(db, sp, s, e ? e : "not a series");
 		goto out;
 	} else if (!ser) {

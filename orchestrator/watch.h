@@ -25,6 +25,7 @@ struct json_t;
 #define WATCH_BACKOFF_MAX 3600         /* s: the longest wait after errors */
 #define WATCH_INCOMPLETE_S 3600      /* s a series waits for the rest of its patches */
 #define WATCH_TRIES_MAX   5            /* takes of a series (its mbox) before it is an error */
+#define WATCH_PATCHES_WAIT_S 3600      /* a lore thread waits this long for its patches */
 
 /* A subject tag and where its series go */
 struct watch_tag {

@@ -191,8 +191,15 @@ else
 	sleep 1
 	sed -e 's/\.1700000000\.git\./.1300000000.git./g' -e "s/^Date: .*/Date: $(date -u -R)/" \
 		"$T/series/with-reply.mbox" > "$T/series/lore.mbox"
-	check "the thread is delivered by public-inbox-mda" pi_real_mail fakelist@kfleet.invalid "$T/series/lore.mbox"
+	# as a list delivers it: the cover letter first, the patches later
+	awk -v d="$T/series/lore" '/^From [0-9a-f]{40} /{ n++ } { print > (d "-" (n == 1 ? "cover" : "rest") ".mbox") }' "$T/series/lore.mbox"
+	check "the cover letter is delivered by public-inbox-mda" pi_real_mail fakelist@kfleet.invalid "$T/series/lore-cover.mbox"
 	check "...and public-inbox serves it in its feed" contains "$(curl -sf "$PI_URL/fakelist/new.atom")" "/fakelist/cover.1300000000.git.fake-dev@kfleet.invalid/"
+	check "...the watch waits for its patches, its tries not counted" wait_for 30 "select state || ' ' || tries || ' ' || detail from watch_series where watch = 'lore'" \
+		"new 0 waiting for its patches (up to an hour from when it was seen): $PI_URL/fakelist/cover.1300000000.git.fake-dev@kfleet.invalid/t.mbox.gz: patches 1/3, 2/3, 3/3 are missing"
+	sleep 3   # 3 polls
+	check "...still waiting, said once in the log" equals "$(db "select state || ' ' || tries from watch_series where watch = 'lore'") $(db "select count(*) from watch_log where watch = 'lore' and text like '%waiting for its patches%'")" "new 0 1"
+	check "the patches and a reply are delivered" pi_real_mail fakelist@kfleet.invalid "$T/series/lore-rest.mbox"
 	check "the lore watch takes the series from the feed" wait_for 30 "select msgid || ' v' || version || ' ' || state from watch_series where watch = 'lore'" "cover.1300000000.git.fake-dev@kfleet.invalid v2 queued"
 	check "...built from the thread's mbox on its base-commit" wait_for 30 "select base_commit from submissions where id = (select submission_id from watch_series where watch = 'lore')" "$base"
 	check "...and reported" wait_for 60 "select verdict || ': ' || verdict_detail from watch_series where watch = 'lore'" "success: applies and builds (no jobs to run)"
