@@ -291,8 +291,79 @@ static int lore_inbox_exists(const struct watch_spec *sp, const struct fetch_opt
 	return ok;
 }
 
+#define LORE_FEED_ENTRIES 25   /* public-inbox's LIST/new.atom: its newest 25 messages */
+#define LORE_SEARCH_PAGES 10
+#define LORE_SEARCH_PAGE  200  /* results a page: public-inbox's most (SearchQuery.pm) */
+
+/* Newest first, as the feed */
+static int by_updated_desc(const void *a, const void *b)
+{
+	return strcmp(((const struct lore_entry *)b)->updated,
+		      ((const struct lore_entry *)a)->updated);
+}
+
+/* The messages dated from from ("2026-12-02T13:37:07Z") on, through the
+ * inbox's search as Atom (LIST/?q=dt:FROM..&x=A, 200 a page, the next
+ * at o=OFFSET: public-inbox's own paging), appended to *e. 0 / -1 (err
+ * says why: an inbox without a search index answers no Atom) */
+static int lore_search(const struct watch_spec *sp, const struct fetch_opts *fo,
+		       const char *from, struct lore_entry **e, size_t *n, char *err,
+		       size_t errn)
+{
+	char dt[16] = "";
+	size_t k = 0, off = 0;
+
+	for (const char *p = from; *p && k < 14; p++)
+		if (*p >= '0' && *p <= '9')
+			dt[k++] = *p;
+	if (k != 14)
+		return snprintf(err, errn, "position '%.40s' is not a date", from), -1;
+	for (int page = 0; page < LORE_SEARCH_PAGES; page++) {
+		struct buf body = BUF_INIT(0);
+		struct lore_entry *pe = NULL, *grown;
+		char *url = NULL, *ferr = NULL;
+		size_t pn = 0;
+		int rc;
+
+		if (asprintf(&url, "%s/?q=dt:%s..&x=A&l=%d&o=%zu", sp->lore, dt, LORE_SEARCH_PAGE,
+			     off) < 0)
+			return snprintf(err, errn, "out of memory"), -1;
+		rc = fetch_url(url, fo, &body, &ferr);
+		if (rc < 0)
+			snprintf(err, errn, "%s", ferr ? ferr : url);
+		else if ((rc = lore_feed_parse(body.data, body.len, &pe, &pn, err, errn)) < 0)
+			prefix_url(err, errn, url);
+		buf_release(&body);
+		free(ferr);
+		free(url);
+		if (rc < 0)
+			return -1;
+		if (!pn) {
+			free(pe);
+			return 0;
+		}
+		grown = realloc(*e, (*n + pn + 1) * sizeof(**e));
+		if (!grown) {
+			lore_entries_free(pe, pn);
+			return snprintf(err, errn, "out of memory"), -1;
+		}
+		*e = grown;
+		memcpy(*e + *n, pe, pn * sizeof(*pe));
+		*n += pn;
+		free(pe);   /* its strings are *e's now */
+		off += pn;
+		if (pn < LORE_SEARCH_PAGE)
+			return 0;   /* the last page (one past it is no Atom at all) */
+	}
+	return 0;
+}
+
 /* A lore list: its Atom feed; each message that starts a series, newer
- * than the position, recorded (one per message-id and version). 0 / -1 */
+ * than the position, recorded (one per message-id and version). The feed
+ * holds the newest 25 messages: when all of them came after the position
+ * (a busy list, a long series), the ones before may have been dropped
+ * from it, and the inbox's search gives every message since the
+ * position. 0 / -1 */
 static int poll_lore(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
 		     int *found, char *err, size_t errn)
 {
@@ -300,7 +371,7 @@ static int poll_lore(struct db *db, const struct watch_spec *sp, const struct wa
 				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX };
 	struct buf body = BUF_INIT(0);
 	struct lore_entry *e = NULL;
-	char *url = NULL, *ferr = NULL, newest[64] = "";
+	char *url = NULL, *ferr = NULL, newest[64] = "", oldest[64] = "";
 	size_t n = 0;
 	int rc = -1;
 
@@ -320,6 +391,23 @@ static int poll_lore(struct db *db, const struct watch_spec *sp, const struct wa
 	if (lore_feed_parse(body.data, body.len, &e, &n, err, errn) < 0) {
 		prefix_url(err, errn, url);
 		goto out;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!*oldest || strcmp(e[k].updated, oldest) < 0)
+			snprintf(oldest, sizeof(oldest), "%s", e[k].updated);
+	if (n >= LORE_FEED_ENTRIES && *w->position_date && strcmp(oldest, w->position_date) > 0) {
+		char serr[512] = "";
+		size_t before = n;
+
+		if (lore_search(sp, &fo, w->position_date, &e, &n, serr, sizeof(serr)) < 0)
+			wlog(db, sp->name, "warn", "the feed's %zu messages all came after %s: the "
+			     "ones before %s may be missed, as the inbox's search did not answer: %s",
+			     before, w->position_date, oldest, serr);
+		else
+			wlog(db, sp->name, "info", "the feed's %zu messages all came after %s: the "
+			     "inbox's search gave %zu since then", before, w->position_date,
+			     n - before);
+		qsort(e, n, sizeof(*e), by_updated_desc);
 	}
 	/* newest first: taken oldest first */
 	for (size_t k = n; k-- > 0;) {

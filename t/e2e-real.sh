@@ -15,7 +15,9 @@
 # v4.5 and upgraded to the newest. public-inbox (Debian's,
 # t/real/public-inbox.sh): a thread delivered by public-inbox-mda to a v2
 # inbox served by public-inbox-httpd is taken by a lore watch from its
-# Atom feed and built (no jobs: no guest). A single patch and its v2 (no
+# Atom feed and built (no jobs: no guest): its cover letter first, its
+# patches later (the watch waits for them); then 31 mails at once, more
+# than the feed's 25, found through the inbox's search. A single patch and its v2 (no
 # cover letter: patchwork names them by their tags) are one series.
 # Where the vendored sources or packages are absent, their checks are
 # skipped, saying so. (t/e2e-watch.sh keeps a stand-in only for the faults
@@ -206,6 +208,32 @@ else
 	check "...one row for the thread: the reply and the patches are not series" equals "$(db "select count(*) from watch_series where watch = 'lore'")" 1
 	lmail=$(db "select mail_path from watch_series where watch = 'lore'")
 	check "...its reply is written, on the thread" equals "$(grep '^In-Reply-To:' "$lmail")" "In-Reply-To: <cover.1300000000.git.fake-dev@kfleet.invalid>"
+
+	# 31 mails between two polls (kfleetd stopped meanwhile): the feed's 25
+	# newest are all patches, the cover letter is gone from it; the inbox's
+	# search (?q=dt:POSITION..&x=A) gives it back
+	kf_stop
+	sleep 1
+	python3 - "$T/series/big.mbox" "$(date -u -R)" <<'EOPY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(0, 31):
+        subj = "[PATCH fake-next %02d/30] notes: %s" % (i, "thirty notes" if i == 0 else "note %d" % i)
+        refs = "" if i == 0 else "In-Reply-To: <big-0@kfleet.invalid>\nReferences: <big-0@kfleet.invalid>\n"
+        body = "Thirty notes in one series.\n" if i == 0 else (
+            "A note.\n\nSigned-off-by: Fake Developer <fake-dev@kfleet.invalid>\n---\n"
+            "diff --git a/notes/big-%d b/notes/big-%d\nnew file mode 100644\n--- /dev/null\n+++ b/notes/big-%d\n"
+            "@@ -0,0 +1 @@\n+note %d\n" % (i, i, i, i))
+        f.write("From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+                "Message-Id: <big-%d@kfleet.invalid>\nFrom: Fake Developer <fake-dev@kfleet.invalid>\n"
+                "Date: %s\nSubject: %s\n%s\n%s-- \n2.39.5\n\n" % (i, sys.argv[2], subj, refs, body))
+EOPY
+	check "a series of 30 patches and a cover letter is delivered" pi_real_mail fakelist@kfleet.invalid "$T/series/big.mbox"
+	check "...the feed holds 25 of its mails, not the cover letter" equals "$(curl -sf "$PI_URL/fakelist/new.atom" | grep -c '<entry>') $(curl -sf "$PI_URL/fakelist/new.atom" | grep -c '00/30\]')" "25 0"
+	check "kfleetd starts again" kf_start
+	check "...the lore watch finds the series through the inbox's search" wait_for 60 "select state from watch_series where watch = 'lore' and msgid = 'big-0@kfleet.invalid'" queued
+	check "...saying why it searched" wait_for 10 "select count(*) from watch_log where watch = 'lore' and text like '%the feed''s 25 messages all came after%the inbox''s search gave % since then'" 1
+	check "...and its 30 patches are built" wait_for 120 "select verdict || ': ' || verdict_detail from watch_series where watch = 'lore' and msgid = 'big-0@kfleet.invalid'" "success: applies and builds (no jobs to run)"
 fi
 
 kf_done
