@@ -264,6 +264,16 @@ int db_watch_series_retry(struct db *db, int64_t id, const char *detail, int64_t
 			DBI_INT(id));
 }
 
+int db_watch_series_known(struct db *db, const char *watch, int64_t remote_id)
+{
+	int64_t v = 0;
+	int rc = dbi_row_ints(dbi_stmt(db, "SELECT count(*) FROM watch_series WHERE watch = ?1"
+				       " AND remote_id = ?2", DBI_TEXT(watch), DBI_INT(remote_id)),
+			      &v, 1);
+
+	return rc < 0 ? -1 : v > 0;
+}
+
 int db_watch_series_wait(struct db *db, int64_t id, const char *detail, int64_t next_try_at)
 {
 	return dbi_exec(db, "UPDATE watch_series SET detail = ?1, next_try_at = ?2 WHERE id = ?3",

@@ -108,6 +108,8 @@ int db_watch_log_list(struct db *db, const char *name, size_t max, struct watch_
 
 /* Records a series version (s->id set): 0 new, 1 seen already, -1 error */
 int db_watch_series_add(struct db *db, struct watch_series_row *s);
+/* Whether the watch has a row for the remote (patchwork) series id: 1 / 0 / -1 */
+int db_watch_series_known(struct db *db, const char *watch, int64_t remote_id);
 /* The watch's series in a state, oldest first (state NULL: all, newest first) */
 int db_watch_series_list(struct db *db, const char *watch, const char *state, size_t max,
 			 struct watch_series_row **rows, size_t *n);

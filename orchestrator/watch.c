@@ -226,6 +226,108 @@ static int next_page(const struct watch_spec *sp, const char *since, int page, s
 	return 0;
 }
 
+/* The series patchwork completed since the last good poll (less the
+ * slack), by its events API: patchwork's own time of receipt, where the
+ * list's since is the mail's Date:, so a series sent with an old Date:
+ * (a delayed mail, a clock off, a queue sent days later) that the list
+ * never shows is found here. Each one not seen yet is fetched
+ * (GET /api/1.2/series/ID/) and recorded as the list's would be; the
+ * position is the list's and is not moved. A patchwork without the
+ * events API (404) is no error. 0, or -1 with err */
+static int poll_events(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
+		       int *found, char *err, size_t errn)
+{
+	char *link = NULL;
+	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
+				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX,
+				 .link_out = &link };
+	int64_t from = (w->last_ok_at ? w->last_ok_at : w->created_at) / 1000 - WATCH_SINCE_SLACK_S;
+	char since[32], *url;
+	struct tm tm;
+	time_t t = (time_t)from;
+	int rc = 0;
+
+	gmtime_r(&t, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%S", &tm);
+	url = pw_events_url(sp->patchwork, sp->project, since, 1);
+	if (!url)
+		return snprintf(err, errn, "out of memory"), -1;
+	for (int page = 1; rc == 0 && url && page <= WATCH_PAGES_MAX; page++) {
+		struct buf body = BUF_INIT(0);
+		int64_t *ids = NULL;
+		char *e = NULL, *next = NULL;
+		size_t n = 0;
+
+		if (fetch_url(url, &fo, &body, &e) < 0) {
+			if (!(e && strstr(e, "': HTTP 404")))
+				snprintf(err, errn, "%s", e ? e : url), rc = -1;
+			free(e);
+			buf_release(&body);
+			break;
+		}
+		free(e);
+		e = NULL;
+		if (pw_events_parse(body.data, body.len, &ids, &n, err, errn) < 0) {
+			prefix_url(err, errn, url);
+			rc = -1;
+		}
+		buf_release(&body);
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			struct buf one = BUF_INIT(0);
+			struct pw_series *s = NULL;
+			char *surl = NULL;
+			int known = db_watch_series_known(db, sp->name, ids[i]), r;
+
+			if (known != 0) {
+				if (known < 0)
+					snprintf(err, errn, "database: %s", db_errmsg(db)), rc = -1;
+				continue;
+			}
+			if (asprintf(&surl, "%s/api/1.2/series/%" PRId64 "/", sp->patchwork, ids[i]) < 0)
+				surl = NULL;
+			fo.link_out = NULL;
+			if (!surl || fetch_url(surl, &fo, &one, &e) < 0) {
+				snprintf(err, errn, "%s", e ? e : "out of memory");
+				rc = -1;
+			} else if (pw_series_parse_one(one.data, one.len, &s, err, errn) < 0) {
+				prefix_url(err, errn, surl);
+				rc = -1;
+			} else if ((r = record(db, sp, s, NULL)) < 0) {
+				snprintf(err, errn, "database: %s", db_errmsg(db));
+				rc = -1;
+			} else if (r) {
+				*found += r;
+				wlog(db, sp->name, "info", "series %" PRId64 ": found by patchwork's "
+				     "series-completed event (its mail's Date: %s)", s->id,
+				     s->date ? s->date : "?");
+			}
+			fo.link_out = &link;
+			free(e);
+			e = NULL;
+			free(surl);
+			buf_release(&one);
+			pw_series_free(s, s ? 1 : 0);
+		}
+		free(ids);
+		if (rc == 0 && next_page(sp, since, page, n, link, &next, err, errn) < 0) {
+			prefix_url(err, errn, url);
+			rc = -1;
+		}
+		/* without a Link: header, next_page() guesses the list's next
+		 * page: for the events, only a Link: leads on */
+		if (!link) {
+			free(next);
+			next = NULL;
+		}
+		free(link);
+		link = NULL;
+		free(url);
+		url = next;
+	}
+	free(url);
+	return rc;
+}
+
 /* One poll. 0, or -1 with err. *found: the new series versions seen */
 static int poll_once(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
 		     int *found, char *err, size_t errn)
@@ -458,6 +560,9 @@ static void poll_watch(struct db *db, const struct watch_spec *sp, const struct 
 	char err[1024] = "";
 	int found = 0, rc = sp->lore ? poll_lore(db, sp, w, &found, err, sizeof(err)) :
 			poll_once(db, sp, w, &found, err, sizeof(err));
+
+	if (rc == 0 && !sp->lore)
+		rc = poll_events(db, sp, w, &found, err, sizeof(err));
 	int64_t wait_s = sp->interval_s;
 
 	if (rc < 0) {

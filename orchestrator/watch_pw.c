@@ -58,6 +58,61 @@ static char *bare(const char *m)
 	return strndup(m, n);
 }
 
+char *pw_events_url(const char *base, const char *project, const char *since, int page)
+{
+	struct buf b = BUF_INIT(0);
+
+	buf_printf(&b, "%s/api/1.2/events/?project=", base);
+	urlenc(&b, project);
+	buf_puts(&b, "&category=series-completed");
+	if (since && *since) {
+		buf_puts(&b, "&since=");
+		urlenc(&b, since);
+	}
+	buf_printf(&b, "&order=date&per_page=%d&page=%d", WATCH_PER_PAGE, page);
+	return buf_detach(&b);
+}
+
+int pw_events_parse(const char *data, size_t len, int64_t **ids, size_t *n, char *err,
+		    size_t errn)
+{
+	json_error_t je;
+	json_t *j = json_loadb(data ? data : "", len, 0, &je), *e;
+	size_t i;
+
+	*ids = NULL;
+	*n = 0;
+	if (!j)
+		return snprintf(err, errn, "not JSON: %s (line %d)", je.text, je.line), -1;
+	if (!json_is_array(j)) {
+		json_decref(j);
+		return snprintf(err, errn, "not a list of events"), -1;
+	}
+	*ids = calloc(json_array_size(j) + 1, sizeof(**ids));
+	if (!*ids) {
+		json_decref(j);
+		return snprintf(err, errn, "out of memory"), -1;
+	}
+	json_array_foreach(j, i, e) {
+		const json_t *id = json_object_get(json_object_get(json_object_get(e, "payload"),
+								   "series"), "id");
+		const char *cat = json_string_value(json_object_get(e, "category"));
+
+		if (!json_is_object(e) || !cat || !json_is_integer(id) || json_integer_value(id) < 1) {
+			snprintf(err, errn, "event %zu: no category or payload.series.id", i + 1);
+			free(*ids);
+			*ids = NULL;
+			*n = 0;
+			json_decref(j);
+			return -1;
+		}
+		if (!strcmp(cat, "series-completed"))
+			(*ids)[(*n)++] = json_integer_value(id);
+	}
+	json_decref(j);
+	return 0;
+}
+
 static int one(const json_t *j, size_t i, struct pw_series *s, char *err, size_t errn)
 {
 	const json_t *cover = json_object_get(j, "cover_letter");
@@ -154,6 +209,30 @@ int pw_series_parse(const char *data, size_t len, struct pw_series **out, size_t
 out:
 	if (rc < 0)
 		*n = 0;
+	json_decref(j);
+	return rc;
+}
+
+int pw_series_parse_one(const char *data, size_t len, struct pw_series **out, char *err,
+			size_t errn)
+{
+	json_error_t je;
+	json_t *j = json_loadb(data ? data : "", len, 0, &je);
+	int rc = -1;
+
+	*out = NULL;
+	if (!j)
+		return snprintf(err, errn, "not JSON: %s (line %d)", je.text, je.line), -1;
+	if (!json_is_object(j)) {
+		snprintf(err, errn, "not a series (a JSON %s)", json_is_array(j) ? "list" : "value");
+	} else if (!(*out = calloc(1, sizeof(**out)))) {
+		snprintf(err, errn, "out of memory");
+	} else if (one(j, 1, *out, err, errn) < 0) {
+		pw_series_free(*out, 1);
+		*out = NULL;
+	} else {
+		rc = 0;
+	}
 	json_decref(j);
 	return rc;
 }

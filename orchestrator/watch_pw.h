@@ -34,6 +34,18 @@ char *pw_series_url(const char *base, const char *project, const char *since, in
 int pw_series_parse(const char *data, size_t len, struct pw_series **out, size_t *n,
 		    char *err, size_t errn);
 void pw_series_free(struct pw_series *s, size_t n);
+/* One series (GET /api/1.2/series/ID/) into *out (free with
+ * pw_series_free(*out, 1)); -1 with err as above */
+int pw_series_parse_one(const char *data, size_t len, struct pw_series **out, char *err,
+			size_t errn);
+/* The URL of page (from 1) of the project's series-completed events since
+ * date (patchwork's time of receipt, not the mail's Date:), oldest first;
+ * caller frees */
+char *pw_events_url(const char *base, const char *project, const char *since, int page);
+/* The series ids of a page of events (the series-completed ones) into
+ * *ids (caller frees); -1 with err when it is not patchwork's shape */
+int pw_events_parse(const char *data, size_t len, int64_t **ids, size_t *n, char *err,
+		    size_t errn);
 
 /* The JSON body of a check; caller frees */
 char *pw_check_body(const char *state, const char *target_url, const char *description,

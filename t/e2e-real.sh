@@ -18,7 +18,8 @@
 # Atom feed and built (no jobs: no guest): its cover letter first, its
 # patches later (the watch waits for them); then 31 mails at once, more
 # than the feed's 25, found through the inbox's search. A single patch and its v2 (no
-# cover letter: patchwork names them by their tags) are one series.
+# cover letter: patchwork names them by their tags) are one series; a
+# patch dated 3 hours ago is found through patchwork's events.
 # Where the vendored sources or packages are absent, their checks are
 # skipped, saying so. (t/e2e-watch.sh keeps a stand-in only for the faults
 # a real server cannot be made to give: garbage, a huge or slow answer.)
@@ -157,6 +158,19 @@ check "a single patch and its v2 are delivered to patchwork" pw_real_mail fake.k
 check "...which names their series apart, by their tags" equals "$(pwj "/api/1.2/series/?project=fake&per_page=100&order=-id" "print(' | '.join(sorted(x['name'] for x in j[:2])))")" "[fake-next,v2] notes: a single note | [fake-next] notes: a single note"
 check "...the watch takes v2, and v1 is superseded by it" wait_for 60 "select group_concat(version || ' ' || state, ', ') from (select version, state from watch_series where watch = 'pw' and name like '%a single note' order by version)" "1 superseded, 2 queued"
 check "...saying so" equals "$(db "select detail like 'superseded by v2 %' from watch_series where watch = 'pw' and name like '%a single note' and version = 1")" 1
+
+# late mail: a patch whose Date: is 3 hours old (a delayed mail, a clock
+# off) arrives now; patchwork's list filters since= on that Date:, its
+# events on when patchwork received it
+old=$(date -u -R -d '3 hours ago')
+sed -e "s/^Date: .*/Date: $old/" -e 's/single-v1@/late@/' -e 's/a single note/a late note/' \
+	-e 's/^+version 1$/+late/' -e 's|notes/single|notes/late|g' "$T/series/single.mbox" |
+	awk '/^From 0000/{ n++ } n == 1' > "$T/series/late.mbox"
+check "a patch dated 3 hours ago is delivered now" pw_real_mail fake.kfleet.invalid "$T/series/late.mbox"
+check "...which the list since the position does not show" lacks "$(curl -sf "$PW_URL/api/1.2/series/?project=fake&since=$(date -u -d '20 minutes ago' +%Y-%m-%dT%H:%M:%S)")" "a late note"
+check "...the watch takes it, from patchwork's series-completed event" wait_for 30 "select state from watch_series where watch = 'pw' and name like '%a late note'" queued
+late=$(db "select remote_id from watch_series where watch = 'pw' and name like '%a late note'")
+check "...and says so" equals "$(db "select count(*) from watch_log where watch = 'pw' and text like 'series $late: found by patchwork''s series-completed event (its mail''s Date: %'")" 1
 }
 [ -z "$PW_OK" ] || pw_checks
 

@@ -228,6 +228,61 @@ static void specs(void **state)
 	assert_true(watch_name_ok("bpf-next.ci_1"));
 }
 
+/* patchwork's events: the series-completed ones' series ids, in order;
+ * one series as GET /series/ID/ gives it; the URL asks for the project's
+ * series-completed events since a date, oldest first */
+static void events(void **state)
+{
+	static const char ev[] =
+		"[{\"id\": 7, \"category\": \"series-created\", \"date\": \"2026-12-06T09:00:00\","
+		"  \"payload\": {\"series\": {\"id\": 41}}},"
+		" {\"id\": 8, \"category\": \"series-completed\", \"date\": \"2026-12-06T09:00:01\","
+		"  \"payload\": {\"series\": {\"id\": 41, \"name\": \"x\"}}},"
+		" {\"id\": 9, \"category\": \"series-completed\", \"date\": \"2026-12-06T09:00:02\","
+		"  \"payload\": {\"series\": {\"id\": 40}}}]";
+	char err[256] = "", *url;
+	int64_t *ids = NULL;
+	size_t n = 0, len = 0;
+	char *path = tu_path("t/data/patchwork", "series-page.json");
+	char *text = tu_slurp(path, &len);
+	struct pw_series *one = NULL;
+
+	(void)state;
+	assert_int_equal(pw_events_parse(ev, strlen(ev), &ids, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ids[0], 41);
+	assert_int_equal(ids[1], 40);
+	free(ids);
+	{
+		static const char bad[] = "[{\"category\": \"series-completed\"}]";
+
+		assert_int_equal(pw_events_parse(bad, strlen(bad), &ids, &n, err, sizeof(err)), -1);
+	}
+	assert_string_equal(err, "event 1: no category or payload.series.id");
+	assert_int_equal(pw_events_parse("{}", 2, &ids, &n, err, sizeof(err)), -1);
+	assert_string_equal(err, "not a list of events");
+	url = pw_events_url("https://pw.example", "net dev", "2026-12-06T09:00:00", 2);
+	assert_string_equal(url, "https://pw.example/api/1.2/events/?project=net%20dev&category="
+			    "series-completed&since=2026-12-06T09%3A00%3A00&order=date&per_page=50&page=2");
+	free(url);
+	/* the first series of a page, alone, is one series */
+	assert_non_null(text);
+	{
+		json_t *j = json_loads(text, 0, NULL);
+		char *first = json_dumps(json_array_get(j, 0), 0);
+
+		assert_int_equal(pw_series_parse_one(first, strlen(first), &one, err, sizeof(err)), 0);
+		assert_int_equal(one->id, 812345);
+		pw_series_free(one, 1);
+		free(first);
+		json_decref(j);
+	}
+	assert_int_equal(pw_series_parse_one("[]", 2, &one, err, sizeof(err)), -1);
+	assert_string_equal(err, "not a series (a JSON list)");
+	free(text);
+	free(path);
+}
+
 /* The versions of one series have one title, whatever their tags */
 static void titles(void **state)
 {
@@ -410,6 +465,7 @@ int main(void)
 		cmocka_unit_test(specs),
 		cmocka_unit_test(rules),
 		cmocka_unit_test(titles),
+		cmocka_unit_test(events),
 		cmocka_unit_test(lore_feed),
 		cmocka_unit_test(lore_bad),
 		cmocka_unit_test(config_sections),
