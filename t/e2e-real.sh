@@ -188,6 +188,7 @@ else
 	check "the watch's KCIDB export is written" test -f "$kfile"
 	check "...kcidb-io validates it, as v4.5 and upgraded to the newest" contains "$(kcidb_io "$kfile" 2>&1)" \
 		"ok: $kfile: v4.5 (2 checkouts, 2 builds, "
+	check "...its series' checkout names the cover letter's message-id, not patch 1's" equals "$(/usr/bin/python3 -c "import json,sys; print([c.get('message_id') for c in json.load(open(sys.argv[1]))['checkouts'] if c.get('patchset_hash')])" "$kfile")" "['cover.1700000000.git.fake-dev@kfleet.invalid']"
 	check "...as does kfleet export kcidb of everything" contains "$(kf export kcidb -o "$T/all.json" >/dev/null 2>&1; kcidb_io "$T/all.json" 2>&1)" \
 		"valid as v5.3 after upgrade"
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['builds'][0]['origin']; json.dump(d, open(sys.argv[2], 'w'))" "$kfile" "$T/bad.json"
