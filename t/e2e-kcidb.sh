@@ -89,6 +89,7 @@ pw /control/lore "{\"mbox\": \"$T/series/lore.mbox\", \"list\": \"fakelist\"}" >
 check "a lore series with no jobs is reported" wait_for 120 "select state from watch_series where watch = 'lore'" reported
 check "...and its KCIDB export written to report_dir" wait_for 30 "select kcidb_path like '$T/mail-lore/lore-m%-v2.kcidb.json' from watch_series where watch = 'lore'" 1
 lore_file=$(db "select kcidb_path from watch_series where watch = 'lore'")
+check "...and its reply mail links the submission under public_url" grep -q "$PUB/submissions/$(db "select submission_id from watch_series where watch = 'lore'")" "$(db "select mail_path from watch_series where watch = 'lore'")"
 out=$(validate "$lore_file" 2>&1)
 check "...valid against kcidb-io's schema v4.5: two checkouts, two builds, no tests" equals "$out" "ok: 2 checkouts, 2 builds, 0 tests"
 
