@@ -264,7 +264,7 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 		return 0;
 	pthread_mutex_lock(&o->lock);
 	for (struct watch *w = o->watches; w; w = w->next) {
-		if (strcmp(w->name, name))
+		if (strcmp(w->name, name) || (w->host && w->host->conn != conn))
 			continue;
 		/* a detail means something only with its event: a SHUTDOWN's
 		 * HOST (QEMU killed by libvirt) is STOPPED's CRASHED's number */

@@ -178,6 +178,9 @@ void guest_accel_settle(struct orch *o, struct host *h, virConnectPtr conn, int 
 
 struct watch {
 	char name[64];
+	struct host *host;       /* where the guest runs: only its connection's
+				  * events are the guest's (another host may have a
+				  * domain of the same name: an earlier attempt's) */
 	int stopped;             /* a STOPPED/CRASHED event arrived */
 	int powered_off;         /* a SHUTDOWN event: the guest powered off, and
 				  * libvirt is ending its QEMU (on_poweroff) */

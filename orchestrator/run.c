@@ -427,6 +427,7 @@ static int stage_start(struct run_ctx *x)
 	int rc = -1;
 
 	snprintf(x->w.name, sizeof(x->w.name), "%s", x->r->domain);
+	x->w.host = h;
 	watch_add(x->o, &x->w);
 	x->watching = 1;
 	/* a guest of an earlier attempt that outlived a lost connection */

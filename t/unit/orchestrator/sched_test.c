@@ -447,6 +447,72 @@ static void test_unreachable_host(void **state)
 	run_release(&r);
 }
 
+/* A domain of the same name stopping on another host (an earlier
+ * attempt's guest, destroyed there when its host came back) is not the
+ * run's guest stopping: only the events of the run's own host's
+ * connection count. The second host is a test driver of its own (a
+ * custom file: a private instance), so the name can exist on both. */
+static void test_same_name_other_host(void **state)
+{
+	struct fx *f = *state;
+	char uri[400], xml[600], *path;
+	struct host *other = NULL;
+	virDomainPtr d;
+	struct run r;
+	int64_t id;
+
+	path = tu_path(f->dir, "second-host.xml");
+	tu_write(path, "<node/>\n", 8, 0);
+	snprintf(uri, sizeof(uri), "test://%s", path);
+	free(path);
+	two_hosts_on(f, uri);
+	id = submit(f, "echo hello");
+	assert_int_equal(orch_start(f->o), 0);
+	/* the run's guest is up on one host (the fixture's conn sees the
+	 * test:///default one; the run may be on either) */
+	for (int i = 0; i < 200; i++) {
+		assert_int_equal(db_run_get(f->db, id, &r), 1);
+		if (r.state == RUN_RUNNING && r.run_dir && r.domain && r.host)
+			break;
+		run_release(&r);
+		usleep(50000);
+	}
+	assert_non_null(r.host);
+	usleep(300000);   /* its guest made, its watch set */
+	for (size_t i = 0; i < f->o->nhosts; i++)
+		if (strcmp(f->o->hosts[i].conf->name, r.host))
+			other = &f->o->hosts[i];
+	assert_non_null(other);
+	assert_non_null(other->conn);
+	agent_says(&r, 0, FRAME_HELLO, "release=6.1.0-test\nnproc=1\nmem_kb=400000\n");
+	/* the same name started and destroyed on the other host */
+	snprintf(xml, sizeof(xml), "<domain type='test'><name>%s</name><memory>65536</memory>"
+		 "<os><type>hvm</type></os></domain>", r.domain);
+	d = virDomainCreateXML(other->conn, xml, 0);
+	assert_non_null(d);
+	assert_int_equal(virDomainDestroy(d), 0);
+	virDomainFree(d);
+	usleep(500000);   /* the events delivered */
+	run_release(&r);
+	assert_int_equal(db_run_get(f->db, id, &r), 1);
+	assert_int_equal(r.state, RUN_RUNNING);
+	/* and the run's own guest ends it as it should */
+	agent_says(&r, 1, FRAME_OUT, "hello\n");
+	agent_says(&r, 2, FRAME_EXIT, "code=0");
+	{
+		struct host *mine = other == &f->o->hosts[0] ? &f->o->hosts[1] : &f->o->hosts[0];
+
+		d = virDomainLookupByName(mine->conn, r.domain);
+		assert_non_null(d);
+		assert_int_equal(virDomainDestroy(d), 0);
+		virDomainFree(d);
+	}
+	run_release(&r);
+	wait_done(f, id, &r, 10);
+	assert_string_equal(run_outcome_name(r.outcome), "passed");
+	run_release(&r);
+}
+
 /* A store that failed on a full disk (SQLITE_FULL; max_page_count plays
  * it) is tried again, the outcome kept meanwhile, as for a locked
  * database; not once kfleetd stops (its restart's recovery takes over) */
@@ -487,6 +553,7 @@ int main(void)
 		T(test_two_hosts),
 		T(test_placement),
 		T(test_unreachable_host),
+		T(test_same_name_other_host),
 		T(test_store_waits_for_room),
 	};
 #undef T
