@@ -183,6 +183,8 @@ int cli_request_report(struct cli *k, long long id, const char *job, int markdow
 int cli_watch(struct cli *k, int argc, char **argv);
 /* cmd_trees.c: `kfleet tree add|fetch`, `kfleet trees` */
 int cli_tree(struct cli *k, int argc, char **argv);
+/* cmd_hosts.c: `kfleet hosts` */
+int cli_hosts(struct cli *k, int argc, char **argv);
 
 /* cmd_submit.c: `kfleet submit` (and, with test set, `kfleet test --tree
  * --mbox...`: wait for the builds and the runs, then print the tables),

@@ -184,6 +184,16 @@ static const struct cli_help helps[] = {
 	  "Registers a kernel git tree (a local repository or a git URL); kfleetd\n"
 	  "keeps a mirror clone of it and builds in worktrees, never in the\n"
 	  "original checkout.\n" },
+	{ "hosts",
+	  "  hosts [--json]                       the libvirt hosts: health, accel, slots\n",
+	  "usage: kfleet hosts [--json]\n"
+	  "\n"
+	  "Each libvirt host kfleetd places runs on ([host NAME] sections of its\n"
+	  "config): healthy or DOWN (with why and since when: unreachable, its disk\n"
+	  "full), the accel its x86_64 (and arm64) guests get and why, slots busy\n"
+	  "out of its slots, CPUs its runs take out of its CPUs, runs done, its URI\n"
+	  "(a password in it masked), the machine libvirt runs on and how files\n"
+	  "reach it. --json: the API's answer (/api/hosts).\n" },
 	{ "watch",
 	  "  watch add NAME KEY=VALUE... | watch list | watch rm NAME\n"
 	  "                                       follow a patchwork project, test and report\n",

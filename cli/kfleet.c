@@ -55,6 +55,7 @@ static const struct command {
 	{ "submit", cmd_submit },
 	{ "tree", cli_tree },
 	{ "trees", cli_tree },
+	{ "hosts", cli_hosts },
 	{ "watch", cli_watch },
 	{ "submission", cli_submission },
 	{ "submissions", cli_submission },

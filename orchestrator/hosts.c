@@ -116,6 +116,33 @@ int orch_host_health(struct orch *o, const char *name, int *healthy, char *why, 
 	return 0;
 }
 
+int orch_host_live(struct orch *o, const char *name, struct orch_host_live *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; o && i < o->nhosts; i++) {
+		struct host *h = &o->hosts[i];
+
+		if (strcmp(h->conf->name, name))
+			continue;
+		pthread_mutex_lock(&o->lock);
+		out->busy = h->busy;
+		out->cpus_used = h->cpus_used;
+		pthread_mutex_unlock(&o->lock);
+		pthread_mutex_lock(&o->health_lock);
+		out->down_since = h->down_since;
+		pthread_mutex_unlock(&o->health_lock);
+		out->slots = h->conf->slots;
+		out->cpus = h->cpus;
+		out->connected = h->conn != NULL;
+		out->upload = h->upload;
+		snprintf(out->accel_why, sizeof(out->accel_why), "%s", h->why_accel);
+		snprintf(out->accel_arm64, sizeof(out->accel_arm64), "%s", h->accel_arm64);
+		snprintf(out->machine, sizeof(out->machine), "%s", h->machine);
+		return 1;
+	}
+	return 0;
+}
+
 void orch_disk_fault(struct orch *o, struct db *db, const char *why)
 {
 	char msg[512];

@@ -125,6 +125,19 @@ void orch_free(struct orch *o);
  * behind (a write that failed on a full disk): 1 with *healthy and why
  * ("" when healthy), 0 when name is none of its hosts (o may be NULL) */
 int orch_host_health(struct orch *o, const char *name, int *healthy, char *why, size_t n);
+/* What a host is doing now, as kfleet hosts shows it */
+struct orch_host_live {
+	int slots, busy;           /* guests at once; workers with a run */
+	int cpus, cpus_used;       /* its logical CPUs; what its runs take */
+	int connected;
+	int upload;                /* files go to it as storage volumes */
+	char accel_why[160];       /* why x86_64 runs use the accel they use */
+	char accel_arm64[16];      /* "tcg", ... or "" (no arm64) */
+	char machine[128];         /* the machine libvirt runs on */
+	int64_t down_since;        /* now_ms() when it became unreachable, 0 up */
+};
+/* 1 with *out for the host called name, 0 when there is none (o may be NULL) */
+int orch_host_live(struct orch *o, const char *name, struct orch_host_live *out);
 /* The database path, borrowed */
 const char *orch_db_path(const struct orch *o);
 

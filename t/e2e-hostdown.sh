@@ -63,6 +63,18 @@ check "the silent host is down: no answer in connect_timeout" has "$(host silent
 	"False unreachable since " "no answer within 3 s (connect_timeout)"
 check "the hosts page says so" has "$(curl -s "$KF_URL/hosts")" \
 	"out of placement: unreachable since" "no answer within 3 s"
+out=$(kf hosts)
+echo "$out" | sed 's/^/  | /'
+check "kfleet hosts: the local host healthy, its slots and accel" contains "$out" "$(printf '%-12s %-8s' local healthy)"
+check "...the refused one DOWN, with why and since when" has "$(echo "$out" | sed -n '/^refused /,/^[a-z]/p')" \
+	"refused      DOWN" "    unreachable since " "Connection refused"
+check "...the silent one DOWN: no answer in connect_timeout" has "$(echo "$out" | sed -n '/^silent /,/^[a-z]/p')" \
+	"silent       DOWN" "no answer within 3 s (connect_timeout)"
+check "...the local one's accel and why, and its machine" has "$(echo "$out" | sed -n '/^local /,/^[a-z]/p')" \
+	"    accel: " "    machine $(hostname)"
+check "kfleet hosts --json: the live fields" equals "$(kf hosts --json | python3 -c 'import json, sys
+h = {x["name"]: x for x in json.load(sys.stdin)["hosts"]}
+print(h["local"]["live"]["slots"], h["refused"]["live"]["slots"], h["refused"]["live"]["connected"], h["refused"]["live"]["down_since"] is not None)')" "2 1 False True"
 
 id=$(kf run --kernel "$KERNEL" -- 'echo served-here' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
 check "a run is queued" test -n "$id"

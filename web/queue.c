@@ -773,6 +773,22 @@ WEB_HANDLER(api_hosts)
 			"updated_at", web_json_time(h[i].updated_at), "running", h[i].running,
 			"runs_done", (json_int_t)h[i].done)) < 0)
 			bad = 1;
+	/* what the daemon knows now of each configured host */
+	for (size_t i = 0; arr && !bad && i < n; i++) {
+		struct orch_host_live l;
+		json_t *o = json_array_get(arr, i);
+
+		if (!orch_host_live(w->orch, h[i].name, &l))
+			continue;
+		if (json_object_set_new(o, "live", json_pack("{s:i, s:i, s:i, s:i, s:b, s:s, s:o, s:o,"
+			" s:o, s:o}", "slots", l.slots, "busy", l.busy, "cpus", l.cpus, "cpus_used",
+			l.cpus_used, "connected", l.connected, "transfer", l.upload ? "upload" : "files",
+			"accel_why", web_json_str(l.accel_why[0] ? l.accel_why : NULL),
+			"arm64", web_json_str(l.accel_arm64[0] ? l.accel_arm64 : NULL),
+			"machine", web_json_str(l.machine[0] ? l.machine : NULL),
+			"down_since", l.down_since ? web_json_time(l.down_since) : json_null())) < 0)
+			bad = 1;
+	}
 	dbq_hosts_free(h, n);
 	if (!arr || bad) {
 		json_decref(arr);
