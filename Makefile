@@ -6,6 +6,8 @@
 #   make check-e2e     end-to-end tests (need libvirtd, see README.md), E2E_JOBS at once
 #   make fuzz          run the libFuzzer targets (clang) for FUZZ_SECONDS each
 #   make demo          start kfleetd with the embedded defaults and run a command in a guest
+#   make install       PREFIX=/usr/local (DESTDIR= to stage): bin/kfleet, sbin/kfleetd,
+#                      lib/kfleet/ (agents, workloads), share/kfleet/ (jobs, configs), man
 #   WERROR=1           add -Werror (CI does)
 CC      ?= gcc
 PKGS    := libvirt libmicrohttpd jansson libcurl inih libarchive sqlite3 libcrypto zlib libguestfs libxml-2.0
@@ -197,8 +199,34 @@ fuzz: $(FUZZ_BINS)
 demo: $(BINS)
 	@B=$(B) sh orchestrator/demo.sh
 
+# make install: kfleetd finds lib/kfleet and share/kfleet from where it is
+# (orchestrator/config.c), so the tree may be staged (DESTDIR) or moved
+PREFIX ?= /usr/local
+INSTALL_ROOT := $(DESTDIR)$(PREFIX)
+install: $(BINS) $(MAN_PAGES)
+	install -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/sbin $(INSTALL_ROOT)/lib/kfleet \
+		$(INSTALL_ROOT)/share/kfleet/jobs/defs $(INSTALL_ROOT)/share/kfleet/kernels/configs \
+		$(INSTALL_ROOT)/share/man/man1 $(INSTALL_ROOT)/share/man/man5 $(INSTALL_ROOT)/share/man/man8
+	install -m 755 $(B)/bin/kfleet $(INSTALL_ROOT)/bin/kfleet
+	install -m 755 $(B)/bin/kfleetd $(INSTALL_ROOT)/sbin/kfleetd
+	install -m 755 $(filter $(B)/bin/kfleet-agent-%,$(BINS)) $(INSTALL_ROOT)/lib/kfleet/
+	for a in x86_64 arm64; do [ ! -d $(B)/bin/wl/$$a ] || { install -d $(INSTALL_ROOT)/lib/kfleet/wl/$$a && \
+		install -m 755 $(B)/bin/wl/$$a/* $(INSTALL_ROOT)/lib/kfleet/wl/$$a/; } || exit 1; done
+	install -m 644 jobs/defs/*.job $(INSTALL_ROOT)/share/kfleet/jobs/defs/
+	install -m 644 kernels/configs/*.config $(INSTALL_ROOT)/share/kfleet/kernels/configs/
+	install -m 644 $(B)/man/kfleet.1 $(INSTALL_ROOT)/share/man/man1/
+	install -m 644 $(B)/man/kfleetd.conf.5 $(INSTALL_ROOT)/share/man/man5/
+	install -m 644 $(B)/man/kfleetd.8 $(INSTALL_ROOT)/share/man/man8/
+
+uninstall:
+	rm -f $(INSTALL_ROOT)/bin/kfleet $(INSTALL_ROOT)/sbin/kfleetd \
+		$(INSTALL_ROOT)/share/man/man1/kfleet.1 $(INSTALL_ROOT)/share/man/man5/kfleetd.conf.5 \
+		$(INSTALL_ROOT)/share/man/man8/kfleetd.8
+	rm -rf $(INSTALL_ROOT)/lib/kfleet $(INSTALL_ROOT)/share/kfleet
+
 clean:
 	rm -rf build build-san
 
-.PHONY: all man check check-quick check-unit check-san check-e2e demo fuzz fuzz-bins unit-bins clean
+.PHONY: all man check check-quick check-unit check-san check-e2e demo fuzz fuzz-bins unit-bins clean \
+	install uninstall
 .SECONDARY:

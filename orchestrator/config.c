@@ -108,14 +108,37 @@ int config_defaults(struct config *c)
 	c->modules_path = strdup("/lib/modules:/opt/kfleet/arm64/lib/modules");
 	c->debian_suite = strdup("bookworm");
 	c->debian_mirror = strdup("http://deb.debian.org/debian");
-	c->agent_dir = exe_dir();
+	/* installed (make install: PREFIX/sbin/kfleetd beside PREFIX/lib/kfleet
+	 * and PREFIX/share/kfleet), or in the source tree it was built in
+	 * (build/bin: the agents beside it, jobs/defs and kernels/configs two
+	 * up); found from where the binary is, so an install may be moved */
+	{
+		char *exe = exe_dir(), *agent = NULL;
+
+		if (exe && asprintf(&agent, "%s/../lib/kfleet/kfleet-agent-x86_64", exe) >= 0 &&
+		    access(agent, X_OK) == 0) {
+			if (asprintf(&c->agent_dir, "%s/../lib/kfleet", exe) < 0)
+				c->agent_dir = NULL;
+			if (asprintf(&c->job_dirs, "%s/../share/kfleet/jobs/defs", exe) < 0)
+				c->job_dirs = NULL;
+			if (asprintf(&c->configs_dir, "%s/../share/kfleet/kernels/configs", exe) < 0)
+				c->configs_dir = NULL;
+		} else {
+			c->agent_dir = exe ? strdup(exe) : strdup(".");
+			if (c->agent_dir && asprintf(&c->job_dirs, "%s/../../jobs/defs",
+						     c->agent_dir) < 0)
+				c->job_dirs = NULL;
+			if (c->agent_dir && asprintf(&c->configs_dir, "%s/../../kernels/configs",
+						     c->agent_dir) < 0)
+				c->configs_dir = NULL;
+		}
+		free(agent);
+		free(exe);
+	}
 	if (!c->agent_dir)
 		c->agent_dir = strdup(".");
-	/* built programs next to the agent; the jobs that ship in the source
-	 * tree the binaries were built in (build/bin -> jobs/defs) */
+	/* built programs next to the agent */
 	c->programs_dir = path_join(c->agent_dir, "wl");
-	if (asprintf(&c->job_dirs, "%s/../../jobs/defs", c->agent_dir) < 0)
-		c->job_dirs = NULL;
 	c->build_jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (c->build_jobs < 1)
 		c->build_jobs = 1;
@@ -135,8 +158,6 @@ int config_defaults(struct config *c)
 	c->build_config = strdup("tinyconfig");
 	c->build_arches = strdup("x86_64");
 	c->kcidb_origin = strdup(KCIDB_ORIGIN_DEFAULT);
-	if (asprintf(&c->configs_dir, "%s/../../kernels/configs", c->agent_dir) < 0)
-		c->configs_dir = NULL;
 	if (!c->build_config || !c->configs_dir || !c->build_arches || !host_add(c, "local") || !c->state_dir || !c->listen_addr || !c->busybox ||
 	    !c->agent_dir || !c->busybox_arm64 || !c->modules_path || !c->programs_dir ||
 	    !c->debian_suite || !c->debian_mirror ||
