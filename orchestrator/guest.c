@@ -596,10 +596,20 @@ int guest_host_setup(struct orch *o, struct host *h, virConnectPtr conn, char **
 		h->max_vcpus = 1;
 	host_cpu_model(h);
 	{
-		char *hn = virConnectGetHostname(h->conn);
+		/* the machine: its hostname and libvirt's host UUID, as machines
+		 * cloned from one image often share a name (two host entries of
+		 * one libvirtd share both: their cores are one machine's) */
+		char *hn = virConnectGetHostname(h->conn), *caps = virConnectGetCapabilities(h->conn);
+		const char *host = caps ? strstr(caps, "<host>") : NULL;
+		const char *u = host ? strstr(host, "<uuid>") : NULL, *ue = u ? strstr(u, "</uuid>") : NULL;
 
-		snprintf(h->machine, sizeof(h->machine), "%s", hn ? hn : h->conf->uri);
+		if (u && ue && ue - u - 6 > 0 && ue - u - 6 < 64)
+			snprintf(h->machine, sizeof(h->machine), "%.60s %.*s", hn ? hn : h->conf->uri,
+				 (int)(ue - u - 6), u + 6);
+		else
+			snprintf(h->machine, sizeof(h->machine), "%s", hn ? hn : h->conf->uri);
 		free(hn);
+		free(caps);
 		virResetLastError();
 	}
 	h->callback_id = virConnectDomainEventRegisterAny(h->conn, NULL,

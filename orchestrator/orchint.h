@@ -99,8 +99,8 @@ struct host {
 	char libvirt_version[32];
 	char why_accel[160];     /* why accel was chosen, for the log */
 	char cpu_model[64];      /* the host's CPU model as libvirt names it ("" unknown) */
-	char machine[128];       /* the machine libvirt runs on (its hostname), which two
-				    host entries may share: their cores are one machine's */
+	char machine[128];       /* the machine libvirt runs on ("HOSTNAME HOST-UUID"), which
+				    two host entries may share: their cores are one machine's */
 	int busy;                /* workers with a run, under orch's lock ... */
 	int mem_used_mb;         /* ... and the memory their guests were given ... */
 	int cpus_used;           /* ... and the CPUs they take (place_cpus_of()) */
