@@ -16,7 +16,7 @@
 /* The command words kfleet.c dispatches, and help */
 static const char *const words[] = {
 	"run", "runs", "show", "logs", "cancel", "repro", "jobs", "compare", "test", "import",
-	"trend", "flaky", "export", "submit", "tree", "trees", "watch", "submission",
+	"trend", "flaky", "export", "submit", "tree", "trees", "hosts", "watch", "submission",
 	"submissions", "builds", "build", "bisect", "bisections", "bisection", "series",
 	"parse", "help",
 };
