@@ -4,7 +4,7 @@
 set -e
 PKGS="gcc make pkg-config libc6-dev
 libvirt-daemon-system libvirt-clients libvirt-dev
-qemu-system-x86 qemu-system-arm qemu-utils tini
+qemu-system-x86 qemu-system-arm qemu-utils tini iproute2
 busybox-static linux-image-amd64
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev libcurl4-openssl-dev
