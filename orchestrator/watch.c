@@ -226,6 +226,17 @@ static int next_page(const struct watch_spec *sp, const char *since, int page, s
 	return 0;
 }
 
+/* How a watch asks its server's API: the watch's timeout, answers capped
+ * at WATCH_API_MAX, the Link: header into *link when link is not NULL */
+static struct fetch_opts api_opts(const struct watch_spec *sp, char **link)
+{
+	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
+				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX,
+				 .link_out = link };
+
+	return fo;
+}
+
 /* The series patchwork completed since the last good poll (less the
  * slack), by its events API: patchwork's own time of receipt, where the
  * list's since is the mail's Date:, so a series sent with an old Date:
@@ -238,9 +249,7 @@ static int poll_events(struct db *db, const struct watch_spec *sp, const struct 
 		       int *found, char *err, size_t errn)
 {
 	char *link = NULL;
-	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
-				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX,
-				 .link_out = &link };
+	struct fetch_opts fo = api_opts(sp, &link), one_fo = api_opts(sp, NULL);
 	int64_t from = (w->last_ok_at ? w->last_ok_at : w->created_at) / 1000 - WATCH_SINCE_SLACK_S;
 	char since[32], *url;
 	struct tm tm;
@@ -285,8 +294,7 @@ static int poll_events(struct db *db, const struct watch_spec *sp, const struct 
 			}
 			if (asprintf(&surl, "%s/api/1.2/series/%" PRId64 "/", sp->patchwork, ids[i]) < 0)
 				surl = NULL;
-			fo.link_out = NULL;
-			if (!surl || fetch_url(surl, &fo, &one, &e) < 0) {
+			if (!surl || fetch_url(surl, &one_fo, &one, &e) < 0) {
 				snprintf(err, errn, "%s", e ? e : "out of memory");
 				rc = -1;
 			} else if (pw_series_parse_one(one.data, one.len, &s, err, errn) < 0) {
@@ -301,7 +309,6 @@ static int poll_events(struct db *db, const struct watch_spec *sp, const struct 
 				     "series-completed event (its mail's Date: %s)", s->id,
 				     s->date ? s->date : "?");
 			}
-			fo.link_out = &link;
 			free(e);
 			e = NULL;
 			free(surl);
@@ -309,15 +316,12 @@ static int poll_events(struct db *db, const struct watch_spec *sp, const struct 
 			pw_series_free(s, s ? 1 : 0);
 		}
 		free(ids);
-		if (rc == 0 && next_page(sp, since, page, n, link, &next, err, errn) < 0) {
+		/* only a Link: header leads on (next_page() checks it is on the
+		 * watch's patchwork): without one, it would guess a page of the
+		 * series list */
+		if (rc == 0 && link && next_page(sp, since, page, n, link, &next, err, errn) < 0) {
 			prefix_url(err, errn, url);
 			rc = -1;
-		}
-		/* without a Link: header, next_page() guesses the list's next
-		 * page: for the events, only a Link: leads on */
-		if (!link) {
-			free(next);
-			next = NULL;
 		}
 		free(link);
 		link = NULL;
@@ -333,9 +337,7 @@ static int poll_once(struct db *db, const struct watch_spec *sp, const struct wa
 		     int *found, char *err, size_t errn)
 {
 	char *link = NULL;
-	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
-				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX,
-				 .link_out = &link };
+	struct fetch_opts fo = api_opts(sp, &link);
 	int64_t position = w->position;
 	char since[64], *url;
 	int hold = 0, rc = 0;
@@ -469,8 +471,7 @@ static int lore_search(const struct watch_spec *sp, const struct fetch_opts *fo,
 static int poll_lore(struct db *db, const struct watch_spec *sp, const struct watch_row *w,
 		     int *found, char *err, size_t errn)
 {
-	struct fetch_opts fo = { .connect_timeout_ms = sp->timeout_s * 1000L,
-				 .timeout_ms = sp->timeout_s * 1000L, .max_bytes = WATCH_API_MAX };
+	struct fetch_opts fo = api_opts(sp, NULL);
 	struct buf body = BUF_INIT(0);
 	struct lore_entry *e = NULL;
 	char *url = NULL, *ferr = NULL, newest[64] = "", oldest[64] = "";
