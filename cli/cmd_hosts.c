@@ -1,11 +1,31 @@
 /* cmd_hosts.c: `kfleet hosts`: each libvirt host kfleetd places runs on,
  * over the API's /api/hosts: its health (why not, and since when), what
- * it runs guests with and why, its slots and CPUs in use, its URI. */
+ * it runs guests with and why, its slots and CPUs in use, what its storage
+ * pool holds, its URI. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+
+/* What a host reached by upload holds in its storage pool, when kfleetd
+ * last listed it (after each run, and every storage interval) */
+static void print_pool(json_t *p)
+{
+	long long k, i;
+
+	if (!json_is_object(p))
+		return;
+	if (!json_is_integer(json_object_get(p, "seen_at"))) {
+		printf("    pool %s: not listed yet\n", cli_jstr(p, "name", "?"));
+		return;
+	}
+	k = cli_jint(p, "kernels", 0);
+	i = cli_jint(p, "images", 0);
+	printf("    pool %s: %lld kernel%s, %lld image%s, %lld of runs, %.1f MiB\n",
+	       cli_jstr(p, "name", "?"), k, k == 1 ? "" : "s", i, i == 1 ? "" : "s",
+	       cli_jint(p, "run_files", 0), (double)cli_jint(p, "bytes", 0) / (1024.0 * 1024.0));
+}
 
 static void print_hosts(json_t *hosts)
 {
@@ -34,6 +54,7 @@ static void print_hosts(json_t *hosts)
 			printf("    %s\n", cli_jstr(h, "health_detail", "out of placement"));
 		if (json_is_string(json_object_get(l, "accel_why")))
 			printf("    accel: %s\n", cli_jstr(l, "accel_why", ""));
+		print_pool(json_object_get(l, "pool"));
 		if (json_is_string(json_object_get(l, "machine")))
 			printf("    machine %s; files %s; QEMU %s, libvirt %s\n",
 			       cli_jstr(l, "machine", ""),

@@ -193,7 +193,9 @@ static const struct cli_help helps[] = {
 	  "full), the accel its x86_64 (and arm64) guests get and why, slots busy\n"
 	  "out of its slots, CPUs its runs take out of its CPUs, runs done, its URI\n"
 	  "(a password in it masked), the machine libvirt runs on and how files\n"
-	  "reach it. --json: the API's answer (/api/hosts).\n" },
+	  "reach it; for a host reached by upload, what its storage pool holds\n"
+	  "(kernels, root images, runs' own files, MiB on its disk) as kfleetd\n"
+	  "last listed it, after each run. --json: the API's answer (/api/hosts).\n" },
 	{ "watch",
 	  "  watch add NAME KEY=VALUE... | watch list | watch rm NAME\n"
 	  "                                       follow a patchwork project, test and report\n",

@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "common/util.h"
+#include "orchestrator/storage.h"
 
 #define RECONNECT_MS 5000
 
@@ -130,7 +131,14 @@ int orch_host_live(struct orch *o, const char *name, struct orch_host_live *out)
 		pthread_mutex_unlock(&o->lock);
 		pthread_mutex_lock(&o->health_lock);
 		out->down_since = h->down_since;
+		out->pool_kernels = h->pool_seen.kernels;
+		out->pool_images = h->pool_seen.images;
+		out->pool_run_files = h->pool_seen.run_files;
+		out->pool_bytes = h->pool_seen.bytes;
+		out->pool_at = h->pool_seen.at;
 		pthread_mutex_unlock(&o->health_lock);
+		if (h->upload)
+			snprintf(out->pool, sizeof(out->pool), "%s", h->conf->pool);
 		out->slots = h->conf->slots;
 		out->cpus = h->cpus;
 		out->connected = h->conn != NULL;
@@ -222,6 +230,9 @@ int orch_host_connect(struct orch *o, struct host *h, struct db *db, int64_t unt
 		h->disk_full = 0;
 		h->disk_at = 0;
 		set_health(o, h, db, 1, NULL);
+		/* a pass soon: it lists the pool (kfleet hosts) */
+		if (h->upload)
+			storage_kick(o);
 		return 1;
 	}
 	h->retry_at = mono_ms() + RECONNECT_MS;

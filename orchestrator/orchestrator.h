@@ -135,6 +135,10 @@ struct orch_host_live {
 	char accel_arm64[16];      /* "tcg", ... or "" (no arm64) */
 	char machine[128];         /* the machine libvirt runs on */
 	int64_t down_since;        /* now_ms() when it became unreachable, 0 up */
+	char pool[64];             /* upload: its storage pool's name ... */
+	int pool_kernels, pool_images, pool_run_files;   /* ... what it held when */
+	long long pool_bytes;      /* kfleetd last listed it, and the bytes on disk */
+	int64_t pool_at;           /* now_ms() of that look, 0 not looked yet */
 };
 /* 1 with *out for the host called name, 0 when there is none (o may be NULL) */
 int orch_host_live(struct orch *o, const char *name, struct orch_host_live *out);

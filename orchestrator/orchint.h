@@ -124,6 +124,11 @@ struct host {
 				    "probing" and the host out of placement; atomic */
 	pthread_t probe_thread;  /* ... in this thread, joined by kvmprobe_join() */
 	int probe_started;
+	struct pool_seen {       /* what its pool held at the last sweep (upload_sweep()), */
+		int kernels, images, run_files;   /* under o->health_lock; at 0: not looked */
+		long long bytes;         /* on the host's disk */
+		int64_t at;              /* now_ms() */
+	} pool_seen;
 };
 
 struct orch;
@@ -580,11 +585,11 @@ int upload_fetch_overlay(struct host *h, const struct run *r, const char *image,
 			 const char *fmt, const char *disk, char **err);
 /* Deletes the run's own volumes on h (logs a failure) */
 void upload_drop(struct host *h, const struct run *r);
-/* Deletes the volumes of this instance's runs on h for which over(id)
- * says the run is over (left by a lost connection or a crash). How many,
+/* Deletes the volumes of o's runs on h for which over(id) says the run is
+ * over (left by a lost connection or a crash), and notes what the pool
+ * holds in h->pool_seen (kfleet hosts shows it). How many were deleted,
  * or -1 when h's pool could not be listed */
-int upload_sweep(struct host *h, const char *instance, int (*over)(int64_t id, void *arg),
-		 void *arg);
+int upload_sweep(struct orch *o, struct host *h, int (*over)(int64_t id, void *arg), void *arg);
 void upload_release(struct upload_files *rf);
 
 /* --- initrd.c: a run's initrd -------------------------------------------- */

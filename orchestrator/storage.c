@@ -562,7 +562,7 @@ static void sweep_hosts(struct orch *o, struct db *db)
 {
 	for (size_t i = 0; i < o->nhosts; i++)
 		if (o->hosts[i].upload && o->hosts[i].conf)
-			upload_sweep(&o->hosts[i], o->instance, run_over, db);
+			upload_sweep(o, &o->hosts[i], run_over, db);
 }
 
 static void report(const struct config *c, const struct storage_report *rep)

@@ -118,15 +118,30 @@ static int64_t run_volume_id(const char *name, const char *prefix)
 	return parse_int(num, 1, INT64_MAX, &id) < 0 ? 0 : (int64_t)id;
 }
 
-int upload_sweep(struct host *h, const char *instance, int (*over)(int64_t id, void *arg),
-		 void *arg)
+/* Adds volume v, called name, to what the pool is seen to hold */
+static void pool_count(struct pool_seen *ps, virStorageVolPtr v, const char *name)
 {
+	virStorageVolInfo info;
+
+	if (!strncmp(name, "kernel-", 7))
+		ps->kernels++;
+	else if (!strncmp(name, "kf-", 3))
+		ps->run_files++;
+	else
+		ps->images++;
+	if (virStorageVolGetInfo(v, &info) == 0)
+		ps->bytes += (long long)info.allocation;
+}
+
+int upload_sweep(struct orch *o, struct host *h, int (*over)(int64_t id, void *arg), void *arg)
+{
+	struct pool_seen ps = { 0 };
 	virStorageVolPtr *vols = NULL;
 	virStoragePoolPtr p;
 	char prefix[40];
 	int n, gone = 0;
 
-	snprintf(prefix, sizeof(prefix), "kf-%s-", instance);
+	snprintf(prefix, sizeof(prefix), "kf-%s-", o->instance);
 	pthread_mutex_lock(&h->lock);
 	p = h->conn && virConnectIsAlive(h->conn) == 1 ?
 	    virStoragePoolLookupByName(h->conn, h->conf->pool) : NULL;
@@ -139,6 +154,8 @@ int upload_sweep(struct host *h, const char *instance, int (*over)(int64_t id, v
 			log_info("host '%s': deleted volume '%s', left by run %" PRId64,
 				 h->conf->name, name, id);
 			gone++;
+		} else if (name) {
+			pool_count(&ps, vols[i], name);
 		}
 		virStorageVolFree(vols[i]);
 	}
@@ -146,6 +163,12 @@ int upload_sweep(struct host *h, const char *instance, int (*over)(int64_t id, v
 	if (p)
 		virStoragePoolFree(p);
 	pthread_mutex_unlock(&h->lock);
+	if (n >= 0) {
+		ps.at = now_ms();
+		pthread_mutex_lock(&o->health_lock);
+		h->pool_seen = ps;
+		pthread_mutex_unlock(&o->health_lock);
+	}
 	return n < 0 ? -1 : gone;
 }
 

@@ -60,6 +60,17 @@ check "root disk job: results copied out of the downloaded overlay" equals "$(ca
 vols=$(virsh -c qemu:///system vol-list $POOL | awk 'NR>2 && $1 {print $1}')
 check "the pool keeps the kernel and the root image" sh -c "echo '$vols' | grep -q '^kernel-' && echo '$vols' | grep -q '^rootfs-.*\.ext4$'"
 check "...and no run's own volumes" lacks "$vols" "kf-"
+# kfleet hosts and /hosts: what the pool holds, as kfleetd last listed it
+# (a pass after each run): the kernel and the root image, no run's files
+for _ in $(seq 1 150); do
+	kf hosts | grep -q "pool $POOL: 1 kernel, 1 image, 0 of runs" && break
+	sleep 0.2
+done
+check "kfleet hosts: the pool holds 1 kernel and 1 image, none of runs" \
+	contains "$(kf hosts)" "pool $POOL: 1 kernel, 1 image, 0 of runs"
+check "...and /hosts says so" contains "$(curl -s "$KF_URL/hosts")" "$POOL: 1 kernel, 1 image, 0 of runs"
+check "...and /api/hosts counts the bytes on the host's disk" \
+	equals "$(curl -s "$KF_URL/api/hosts" | python3 -c 'import json,sys; p=json.load(sys.stdin)["hosts"][0]["live"]["pool"]; print(p["kernels"], p["images"], p["bytes"] > 1000000)')" "1 1 True"
 kvol=$(echo "$vols" | grep '^kernel-' | head -n 1)
 before=$(stat -c %Y "$T/pool/$kvol")
 sleep 1

@@ -677,6 +677,28 @@ static void hosts_health_now(struct web *w, struct dbq_host *h, size_t n)
 	}
 }
 
+/* The pool cell of a host on /hosts: what its storage pool held when
+ * kfleetd last listed it; "-" for a host that shares files by path */
+static void pool_html(struct buf *b, struct orch *o, const char *name)
+{
+	struct orch_host_live l;
+	char at[32];
+
+	if (!orch_host_live(o, name, &l) || !l.pool[0]) {
+		buf_puts(b, "-");
+		return;
+	}
+	web_html_str(b, l.pool);
+	if (!l.pool_at) {
+		buf_puts(b, ": not listed yet");
+		return;
+	}
+	fmt_time_ms(l.pool_at, 0, at, sizeof(at));
+	buf_printf(b, ": %d kernel%s, %d image%s, %d of runs, %.1f MiB (at %s)", l.pool_kernels,
+		   l.pool_kernels == 1 ? "" : "s", l.pool_images, l.pool_images == 1 ? "" : "s",
+		   l.pool_run_files, (double)l.pool_bytes / (1024.0 * 1024.0), at);
+}
+
 WEB_HANDLER(pages_hosts)
 {
 	struct buf b = BUF_INIT(WEB_PAGE_MAX);
@@ -705,7 +727,7 @@ WEB_HANDLER(pages_hosts)
 		buf_puts(&b, "<table id=\"hosts\"><thead><tr><th>host</th><th>health</th>"
 			 "<th>accel</th><th>QEMU</th><th>libvirt</th><th>max vCPUs</th>"
 			 "<th>memory</th><th>running</th><th>runs done</th><th>updated (UTC)</th>"
-			 "<th>URI</th></tr></thead><tbody>\n");
+			 "<th>pool</th><th>URI</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < n; i++) {
 			char upd[32];
 
@@ -731,6 +753,8 @@ WEB_HANDLER(pages_hosts)
 				   "<td class=\"num\">%d</td><td class=\"num\">%lld</td><td>%s</td><td>",
 				   h[i].max_vcpus, (double)h[i].memory_kb / (1024.0 * 1024.0),
 				   h[i].running, (long long)h[i].done, upd);
+			pool_html(&b, w->orch, h[i].name);
+			buf_puts(&b, "</td><td>");
 			web_html_redacted(&b, h[i].uri);
 			buf_puts(&b, "</td></tr>\n");
 		}
@@ -741,6 +765,20 @@ WEB_HANDLER(pages_hosts)
 	buf_release(&b);
 	dbq_hosts_free(h, n);
 	return rc;
+}
+
+/* A host's storage pool as it was last listed: null for a host that
+ * shares files by path, counts null until kfleetd has looked */
+static json_t *pool_json(const struct orch_host_live *l)
+{
+	if (!l->pool[0])
+		return json_null();
+	if (!l->pool_at)
+		return json_pack("{s:s, s:n}", "name", l->pool, "seen_at");
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:o}", "name", l->pool,
+			 "kernels", l->pool_kernels, "images", l->pool_images,
+			 "run_files", l->pool_run_files, "bytes", (json_int_t)l->pool_bytes,
+			 "seen_at", web_json_time(l->pool_at));
 }
 
 WEB_HANDLER(api_hosts)
@@ -786,7 +824,8 @@ WEB_HANDLER(api_hosts)
 			"accel_why", web_json_str(l.accel_why[0] ? l.accel_why : NULL),
 			"arm64", web_json_str(l.accel_arm64[0] ? l.accel_arm64 : NULL),
 			"machine", web_json_str(l.machine[0] ? l.machine : NULL),
-			"down_since", l.down_since ? web_json_time(l.down_since) : json_null())) < 0)
+			"down_since", l.down_since ? web_json_time(l.down_since) : json_null())) < 0 ||
+		    json_object_set_new(json_object_get(o, "live"), "pool", pool_json(&l)) < 0)
 			bad = 1;
 	}
 	dbq_hosts_free(h, n);

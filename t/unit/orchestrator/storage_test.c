@@ -310,7 +310,8 @@ static int has_vol(virStoragePoolPtr p, const char *name)
 }
 
 /* What upload_drop() missed on a host reached by upload: the volumes of
- * runs that are over go, a running run's and any other name stay */
+ * runs that are over go, a running run's and any other name stay, and
+ * what stays is counted for kfleet hosts */
 static void test_sweep_volumes(void **state)
 {
 	struct fx *f = *state;
@@ -327,7 +328,12 @@ static void test_sweep_volumes(void **state)
 	snprintf(n[5], sizeof(n[5]), "kf-%s-%lld-initrd.bak", f->o->instance, (long long)f->id[0]);
 	for (int i = 0; i < 6; i++)
 		make_vol(p, n[i]);
-	assert_int_equal(upload_sweep(h, f->o->instance, run_over, f), 2);
+	assert_int_equal(upload_sweep(f->o, h, run_over, f), 2);
+	/* what kfleet hosts shows of the pool: what is left, by kind */
+	assert_int_equal(h->pool_seen.kernels, 1);
+	assert_int_equal(h->pool_seen.run_files, 3);
+	assert_int_equal(h->pool_seen.images, 0);
+	assert_true(h->pool_seen.at > 0);
 	assert_false(has_vol(p, n[0]));
 	assert_false(has_vol(p, n[1]));
 	for (int i = 2; i < 6; i++)
