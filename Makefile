@@ -56,9 +56,13 @@ MAN_PAGES := $(B)/man/kfleet.1 $(B)/man/kfleetd.8 $(B)/man/kfleetd.conf.5
 
 all: $(BINS) man
 
-$(B)/%.o: %.c $(wildcard */*.h)
+# -MMD -MP: each object (and unit test, and mangen) names the headers it
+# includes in a .d file beside it, read back below, so a header change
+# rebuilds what includes it and nothing else
+DEPFLAGS := -MMD -MP
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(B)/libkfleet.a: $(LIB_OBJS)
 	rm -f $@
@@ -101,11 +105,11 @@ $(B)/bin/wl/arm64/%: jobs/workloads/%.c $(WL_DEPS)
 
 $(B)/t/unit/%: t/unit/%.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS) -lcmocka
 
 $(B)/man/mangen: man/mangen.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS)
 
 $(B)/man/kfleet.1: $(B)/man/mangen
 	$(B)/man/mangen kfleet > $@.tmp && mv $@.tmp $@
@@ -226,6 +230,9 @@ uninstall:
 
 clean:
 	rm -rf build build-san
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(B)/daemon/kfleetd.d $(B)/cli/kfleet.d \
+	$(UNIT_BINS:=.d) $(B)/man/mangen.d
 
 .PHONY: all man check check-quick check-unit check-san check-e2e demo fuzz fuzz-bins unit-bins clean \
 	install uninstall
