@@ -25,8 +25,9 @@ B := build
 endif
 
 ARCH_HOST := $(shell uname -m)
-LIB_SRCS := $(filter-out images/agent.c, \
-	$(wildcard analysis/*.c bisect/*.c common/*.c db/*.c export/*.c kernels/*.c images/*.c orchestrator/*.c jobs/*.c web/*.c))
+# guest/ (the agent, the workloads) is built for the guest, apart (below)
+LIB_SRCS := $(wildcard analysis/*.c bisect/*.c common/*.c config/*.c db/*.c export/*.c kernels/*.c \
+	images/*.c orchestrator/*.c jobs/*.c watch/*.c web/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 # the CLI's files but its main(), for kfleet and the CLI's unit tests
 CLI_SRCS := $(filter-out cli/kfleet.c, $(wildcard cli/*.c))
@@ -39,12 +40,12 @@ CROSS_ARM64 ?= aarch64-linux-gnu-gcc
 ifneq ($(shell command -v $(CROSS_ARM64) 2>/dev/null),)
 BINS += $(B)/bin/kfleet-agent-arm64
 endif
-# Workload programs (jobs/workloads/), static, one set per guest arch: the
+# Workload programs (guest/workloads/), static, one set per guest arch: the
 # programs the jobs in jobs/defs name, found by kfleetd under bin/wl/ARCH/
 WL_NAMES  := sock-filter-churn bpf-trigger uprobe-fork prog-pack-load tcx-attach
 WL_CFLAGS := -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	$(if $(WERROR),-Werror) -static
-WL_DEPS   := jobs/workloads/wl.c jobs/workloads/wl.h
+WL_DEPS   := guest/workloads/wl.c guest/workloads/wl.h
 BINS      += $(WL_NAMES:%=$(B)/bin/wl/x86_64/%)
 ifneq ($(shell command -v $(CROSS_ARM64) 2>/dev/null),)
 BINS      += $(WL_NAMES:%=$(B)/bin/wl/arm64/%)
@@ -83,8 +84,8 @@ $(B)/bin/kfleet: $(B)/cli/kfleet.o $(B)/libkfleetcli.a $(B)/libkfleet.a
 # The agent runs as the guest's only program besides busybox: static, no sanitizers.
 # It links only the libc-only files of common/ (util.c's helpers, not hash.c's
 # libcrypto); sections it does not call are dropped.
-AGENT_SRCS := images/agent.c images/agent_tar.c common/frame.c common/util.c common/buf.c
-AGENT_DEPS := $(AGENT_SRCS) images/agent_tar.h common/frame.h common/util.h common/buf.h common/hash.h common/host.h images/images.h
+AGENT_SRCS := guest/agent.c guest/agent_tar.c common/frame.c common/util.c common/buf.c
+AGENT_DEPS := $(AGENT_SRCS) guest/agent_tar.h common/frame.h common/util.h common/buf.h common/hash.h common/host.h images/images.h
 AGENT_CFLAGS := -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
 	-I. -static -ffunction-sections -fdata-sections -Wl,--gc-sections
 $(B)/bin/kfleet-agent-x86_64: $(AGENT_DEPS)
@@ -95,17 +96,21 @@ $(B)/bin/kfleet-agent-arm64: $(AGENT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CROSS_ARM64) $(AGENT_CFLAGS) -o $@ $(AGENT_SRCS)
 
-$(B)/bin/wl/x86_64/%: jobs/workloads/%.c $(WL_DEPS)
+$(B)/bin/wl/x86_64/%: guest/workloads/%.c $(WL_DEPS)
 	@mkdir -p $(dir $@)
-	gcc $(WL_CFLAGS) -o $@ $< jobs/workloads/wl.c -lm -lpthread
+	gcc $(WL_CFLAGS) -o $@ $< guest/workloads/wl.c -lm -lpthread
 
-$(B)/bin/wl/arm64/%: jobs/workloads/%.c $(WL_DEPS)
+$(B)/bin/wl/arm64/%: guest/workloads/%.c $(WL_DEPS)
 	@mkdir -p $(dir $@)
-	$(CROSS_ARM64) $(WL_CFLAGS) -o $@ $< jobs/workloads/wl.c -lm -lpthread
+	$(CROSS_ARM64) $(WL_CFLAGS) -o $@ $< guest/workloads/wl.c -lm -lpthread
 
 $(B)/t/unit/%: t/unit/%.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(B)/libkfleetcli.a $(B)/libkfleet.a $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_GUEST) $(B)/libkfleetcli.a $(B)/libkfleet.a \
+		$(LDLIBS) -lcmocka
+# the agent's result stream, read back by the daemon's side in one test
+$(B)/t/unit/orchestrator/resstream_test: UNIT_GUEST := $(B)/guest/agent_tar.o
+$(B)/t/unit/orchestrator/resstream_test: $(B)/guest/agent_tar.o
 
 $(B)/man/mangen: man/mangen.c $(B)/libkfleetcli.a $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
@@ -201,10 +206,10 @@ fuzz: $(FUZZ_BINS)
 	@t/run-fuzz.sh $(FUZZ_SECONDS) $^
 
 demo: $(BINS)
-	@B=$(B) sh orchestrator/demo.sh
+	@B=$(B) sh daemon/demo.sh
 
 # make install: kfleetd finds lib/kfleet and share/kfleet from where it is
-# (orchestrator/config.c), so the tree may be staged (DESTDIR) or moved
+# (config/config.c), so the tree may be staged (DESTDIR) or moved
 PREFIX ?= /usr/local
 INSTALL_ROOT := $(DESTDIR)$(PREFIX)
 install: $(BINS) $(MAN_PAGES)

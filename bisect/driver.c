@@ -32,7 +32,7 @@
 #include "db/db.h"
 #include "jobs/jobs.h"
 #include "kernels/kernels.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "orchestrator/orchestrator.h"
 
 #include "bisect/bisectint.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "common/buf.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 
 #define CLI_DEFAULT_URL "http://127.0.0.1:8080"
 

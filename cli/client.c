@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/util.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 
 #define RESP_MAX         (64u << 20)   /* a response body; 500 runs with long commands fit */
 #define TOKEN_MAX        4096

@@ -1,6 +1,6 @@
 /* cmd_watch.c: `kfleet watch add NAME KEY=VALUE...`, `kfleet watch list`
  * and `kfleet watch rm NAME`: the patchwork projects kfleetd follows
- * (orchestrator/watch.h), over the API's /api/watches. The keys are the
+ * (watch/watch.h), over the API's /api/watches. The keys are the
  * ones of a [watch NAME] config section. */
 #include <jansson.h>
 #include <stdio.h>

@@ -15,7 +15,8 @@
 #include "cli/cli.h"
 #include "cli/repro.h"
 #include "common/buf.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
+#include "watch/watch.h"
 
 static int cmd_submit(struct cli *k, int argc, char **argv)
 {
@@ -70,6 +71,7 @@ static const struct command {
  * daemon's URL: 0, or -1 after saying why */
 static int load_config(struct cli *k)
 {
+	watch_config_register();   /* kfleetd's config, [watch NAME] sections and all */
 	if (config_defaults(&k->cfg) < 0) {
 		fprintf(stderr, "kfleet: out of memory\n");
 		return -1;

@@ -26,7 +26,7 @@ enum frame_type {
 	FRAME_TRUNC,  /* payload: decimal count of output bytes the agent dropped */
 	FRAME_EXIT,   /* payload: "code=N" | "signal=N" | "timeout=S" | "error=MSG" */
 	FRAME_RES,    /* payload: a chunk of the results directory's tar archive
-		       * (images/agent_tar.h), sent after the command, before EXIT */
+		       * (guest/agent_tar.h), sent after the command, before EXIT */
 	FRAME_RES_END,/* payload: "ok files=F dirs=D bytes=B skipped=S size=Z" |
 		       * "missing" | "over files=F bytes=B" | "error=MSG" */
 	FRAME_TYPE_COUNT

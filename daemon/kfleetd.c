@@ -16,9 +16,9 @@
 #include "bisect/bisect.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "orchestrator/orchestrator.h"
-#include "orchestrator/watch.h"
+#include "watch/watch.h"
 #include "web/web.h"
 
 static void usage(FILE *out)
@@ -132,8 +132,9 @@ static int serve(struct config *c)
 			 c->listen_addr, strchr(c->listen_addr, ':') ? "]" : "", web_port(w));
 		orch_set_url(o, c->public_url ? c->public_url : url);
 	}
-	if (orch_start(o) < 0) {
+	if (orch_start(o) < 0 || watcher_start(o) < 0) {
 		log_error("cannot start the workers");
+		watcher_stop(o);
 		web_stop(w);
 		bisect_driver_stop(bd);
 		orch_free(o);
@@ -157,6 +158,7 @@ static int serve(struct config *c)
 	log_info("signal %d: stopping", sig);
 	web_stop(w);
 	bisect_driver_stop(bd);
+	watcher_stop(o);
 	orch_free(o);
 	free(token);
 	free(token_path);
@@ -194,6 +196,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* its [watch NAME] sections mean what watch/ says */
+	watch_config_register();
 	if (config_defaults(&c) < 0) {
 		fprintf(stderr, "kfleetd: out of memory\n");
 		return 1;

@@ -232,7 +232,7 @@ const char *const db_migrations[] = {
 	"  pruned_at INTEGER NOT NULL,"
 	"  why TEXT NOT NULL CHECK (why IN ('budget', 'retention')));"
 	"CREATE INDEX pruned_files_run ON pruned_files (run_id) WHERE run_id IS NOT NULL;",
-	/* 15: watches (orchestrator/watch*.c): a patchwork project followed,
+	/* 15: watches (watch/): a patchwork project followed,
 	 * its spec (the config's or `kfleet watch add`'s keys, as JSON), the
 	 * position reached (the newest series id and date taken) and what its
 	 * polls saw; each series version seen (one row per message-id and
@@ -277,7 +277,7 @@ const char *const db_migrations[] = {
 	"  CHECK (phase IN ('preparing','booting','running','storing'));"
 	"ALTER TABLE runs ADD COLUMN phase_at INTEGER;",
 	/* 17: a watch's KCIDB export of each series it reported
-	 * (orchestrator/watch_kcidb.c): when it was written or POSTed, where
+	 * (watch/kcidb.c): when it was written or POSTed, where
 	 * (the file, or NULL for a POST), the last error and the tries, the
 	 * next one after kcidb_next_at */
 	"ALTER TABLE watch_series ADD COLUMN kcidb_at INTEGER;"

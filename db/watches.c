@@ -1,5 +1,5 @@
 /* watches.c: the watches, watch_series, watch_checks and watch_log
- * tables (schema 15): what the watch poller (orchestrator/watch.c)
+ * tables (schema 15): what the watch poller (watch/watch.c)
  * stores of each patchwork project it follows, so that a restarted
  * kfleetd takes up at the position it reached, neither missing nor
  * repeating a series; and what the queue page shows of each series' work

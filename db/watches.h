@@ -1,7 +1,7 @@
 /* watches.h: watches as stored: a patchwork project kfleet follows (its
  * spec as JSON, the position reached, what its polls saw), every series
  * version it saw with what became of it, the checks it posted and its
- * recent errors. orchestrator/watch*.c writes them; the pages and the CLI
+ * recent errors. watch/ writes them; the pages and the CLI
  * read them. */
 #ifndef KF_DB_WATCHES_H
 #define KF_DB_WATCHES_H

@@ -14,8 +14,8 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/util.h"
-#include "orchestrator/config.h"
-#include "orchestrator/watch.h"
+#include "config/config.h"
+#include "watch/watch.h"
 
 #define DOC_MAX (4 * 1024 * 1024)
 

@@ -17,7 +17,7 @@
 
 #include "analysis/decided.h"
 #include "common/log.h"
-#include "orchestrator/reqcmp.h"
+#include "analysis/reqcmp.h"
 
 #define DECIDED_TICK_S   2
 #define DECIDED_BATCH    32     /* requests looked at per tick */

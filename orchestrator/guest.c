@@ -244,13 +244,6 @@ int guest_domain_xml(const struct guest_spec *s, struct buf *b)
 	return b->truncated ? -1 : 0;
 }
 
-char *guest_last_error(void)
-{
-	virErrorPtr e = virGetLastError();
-
-	return strdup(e && e->message ? e->message : "unknown libvirt error");
-}
-
 /* --- lifecycle events ---------------------------------------------------- */
 
 static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int detail,
@@ -345,19 +338,6 @@ static int uri_has_host(const char *uri)
 	const char *p = strstr(uri, "://");
 
 	return p && p[3] && p[3] != '/';
-}
-
-int guest_caps_max_vcpus(const char *caps)
-{
-	const char *p = caps ? strstr(caps, "<vcpu max='") : NULL;
-	const char *q = p ? strchr(p + 11, '\'') : NULL;
-	char num[16];
-	long long n;
-
-	if (!q || q - (p + 11) >= (long)sizeof(num))
-		return 0;
-	snprintf(num, sizeof(num), "%.*s", (int)(q - (p + 11)), p + 11);
-	return parse_int(num, 1, GUEST_VCPUS_MAX, &n) < 0 ? 0 : (int)n;
 }
 
 static int caps_max_vcpus(const char *caps)
@@ -467,26 +447,6 @@ static int choose_accel(struct orch *o, struct host *h)
 	snprintf(h->why_accel, sizeof(h->why_accel), "libvirt and the CPU support kvm%s",
 		 strcmp(want, "auto") ? "" : ", and a KVM guest boots");
 	return 0;
-}
-
-void guest_accel_settle(struct orch *o, struct host *h, virConnectPtr conn, int boots,
-			const char *why)
-{
-	char *caps = conn ? virConnectGetDomainCapabilities(conn, NULL, "x86_64", "q35",
-							    boots ? "kvm" : "qemu", 0) : NULL;
-	int max = caps ? caps_max_vcpus(caps) : 0;
-
-	free(caps);
-	virResetLastError();
-	pthread_mutex_lock(&o->lock);
-	snprintf(h->accel, sizeof(h->accel), "%s", boots ? "kvm" : "tcg");
-	snprintf(h->why_accel, sizeof(h->why_accel), "%s",
-		 boots ? "libvirt and the CPU support kvm, and a KVM guest boots" : why);
-	if (max > 0)
-		h->max_vcpus = max;
-	__atomic_store_n(&h->probing, 0, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&o->work);
-	pthread_mutex_unlock(&o->lock);
 }
 
 /* arm64 guests run wherever QEMU has an aarch64 "virt" machine: under TCG

@@ -389,3 +389,23 @@ void kvmprobe_join(struct host *h)
 		pthread_join(h->probe_thread, NULL);
 	h->probe_started = 0;
 }
+
+void guest_accel_settle(struct orch *o, struct host *h, virConnectPtr conn, int boots,
+			const char *why)
+{
+	char *caps = conn ? virConnectGetDomainCapabilities(conn, NULL, "x86_64", "q35",
+							    boots ? "kvm" : "qemu", 0) : NULL;
+	int max = caps ? guest_caps_max_vcpus(caps) : 0;
+
+	free(caps);
+	virResetLastError();
+	pthread_mutex_lock(&o->lock);
+	snprintf(h->accel, sizeof(h->accel), "%s", boots ? "kvm" : "tcg");
+	snprintf(h->why_accel, sizeof(h->why_accel), "%s",
+		 boots ? "libvirt and the CPU support kvm, and a KVM guest boots" : why);
+	if (max > 0)
+		h->max_vcpus = max;
+	__atomic_store_n(&h->probing, 0, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&o->work);
+	pthread_mutex_unlock(&o->lock);
+}

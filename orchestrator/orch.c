@@ -5,7 +5,6 @@
  * through submit.c. */
 #include "orchestrator/orchint.h"
 #include "orchestrator/storage.h"
-#include "orchestrator/watch.h"
 
 #include <errno.h>
 #include <libvirt/virterror.h>
@@ -259,9 +258,7 @@ int orch_start(struct orch *o)
 {
 	if (storage_start(o) < 0 || sched_start(o) < 0 || builder_start(o) < 0)
 		return -1;
-	if (decided_start(o) < 0)
-		return -1;
-	return watcher_start(o);
+	return decided_start(o);
 }
 
 const struct job_set *orch_jobs(const struct orch *o)
@@ -269,35 +266,20 @@ const struct job_set *orch_jobs(const struct orch *o)
 	return &o->jobs;
 }
 
+void orch_set_url(struct orch *o, const char *url)
+{
+	snprintf(o->url, sizeof(o->url), "%s", url);
+}
+
 const char *orch_db_path(const struct orch *o)
 {
 	return o->db_path;
-}
-
-void orch_wake(struct orch *o, pthread_cond_t *cond, int all)
-{
-	pthread_mutex_lock(&o->lock);
-	if (all)
-		pthread_cond_broadcast(cond);
-	else
-		pthread_cond_signal(cond);
-	pthread_mutex_unlock(&o->lock);
-}
-
-void orch_ask_stop(struct orch *o)
-{
-	pthread_mutex_lock(&o->lock);
-	if (!o->stopping)
-		o->stopping = 1;
-	pthread_cond_broadcast(&o->build_work);
-	pthread_mutex_unlock(&o->lock);
 }
 
 void orch_free(struct orch *o)
 {
 	if (!o)
 		return;
-	watcher_stop(o);
 	builder_stop(o);
 	decided_stop(o);
 	if (o->workers)

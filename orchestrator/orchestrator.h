@@ -142,6 +142,10 @@ struct orch_host_live {
 };
 /* 1 with *out for the host called name, 0 when there is none (o may be NULL) */
 int orch_host_live(struct orch *o, const char *name, struct orch_host_live *out);
+/* The address kfleet's pages are served at ("http://127.0.0.1:8080"),
+ * for links a watch posts when its spec names no link_base */
+void orch_set_url(struct orch *o, const char *url);
+
 /* The database path, borrowed */
 const char *orch_db_path(const struct orch *o);
 

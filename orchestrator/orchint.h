@@ -16,7 +16,7 @@
 #include "db/db.h"
 #include "images/images.h"
 #include "jobs/jobs.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "orchestrator/orchestrator.h"
 
 /* --- guest.c: domain XML and libvirt hosts ------------------------------- */
@@ -173,7 +173,7 @@ void kvmprobe_join(struct host *h);
 /* 1 when KFLEET_TEST_KVM=starts-no-boot: KVM starts paused guests but
  * boots no kernel, as on some machines (for the tests) */
 int kvmprobe_seam(void);
-/* guest.c: h's x86_64 accel once its probe answered: kvm when boots, else
+/* h's x86_64 accel once its probe answered: kvm when boots, else
  * tcg with why, its vCPU limit from conn's capabilities for that accel;
  * h->probing back to 0 and the workers woken, under o->lock */
 void guest_accel_settle(struct orch *o, struct host *h, virConnectPtr conn, int boots,
@@ -493,7 +493,7 @@ int orch_store_retry(struct orch *o, struct db *db, int64_t run_id, const char *
  * (libguestfs reads it) into dir/results; a failure is noted in out */
 void results_copy_out(const struct job_def *d, int64_t run_id, const char *overlay,
 		      const char *dir, struct outcome *out);
-/* The results archive the agent streams before its exit (images/agent_tar.h),
+/* The results archive the agent streams before its exit (guest/agent_tar.h),
  * at most the config's results_stream bytes; a bigger directory is copied
  * out of the overlay */
 #define RUN_FILE_RESULTS_TAR "results.tar"
@@ -634,13 +634,15 @@ void sched_stop(struct orch *o);
 
 /* --- builder.c ----------------------------------------------------------- */
 
-/* orch.c: wakes the threads waiting on cond (o->work: the workers,
+/* stop.c: wakes the threads waiting on cond (o->work: the workers,
  * o->build_work: the builder and the other background threads), all of
  * them or one, under o->lock */
 void orch_wake(struct orch *o, pthread_cond_t *cond, int all);
 /* Sets o->stopping (if not set yet) and wakes the threads that wait on
  * o->build_work, so a background thread can be joined */
 void orch_ask_stop(struct orch *o);
+/* Whether the daemon is stopping (orch_ask_stop() was called) */
+int orch_stopping(struct orch *o);
 
 /* The thread that clones trees and builds submissions (o->build_work
  * wakes it); stop cancels a build in flight (the submission carries on

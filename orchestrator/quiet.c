@@ -252,21 +252,6 @@ static void add_run(struct quiet_run *a, const struct quiet_run *b)
 	a->run_vcpus[a->nruns++] = b->vcpus;
 }
 
-void quiet_note_build(struct quiet *q, struct quiet_run *r, int64_t sub)
-{
-	int paused = r->pin == QUIET_PINNED && q->o->conf->quiet_builds == QUIET_BUILDS_PAUSE;
-
-	for (int i = 0; i < r->nbuilds; i++)
-		if (r->builds[i] == sub)
-			return;
-	if (r->nbuilds == QUIET_NEIGH_MAX) {
-		r->more_builds++;
-		return;
-	}
-	r->build_paused[r->nbuilds] = paused;
-	r->builds[r->nbuilds++] = sub;
-}
-
 static int want_pin(const struct quiet *q, const struct run *r, const char **why_not)
 {
 	char name[80];

@@ -250,3 +250,18 @@ void quiet_build_end(struct orch *o)
 	q->restricted = 0;
 	pthread_mutex_unlock(&q->lock);
 }
+
+void quiet_note_build(struct quiet *q, struct quiet_run *r, int64_t sub)
+{
+	int paused = r->pin == QUIET_PINNED && q->o->conf->quiet_builds == QUIET_BUILDS_PAUSE;
+
+	for (int i = 0; i < r->nbuilds; i++)
+		if (r->builds[i] == sub)
+			return;
+	if (r->nbuilds == QUIET_NEIGH_MAX) {
+		r->more_builds++;
+		return;
+	}
+	r->build_paused[r->nbuilds] = paused;
+	r->builds[r->nbuilds++] = sub;
+}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# wl-check.sh: boots a workload program (jobs/workloads/) in a bare QEMU guest
+# wl-check.sh: boots a workload program (guest/workloads/) in a bare QEMU guest
 # under TCG, without kfleetd: an initramfs of busybox, the given programs in
 # /w and an /init that mounts proc, sys, dev, tmp and debugfs (not tracefs:
 # the programs mount it), loads the given modules and runs the command.

@@ -114,7 +114,7 @@ WEB_HANDLER(pages_bisection);       /* GET /bisections/ID */
 WEB_HANDLER(pages_flaky);           /* GET /flaky: each with its history per kernel */
 WEB_HANDLER(api_flaky);             /* GET /api/flaky[?all=1]: released ones too */
 
-/* watches.c: watches (orchestrator/watch.h), their series and checks */
+/* watches.c: watches (watch/watch.h), their series and checks */
 WEB_HANDLER(pages_watches);         /* GET /watches */
 WEB_HANDLER(api_watches);           /* GET /api/watches */
 WEB_HANDLER(api_watches_add);       /* POST /api/watches: {"name", "spec": {...}} */

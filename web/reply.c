@@ -27,7 +27,7 @@
 #include "db/db.h"
 #include "jobs/jobs.h"
 #include "orchestrator/orchestrator.h"
-#include "orchestrator/reqcmp.h"
+#include "analysis/reqcmp.h"
 
 /* ---- per-thread database ---- */
 
@@ -68,7 +68,7 @@ const struct job_set *web_jobs(const struct web *w)
 }
 
 /* the request page and the until-decided loop read a job the same way:
- * one copy, in orchestrator/reqcmp.c */
+ * one copy, in analysis/reqcmp.c */
 int web_metric_better(const struct job_def *d, const char *metric, const char **unit)
 {
 	return reqcmp_metric_better(d, metric, unit);

@@ -2,7 +2,7 @@
  * page /requests/ID and the JSON /api/requests/ID: its runs as a grid
  * (side x repeat), the pass/fail per subtest of its finished runs
  * (analysis/passfail.c), and the comparison of the metrics of its passed
- * runs per cell (orchestrator/reqcmp.c, which the until-decided loop
+ * runs per cell (analysis/reqcmp.c, which the until-decided loop
  * decides on too: the numbers /api/compare gives, here over this
  * request's runs only), drawn as strip plots (web/svg.c), and for a
  * request run until decided its rounds and why it stopped (web/decided.c).
@@ -29,7 +29,7 @@
 #include "db/db.h"
 #include "db/query.h"
 #include "jobs/jobs.h"
-#include "orchestrator/reqcmp.h"
+#include "analysis/reqcmp.h"
 
 #define REQ_HISTORY_MAX 200   /* new failures checked against their kernels' runs */
 
@@ -284,7 +284,7 @@ static json_t *request_passfail_json(struct db *db, struct req *r, char **err)
 	return o;
 }
 
-/* ---- the metric comparison (orchestrator/reqcmp.c) ---- */
+/* ---- the metric comparison (analysis/reqcmp.c) ---- */
 
 static int req_compare(struct db *db, const struct req *r, const struct job_def *def,
 		       struct reqcmp *x)

@@ -1,7 +1,7 @@
 /* scaling.c: "scaling" on the request page (web/request.c): the requests
  * of the same base and patched kernel and job (db/siblings.c), one per
  * vCPU count as a submission's or kfleet test's --vcpus 1,2,... makes
- * them, each compared on its own passed runs (orchestrator/reqcmp.c, the
+ * them, each compared on its own passed runs (analysis/reqcmp.c, the
  * numbers of its own page), laid out by vCPUs (analysis/scaling.c): an
  * SVG chart per metric and the table a cover letter would carry. */
 #include "web/scaling.h"
@@ -16,7 +16,7 @@
 #include "db/db.h"
 #include "db/siblings.h"
 #include "jobs/jobs.h"
-#include "orchestrator/reqcmp.h"
+#include "analysis/reqcmp.h"
 
 /* One sibling request, compared */
 struct sib {

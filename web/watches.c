@@ -3,7 +3,7 @@
  * masked), last poll, what it found and queued, its errors (masked too), its newest series with what became of
  * them and the checks posted, and its log; POST /api/watches adds one
  * ({"name", "spec": {KEY: "VALUE", ...}}), POST /api/watches/NAME/remove
- * removes one (orchestrator/watch.c checks and stores them). */
+ * removes one (watch/watch.c checks and stores them). */
 #include "web/handlers.h"
 #include "web/reply.h"
 #include "web/server.h"
@@ -16,7 +16,7 @@
 #include "common/util.h"
 #include "db/db.h"
 #include "db/watches.h"
-#include "orchestrator/watch.h"
+#include "watch/watch.h"
 
 #define SERIES_SHOWN 20
 #define LOG_SHOWN    20

@@ -18,7 +18,7 @@
 #include <microhttpd.h>
 
 #include "cli/cli.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "t/unit/testutil.h"
 
 static void cli_init(struct cli *k)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/config.h"
+#include "config/config.h"
 
 /* A file kimage_check() takes for an x86_64 bzImage */
 static inline void otu_fake_bzimage(const char *path)

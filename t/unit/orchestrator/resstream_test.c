@@ -1,5 +1,5 @@
 /* resstream_test.c: a job's results directory streamed by the agent
- * (images/agent_tar.c, RES frames) and taken by kfleetd (channel.c's
+ * (guest/agent_tar.c, RES frames) and taken by kfleetd (channel.c's
  * channel_results, results.c's results_stream_take). The real agent runs
  * in test mode (--root/--channel) with a command that leaves files of every
  * kind; the channel file it wrote is read as kfleetd reads a guest's, the
@@ -25,7 +25,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "images/agent_tar.h"
+#include "guest/agent_tar.h"
 #include "images/images.h"
 #include "orchestrator/orchint.h"
 #include "t/unit/testutil.h"

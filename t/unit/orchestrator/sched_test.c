@@ -19,7 +19,7 @@
 #include "common/util.h"
 #include "db/db.h"
 #include "db/query.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "orchestrator/orchestrator.h"
 #include "orchestrator/orchint.h"
 #include "t/unit/testutil.h"

@@ -21,7 +21,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "orchestrator/orchestrator.h"
 #include "orchestrator/orchint.h"
 #include "t/unit/testutil.h"

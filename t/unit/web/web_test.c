@@ -25,7 +25,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "db/db.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "orchestrator/orchestrator.h"
 #include "web/server.h"
 #include "web/web.h"

@@ -1,16 +1,16 @@
-/* watch_report.c: what a watch says back about each series it took: a
+/* watch/report.c: what a watch says back about each series it took: a
  * patchwork check per patch, "pending" once the series is queued, then
  * success / warning / fail with a one-line description and the link to
  * its submission's page once its work is over; and a reply mail on the
  * thread (In-Reply-To and References of the cover letter, "Re:" its
- * subject), written to report_dir, and sent over SMTP (watch_mail.c)
+ * subject), written to report_dir, and sent over SMTP (watch/mail.c)
  * only when the watch says send = yes, retried when refused. */
 #include "orchestrator/orchint.h"
-#include "orchestrator/watch.h"
-#include "orchestrator/watch_mail.h"
-#include "orchestrator/watch_pw.h"
-#include "orchestrator/watchint.h"
-#include "orchestrator/reqcmp.h"
+#include "watch/watch.h"
+#include "watch/mail.h"
+#include "watch/pw.h"
+#include "watch/watchint.h"
+#include "analysis/reqcmp.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,35 +39,6 @@ static void header(struct buf *m, const char *name, const char *v)
 	for (const char *p = v ? v : ""; *p; p++)
 		buf_append(m, *p == '\r' || *p == '\n' ? " " : p, 1);
 	buf_puts(m, "\n");
-}
-
-char *watch_token_file(const char *key, const char *path, char *err, size_t n)
-{
-	struct buf b = BUF_INIT(4096);
-	char *t;
-
-	if (!path || read_file(path, &b, 4096) < 0) {
-		snprintf(err, n, "%s '%s': %s", key, path ? path : "", strerror(errno));
-		buf_release(&b);
-		return NULL;
-	}
-	t = buf_detach(&b);
-	if (t)
-		t[strcspn(t, "\r\n")] = '\0';
-	if (!t || !*t) {
-		snprintf(err, n, "%s '%s': empty", key, path);
-		free(t);
-		return NULL;
-	}
-	/* it goes into an HTTP header: no blank, no control byte */
-	for (const char *q = t; *q; q++)
-		if ((unsigned char)*q <= ' ' || *q == 0x7f) {
-			snprintf(err, n, "%s '%s': byte %d of its first line (0x%02x) cannot be in "
-				 "a token", key, path, (int)(q - t) + 1, (unsigned char)*q);
-			free(t);
-			return NULL;
-		}
-	return t;
 }
 
 /* The watch's token: the spec's, or its file's first line. NULL when

@@ -33,7 +33,7 @@
 
 #include "common/frame.h"
 #include "common/util.h"
-#include "images/agent_tar.h"
+#include "guest/agent_tar.h"
 #include "images/images.h"
 
 #define AGENT_CONF_MAX    4096

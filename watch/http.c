@@ -1,14 +1,20 @@
-/* watch_http.c: the watches' one HTTP POST of a JSON body, with libcurl:
- * a patchwork check (watch_pw.c) and a KCIDB export (watch_kcidb.c) go
+/* watch/http.c: the watches' one HTTP POST of a JSON body, with libcurl:
+ * a patchwork check (watch/pw.c) and a KCIDB export (watch/kcidb.c) go
  * out through it, http and https only, within the watch's timeout, the
  * receiver's answer bounded and quoted in the error when it is not 2xx.
- * (GETs go through kernels/fetch.c's fetch_url(), the series intake's.) */
-#include "orchestrator/watch_pw.h"
+ * (GETs go through kernels/fetch.c's fetch_url(), the series intake's.)
+ * And the token such a call sends, read from its file. */
+#include "watch/pw.h"
+#include "watch/watchint.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/redact.h"
+#include "common/util.h"
 
 #define ANSWER_MAX (64 * 1024)   /* of the receiver's answer: only quoted */
 
@@ -87,4 +93,33 @@ out:
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 	return ret;
+}
+
+char *watch_token_file(const char *key, const char *path, char *err, size_t n)
+{
+	struct buf b = BUF_INIT(4096);
+	char *t;
+
+	if (!path || read_file(path, &b, 4096) < 0) {
+		snprintf(err, n, "%s '%s': %s", key, path ? path : "", strerror(errno));
+		buf_release(&b);
+		return NULL;
+	}
+	t = buf_detach(&b);
+	if (t)
+		t[strcspn(t, "\r\n")] = '\0';
+	if (!t || !*t) {
+		snprintf(err, n, "%s '%s': empty", key, path);
+		free(t);
+		return NULL;
+	}
+	/* it goes into an HTTP header: no blank, no control byte */
+	for (const char *q = t; *q; q++)
+		if ((unsigned char)*q <= ' ' || *q == 0x7f) {
+			snprintf(err, n, "%s '%s': byte %d of its first line (0x%02x) cannot be in "
+				 "a token", key, path, (int)(q - t) + 1, (unsigned char)*q);
+			free(t);
+			return NULL;
+		}
+	return t;
 }

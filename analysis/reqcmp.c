@@ -3,7 +3,7 @@
  * median of its samples, as /api/compare takes them), then a report per
  * cell with both sides (analysis/compare.c), with the job's directions
  * and margins or the request's margin. */
-#include "orchestrator/reqcmp.h"
+#include "analysis/reqcmp.h"
 
 #include <stdlib.h>
 #include <string.h>

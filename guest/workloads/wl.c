@@ -1,4 +1,4 @@
-/* wl.c: helpers of the workload programs under jobs/workloads/: messages and
+/* wl.c: helpers of the workload programs under guest/workloads/: messages and
  * METRIC lines, time, the guest's sizes, bounded option parsing, small file
  * reads, and thin checked wrappers of bpf(2) and perf_event_open(2). Linked
  * statically into each program; nothing here exits. */

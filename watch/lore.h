@@ -1,7 +1,7 @@
-/* watch_lore.h: a public-inbox (lore) list's Atom feed as a watch reads
- * it (watch_lore.c). Private to the watch files. */
-#ifndef KF_ORCH_WATCH_LORE_H
-#define KF_ORCH_WATCH_LORE_H
+/* watch/lore.h: a public-inbox (lore) list's Atom feed as a watch reads
+ * it (watch/lore.c). Private to the watch files. */
+#ifndef KF_WATCH_LORE_H
+#define KF_WATCH_LORE_H
 
 #include <stddef.h>
 

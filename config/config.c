@@ -2,7 +2,7 @@
  * defaults, checks every value, and prints the result back normalised
  * (kfleetd -nv). Every problem is reported as "file:line: message"; a bad
  * file never half-applies, the caller just refuses to start. */
-#include "orchestrator/config.h"
+#include "config/config.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,7 +16,6 @@
 #include "common/util.h"
 #include "export/kcidb.h"
 #include "images/images.h"
-#include "orchestrator/watch.h"
 
 #define DEFAULT_STATE_DIR "./var"
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
@@ -59,7 +58,7 @@ void config_release(struct config *c)
 	free(c->build_user);
 	free(c->configs_dir);
 	free(c->build_arches);
-	watch_config_release(c);
+	config_watch_release(c);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -246,7 +245,7 @@ static int check_section(struct parse *p, const char *l)
 	} else if (!strncmp(name, "watch", 5) && (name[5] == ' ' || name[5] == '\t')) {
 		char msg[256];
 
-		if (watch_config_section(name, msg, sizeof(msg)) == 0)
+		if (config_watch_section(name, msg, sizeof(msg)) == 0)
 			p->skip_section = 0;
 		else
 			perr(p, "%s", msg);
@@ -757,7 +756,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	} else if (!strncmp(section, "watch", 5) && (section[5] == ' ' || section[5] == '\t')) {
 		char msg[512];
 
-		if (watch_config_key(c, section, key, v, msg, sizeof(msg)) < 0)
+		if (config_watch_key(c, section, key, v, msg, sizeof(msg)) < 0)
 			perr(p, "[%s]: %s", section, msg);
 	} else if (!*section) {
 		perr(p, "'%s' is outside any section", key);
@@ -785,14 +784,8 @@ int config_load(struct config *c, const char *path, struct buf *err)
 		buf_printf(err, "%s: cannot read\n", path);
 		p.nerr++;
 	}
-	for (size_t i = 0; !p.nerr && i < c->nwatches; i++) {
-		char msg[512];
-
-		if (watch_config_check(c, i, msg, sizeof(msg)) < 0) {
-			buf_printf(err, "%s: [watch %s]: %s\n", path, c->watches[i].name, msg);
-			p.nerr++;
-		}
-	}
+	if (!p.nerr)
+		p.nerr += config_watch_check(c, path, err);
 	if (!p.nerr && c->nhosts == 0) {
 		buf_printf(err, "%s: no [host NAME] section\n", path);
 		p.nerr++;
@@ -923,5 +916,5 @@ void config_print(const struct config *c, FILE *out)
 	print_size(out, "large", c->storage_large);
 	fprintf(out, "interval = %d\nkeep_initrd = %s\n", c->storage_interval_s,
 		c->storage_keep_initrd ? "yes" : "no");
-	watch_config_print(c, out);
+	config_watch_print(c, out);
 }

@@ -5,9 +5,9 @@
  * patchwork check per patch (pending when queued, then the verdict) and
  * a reply mail written to report_dir. The spec is the keys of a
  * [watch NAME] config section or of `kfleet watch add`, the same words
- * either way (watch_spec.c); the poller thread is watch.c. */
-#ifndef KF_ORCH_WATCH_H
-#define KF_ORCH_WATCH_H
+ * either way (watch/spec.c); the poller thread is watch.c. */
+#ifndef KF_WATCH_H
+#define KF_WATCH_H
 
 #include <regex.h>
 #include <stdio.h>
@@ -95,16 +95,10 @@ const char *watch_series_title(const char *name);
 int watch_rules_match(const struct watch_spec *s, const char *name, const char *subject,
 		      const char **tree, const char **branch, char *why, size_t n);
 
-/* config.c's [watch NAME] sections (watch_config.c): the header, each
- * key (stored in c->watches), the whole section once the file is read:
- * 0, or -1 with msg; printing and freeing them */
-struct config;
-int watch_config_section(const char *section, char *msg, size_t n);
-int watch_config_key(struct config *c, const char *section, const char *key, const char *v,
-		     char *msg, size_t n);
-int watch_config_check(const struct config *c, size_t i, char *msg, size_t n);
-void watch_config_print(const struct config *c, FILE *out);
-void watch_config_release(struct config *c);
+/* Hands what the [watch NAME] sections of a config mean (watch/config.c)
+ * to the config room, which keeps them as written: called by each program
+ * that reads a config with watches (kfleetd, kfleet), before config_load() */
+void watch_config_register(void);
 
 /* The daemon's side (watch.c): the [watch] sections of the config stored
  * and the poller started; stopped before the database closes. */
@@ -115,9 +109,5 @@ void watcher_stop(struct orch *o);
 int orch_watch_add(struct orch *o, const char *name, const struct json_t *spec, char **err);
 /* kfleet watch rm: 0, -1 no such watch or one of the config's, -2 */
 int orch_watch_remove(struct orch *o, const char *name, char **err);
-
-/* The address kfleet's pages are served at ("http://127.0.0.1:8080"),
- * for links a watch posts when its spec names no link_base */
-void orch_set_url(struct orch *o, const char *url);
 
 #endif

@@ -1,16 +1,24 @@
-/* watch_config.c: the [watch NAME] sections of kfleetd's config, for
- * config.c: each key checked as it is read (so an error names its
+/* watches.c: the [watch NAME] sections of kfleetd's config, kept as
+ * written: each key checked as it is read (so an error names its
  * file:line), the whole section checked once the file is read, printed
- * back by kfleetd -nv (the token masked), and freed. */
-#include "orchestrator/config.h"
-#include "orchestrator/watch.h"
+ * back by kfleetd -nv (the token masked), and freed. What a key means is
+ * watch/'s: it hands its checker over (watch_config_register()) before a
+ * config is read, so the config room calls up into no part. */
+#include "config/config.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* "watch NAME" (or "watch \"NAME\"") -> NAME in out; 0 / -1 */
+static const struct config_watch_checker *checker;
+
+void config_watch_checker_set(const struct config_watch_checker *k)
+{
+	checker = k;
+}
+
+/* "watch NAME" (or "watch \"NAME\"") -> NAME in out, when the checker
+ * takes the name; 0 / -1 */
 static int section_name(const char *section, char *out, size_t n)
 {
 	const char *s = section + 5;
@@ -27,28 +35,30 @@ static int section_name(const char *section, char *out, size_t n)
 		return -1;
 	memcpy(out, s, l);
 	out[l] = '\0';
-	return watch_name_ok(out) ? 0 : -1;
+	return checker && checker->name_ok(out) ? 0 : -1;
 }
 
-int watch_config_section(const char *section, char *msg, size_t n)
+int config_watch_section(const char *section, char *msg, size_t n)
 {
-	char name[WATCH_NAME_MAX + 1];
+	char name[CONFIG_WATCH_NAME_MAX + 1];
 
+	if (!checker)
+		return snprintf(msg, n, "[%s]: this program does not read watches", section), -1;
 	if (section_name(section, name, sizeof(name)) < 0)
 		return snprintf(msg, n, "[%s]: watch name must be 1-%d letters, digits, '-', '_' "
-				"or '.'", section, WATCH_NAME_MAX), -1;
+				"or '.'", section, CONFIG_WATCH_NAME_MAX), -1;
 	return 0;
 }
 
-int watch_config_key(struct config *c, const char *section, const char *key, const char *v,
+int config_watch_key(struct config *c, const char *section, const char *key, const char *v,
 		     char *msg, size_t n)
 {
-	char name[WATCH_NAME_MAX + 1];
+	char name[CONFIG_WATCH_NAME_MAX + 1];
 	struct config_watch *w = NULL;
 
 	if (section_name(section, name, sizeof(name)) < 0)
 		return 0;   /* reported with the header */
-	if (watch_key_check(key, v, msg, n) < 0)
+	if (checker->key(key, v, msg, n) < 0)
 		return -1;
 	for (size_t i = 0; i < c->nwatches && !w; i++)
 		if (!strcmp(c->watches[i].name, name))
@@ -82,20 +92,22 @@ int watch_config_key(struct config *c, const char *section, const char *key, con
 	return 0;
 }
 
-int watch_config_check(const struct config *c, size_t i, char *msg, size_t n)
+int config_watch_check(const struct config *c, const char *path, struct buf *err)
 {
-	const struct config_watch *w = &c->watches[i];
-	json_t *j = watch_spec_json((const char *const *)w->keys, (const char *const *)w->values,
-				    w->n);
-	struct watch_spec s;
-	int rc = watch_spec_parse(w->name, j, &s, msg, n);
+	int bad = 0;
 
-	watch_spec_release(&s);
-	json_decref(j);
-	return rc;
+	for (size_t i = 0; checker && i < c->nwatches; i++) {
+		char msg[512];
+
+		if (checker->whole(&c->watches[i], msg, sizeof(msg)) < 0) {
+			buf_printf(err, "%s: [watch %s]: %s\n", path, c->watches[i].name, msg);
+			bad++;
+		}
+	}
+	return bad;
 }
 
-void watch_config_print(const struct config *c, FILE *out)
+void config_watch_print(const struct config *c, FILE *out)
 {
 	for (size_t i = 0; i < c->nwatches; i++) {
 		fprintf(out, "\n[watch %s]\n", c->watches[i].name);
@@ -106,7 +118,7 @@ void watch_config_print(const struct config *c, FILE *out)
 	}
 }
 
-void watch_config_release(struct config *c)
+void config_watch_release(struct config *c)
 {
 	for (size_t i = 0; i < c->nwatches; i++) {
 		for (size_t k = 0; k < c->watches[i].n; k++) {

@@ -1,4 +1,4 @@
-/* wl.h: what the workload programs under jobs/workloads/ share. Each is a
+/* wl.h: what the workload programs under guest/workloads/ share. Each is a
  * small static program that runs inside a kfleet guest, takes its sizes from
  * the guest and argv, and prints "METRIC name=value unit" lines (read by
  * jobs/metrics.c) among human-readable ones; a missing kernel feature is

@@ -1,9 +1,9 @@
-/* watch_mail.c: sends a watch's reply mail (written to report_dir by
- * watch_report.c) over SMTP with libcurl, only when the watch says
+/* watch/mail.c: sends a watch's reply mail (written to report_dir by
+ * watch/report.c) over SMTP with libcurl, only when the watch says
  * send = yes: the envelope sender is the address of "from", the
  * recipients the series' author and the addresses of "to". The file is
  * sent as it is, its LF line ends made CRLF by libcurl. */
-#include "orchestrator/watch_mail.h"
+#include "watch/mail.h"
 
 #include <curl/curl.h>
 #include <ctype.h>

@@ -1,10 +1,10 @@
-/* watch_lore.c: a public-inbox list (lore) as a watch reads it: the
+/* watch/lore.c: a public-inbox list (lore) as a watch reads it: the
  * Atom feed of the list's newest messages (LIST/new.atom) parsed with
  * libxml2 (no network, no entities), and which of its messages start a
  * series: a [PATCH ...] subject that is not a reply, the cover letter
  * (0/N) or, without one, patch 1/N or a lone patch. The series itself is
  * then the thread's mbox, fetched as `kfleet test --msgid` does. */
-#include "orchestrator/watch_lore.h"
+#include "watch/lore.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,16 +1,16 @@
-/* watch_pw.c: patchwork's REST shapes for the watch poller: reads a page
+/* watch/pw.c: patchwork's REST shapes for the watch poller: reads a page
  * of GET /api/1.2/series/ (fetched by kernels/fetch.c's fetch_url(), the
  * series intake's own client, under the watch's size cap and timeout),
  * and posts a check (POST /api/1.2/patches/ID/checks/, "Authorization:
- * Token ...") through watch_http.c. */
-#include "orchestrator/watch_pw.h"
+ * Token ...") through watch/http.c. */
+#include "watch/pw.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/watch.h"
+#include "watch/watch.h"
 
 static void urlenc(struct buf *b, const char *s)
 {

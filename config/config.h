@@ -37,13 +37,27 @@ struct config_host {
 /* QEMU's qboot ROM on a host, for firmware = qboot */
 #define CONFIG_QBOOT_ROM "/usr/share/qemu/qboot.rom"
 
-/* A [watch NAME] section: its keys as written (orchestrator/watch_spec.c
+/* A [watch NAME] section: its keys as written (watch/spec.c
  * checks them) */
 struct config_watch {
 	char *name;
 	char **keys, **values;
 	size_t n;
 };
+
+#define CONFIG_WATCH_NAME_MAX 64
+
+/* What the [watch NAME] sections mean, which the config room keeps as
+ * written (config/watches.c): watch/ gives it (watch_config_register()).
+ * name_ok: 1 when a watch may be called name; key and whole: 0, or -1
+ * with msg */
+struct config_watch_checker {
+	int (*name_ok)(const char *name);
+	int (*key)(const char *key, const char *value, char *msg, size_t n);
+	int (*whole)(const struct config_watch *w, char *msg, size_t n);
+};
+/* Before config_load(); without it, a [watch NAME] section is an error */
+void config_watch_checker_set(const struct config_watch_checker *k);
 
 struct config {
 	char *path;              /* the file read, NULL for the embedded defaults */
@@ -108,7 +122,7 @@ struct config {
 	int storage_interval_s;  /* a pass this often (and after runs conclude) */
 	int storage_keep_initrd; /* keep each run's whole initrd (kfleet before the
 				    manifest): for comparison, bench/storage.sh */
-	struct config_watch *watches;  /* [watch NAME] sections (orchestrator/watch.h) */
+	struct config_watch *watches;  /* [watch NAME] sections (watch/watch.h) */
 	size_t nwatches;
 };
 
@@ -131,6 +145,16 @@ void config_release(struct config *c);
 
 /* The database, token and per-run paths under the state directory; caller frees. */
 char *config_db_path(const struct config *c);
+/* config/watches.c, for config.c: a [watch NAME] header, one of its keys
+ * (into c->watches), every section once the file is read (how many are
+ * wrong, each said in err as "PATH: [watch NAME]: why"); printing and
+ * freeing them */
+int config_watch_section(const char *section, char *msg, size_t n);
+int config_watch_key(struct config *c, const char *section, const char *key, const char *v,
+		     char *msg, size_t n);
+int config_watch_check(const struct config *c, const char *path, struct buf *err);
+void config_watch_print(const struct config *c, FILE *out);
+void config_watch_release(struct config *c);
 char *config_token_path(const struct config *c);
 
 #endif

@@ -1,10 +1,10 @@
-/* watch_pw.h: patchwork's REST API (v1.2) as a watch uses it: the list
- * of a project's series since a date (watch_pw.c reads the answer into
+/* watch/pw.h: patchwork's REST API (v1.2) as a watch uses it: the list
+ * of a project's series since a date (watch/pw.c reads the answer into
  * struct pw_series, refusing what is not patchwork's shape), and a check
  * posted on a patch with the watch's token; the POST they and the KCIDB
  * export share. Private to the watch files. */
-#ifndef KF_ORCH_WATCH_PW_H
-#define KF_ORCH_WATCH_PW_H
+#ifndef KF_WATCH_PW_H
+#define KF_WATCH_PW_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -60,7 +60,7 @@ int pw_post_check(const char *base, int64_t patch_id, const char *token, const c
  * "Authorization: Token T", or NULL) besides the JSON ones, within
  * timeout_s. 0 when the answer is 2xx; -1 with err ("'URL': HTTP 500:
  * ANSWER", "'URL': Connection refused"), the status in *status (0 when
- * there was no answer). watch_http.c */
+ * there was no answer). watch/http.c */
 int watch_http_post_json(const char *url, const char *header, const char *body,
 			 long timeout_s, long *status, char *err, size_t errn);
 

@@ -1,11 +1,11 @@
 /* watch_test.c: unit tests for the pure parts of a watch: patchwork's
  * series list read from its REST shape (t/data/patchwork/series-page.json,
  * as patchwork 1.2 gives it) and from the malformed answers a server may
- * give, the query URL and a check's body (orchestrator/watch_pw.c); each
+ * give, the query URL and a check's body (watch/pw.c); each
  * spec key's checks and the whole spec, and the rules that take or skip
- * a series by its subject tags and name (orchestrator/watch_spec.c); a
+ * a series by its subject tags and name (watch/spec.c); a
  * lore list's Atom feed (t/data/patchwork/lore-new.atom, public-inbox's
- * shape) and which of its messages start a series (watch_lore.c). */
+ * shape) and which of its messages start a series (watch/lore.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,10 +17,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "orchestrator/config.h"
-#include "orchestrator/watch.h"
-#include "orchestrator/watch_lore.h"
-#include "orchestrator/watch_pw.h"
+#include "config/config.h"
+#include "watch/watch.h"
+#include "watch/lore.h"
+#include "watch/pw.h"
 #include "t/unit/testutil.h"
 
 static void page(void **state)
@@ -471,5 +471,6 @@ int main(void)
 		cmocka_unit_test(config_sections),
 	};
 
+	watch_config_register();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* config_test.c: unit tests for orchestrator/config.c, kfleetd's INI
+/* config_test.c: unit tests for config/config.c, kfleetd's INI
  * configuration: the embedded defaults, a file that sets every key, the
  * "file:line: message" errors for each kind of bad input (all of them
  * reported, with the right lines), and the golden config_print() output
@@ -15,8 +15,9 @@
 #include "common/buf.h"
 #include "common/util.h"
 #include "images/images.h"
-#include "orchestrator/config.h"
+#include "config/config.h"
 #include "t/unit/testutil.h"
+#include "watch/watch.h"
 
 struct fixture {
 	char dir[128];
@@ -31,6 +32,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
+	watch_config_register();
 	tu_tmpdir(f->dir, sizeof(f->dir), "config");
 	f->file = tu_path(f->dir, "kfleetd.conf");
 	if (config_defaults(&f->c) < 0)
@@ -603,6 +605,32 @@ static void test_storage_section(void **state)
 	assert_int_equal(count_lines(buf_str(&f->err)), 6);
 }
 
+/* The config room keeps [watch NAME] sections as written; what they mean
+ * is watch/'s. A program that did not hand its checker over refuses them,
+ * saying so, rather than taking keys nothing checked */
+static void test_watch_needs_checker(void **state)
+{
+	struct fixture *f = *state;
+	const char *text = "[host local]\nuri = test:///default\n\n[watch bpf]\n"
+			   "patchwork = https://patchwork.example\nproject = bpf\ntree = linux\n";
+
+	config_watch_checker_set(NULL);
+	assert_int_equal(load(f, text), -1);
+	expect_error(f, 4, "[watch bpf]: this program does not read watches");
+	config_release(&f->c);
+	assert_int_equal(config_defaults(&f->c), 0);
+	watch_config_register();
+	if (load(f, text) < 0)
+		fail_msg("%s", buf_str(&f->err));
+	assert_int_equal(f->c.nwatches, 1);
+	assert_string_equal(f->c.watches[0].name, "bpf");
+	/* and a key it does not know is refused at its line */
+	config_release(&f->c);
+	assert_int_equal(config_defaults(&f->c), 0);
+	assert_int_equal(load(f, "[host local]\nuri = test:///default\n[watch x]\ncolour = red\n"), -1);
+	assert_non_null(strstr(buf_str(&f->err), ":4: [watch x]: "));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -628,6 +656,7 @@ int main(void)
 		T(test_missing_file),
 		T(test_comments_and_spacing),
 		T(test_storage_section),
+		T(test_watch_needs_checker),
 	};
 #undef T
 

@@ -2,7 +2,7 @@
  * tree is walked by directory descriptors (openat, O_NOFOLLOW), so a
  * symlink that the job left, or swapped in while the walk runs, is never
  * followed; names are relative to the results directory. */
-#include "images/agent_tar.h"
+#include "guest/agent_tar.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
-/* watch_mail.h: a watch's reply mail over SMTP (watch_mail.c). Private
+/* watch/mail.h: a watch's reply mail over SMTP (watch/mail.c). Private
  * to the watch files. */
-#ifndef KF_ORCH_WATCH_MAIL_H
-#define KF_ORCH_WATCH_MAIL_H
+#ifndef KF_WATCH_MAIL_H
+#define KF_WATCH_MAIL_H
 
 #include <stddef.h>
 

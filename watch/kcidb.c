@@ -1,13 +1,13 @@
-/* watch_kcidb.c: a watch's KCIDB export (kcidb = file | DIR | URL): once a
- * series is reported (watch_report.c), the checkouts, builds and tests of
+/* watch/kcidb.c: a watch's KCIDB export (kcidb = file | DIR | URL): once a
+ * series is reported (watch/report.c), the checkouts, builds and tests of
  * its submission (export/kcidb.c) are written to a file in report_dir (or
- * DIR), or POSTed as JSON to URL (watch_http.c). A POST that fails (refused,
+ * DIR), or POSTed as JSON to URL (watch/http.c). A POST that fails (refused,
  * not 2xx, slower than the watch's timeout) is logged, kept on the
  * series for /watches and tried again 10, 20, 40... s later, 6 times. */
 #include "orchestrator/orchint.h"
-#include "orchestrator/watch.h"
-#include "orchestrator/watch_pw.h"
-#include "orchestrator/watchint.h"
+#include "watch/watch.h"
+#include "watch/pw.h"
+#include "watch/watchint.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -3,8 +3,8 @@
  * (web/request.c) and as a request run until decided is decided on
  * (decided.c): one reading for both, so the page's verdicts are the ones
  * the loop stopped on. */
-#ifndef KF_ORCH_REQCMP_H
-#define KF_ORCH_REQCMP_H
+#ifndef KF_ANALYSIS_REQCMP_H
+#define KF_ANALYSIS_REQCMP_H
 
 #include <stddef.h>
 #include <stdint.h>

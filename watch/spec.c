@@ -1,9 +1,9 @@
-/* watch_spec.c: a watch's spec, the keys of a [watch NAME] section or of
+/* watch/spec.c: a watch's spec, the keys of a [watch NAME] section or of
  * `kfleet watch add`, checked one by one (so a config error names its
  * file:line) and as a whole, and the rules that say which series a watch
  * takes: a subject tag to a tree and branch, else the default tree, and
  * a regex the series' name must match. Pure: no I/O. */
-#include "orchestrator/watch.h"
+#include "watch/watch.h"
 
 #include <ctype.h>
 #include <jansson.h>
