@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,249 +519,330 @@ static struct config_host *section_host(struct parse *p, const char *section)
 	return host_add(p->c, name);
 }
 
-/* One of the words in names[] (NULL-terminated) into *out, its index */
-static void set_word(struct parse *p, const char *key, const char *v,
-		     const char *const *names, int *out)
+/* --- the keywords ------------------------------------------------------ */
+
+/* Keys whose value needs more than a type's check, each setting its field
+ * of obj (the config, or a [host NAME]'s entry) */
+static int key_state_dir(struct parse *p, void *obj, const char *key, const char *v)
 {
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(v, names[i])) {
-			*out = i;
-			return;
-		}
-	perr(p, "%s: '%s' is not %s", key, v, !strcmp(key, "pin") ? "auto, yes or no" :
-	     !strcmp(key, "busy") ? "wait or share" : "avoid, pause or share");
+	if (!*v)
+		return perr(p, "state_dir: must not be empty"), -1;
+	return set_str(&((struct config *)obj)->state_dir, v);
 }
 
-/* [quiet]: pinning runs to host cores of their own, and builds beside them */
-static void quiet_key(struct parse *p, const char *key, const char *v)
+static int key_listen(struct parse *p, void *obj, const char *key, const char *v)
 {
-	static const char *const pins[] = { "auto", "yes", "no", NULL };
-	static const char *const busy[] = { "share", "wait", NULL };
-	static const char *const builds[] = { "avoid", "pause", "share", NULL };
-	struct config *c = p->c;
-
-	if (!strcmp(key, "pin"))
-		set_word(p, key, v, pins, &c->quiet_pin);
-	else if (!strcmp(key, "busy"))
-		set_word(p, key, v, busy, &c->quiet_busy_wait);
-	else if (!strcmp(key, "builds"))
-		set_word(p, key, v, builds, &c->quiet_builds);
-	else if (!strcmp(key, "reserve"))
-		set_int(p, key, v, 0, 1024, &c->quiet_reserve);
-	else
-		perr(p, "[quiet]: unknown key '%s'", key);
+	return set_listen(p, v);
 }
 
-/* [storage]: the state directory's budget and retention */
-static void storage_key(struct parse *p, const char *key, const char *v)
+static int key_allowed_hosts(struct parse *p, void *obj, const char *key, const char *v)
 {
-	struct config *c = p->c;
+	return set_allowed_hosts(p, v);
+}
 
-	if (!strcmp(key, "budget"))
-		set_size(p, key, v, 0, &c->storage_budget);
-	else if (!strcmp(key, "keep_days"))
-		set_int(p, key, v, 0, 100000, &c->storage_keep_days);
-	else if (!strcmp(key, "large"))
-		set_size(p, key, v, 1, &c->storage_large);
-	else if (!strcmp(key, "interval"))
-		set_int(p, key, v, 1, 86400, &c->storage_interval_s);
-	else if (!strcmp(key, "keep_initrd"))
-		set_bool(p, key, v, &c->storage_keep_initrd);
-	else
-		perr(p, "[storage]: unknown key '%s'", key);
+static int key_public_url(struct parse *p, void *obj, const char *key, const char *v)
+{
+	return set_public_url(p, v);
+}
+
+static int key_kcidb_origin(struct parse *p, void *obj, const char *key, const char *v)
+{
+	if (!kcidb_origin_ok(v))
+		return perr(p, "kcidb_origin: '%s' is not 1 to 64 of a-z 0-9 _", v), -1;
+	return set_str(&((struct config *)obj)->kcidb_origin, v);
+}
+
+static int key_log_level(struct parse *p, void *obj, const char *key, const char *v)
+{
+	if (log_level_parse(v, &((struct config *)obj)->log_level) < 0)
+		return perr(p, "log_level: '%s' is not debug, info, warn or error", v), -1;
+	return 0;
+}
+
+static int key_uri(struct parse *p, void *obj, const char *key, const char *v)
+{
+	if (!strstr(v, "://"))
+		return perr(p, "uri: '%s' is not a libvirt URI (like qemu:///system)", v), -1;
+	return set_str(&((struct config_host *)obj)->uri, v);
+}
+
+static int key_cpus(struct parse *p, void *obj, const char *key, const char *v)
+{
+	struct config_host *h = obj;
+	long long n;
+
+	if (!strcmp(v, "auto")) {
+		h->cpus = -1;
+	} else if (parse_int(v, 0, 1 << 20, &n) < 0) {
+		perr(p, "cpus: '%s' is not auto or a whole number from 0 (not counted) to %d", v,
+		     1 << 20);
+		return -1;
+	} else {
+		h->cpus = (int)n;
+	}
+	return 0;
+}
+
+static int key_kernel_args(struct parse *p, void *obj, const char *key, const char *v)
+{
+	size_t l = strlen(v), i = 0;
+
+	while (i < l && v[i] >= 0x20 && v[i] < 0x7f)
+		i++;
+	if (l > CONFIG_KERNEL_ARGS_MAX)
+		return perr(p, "kernel_args: %zu bytes, more than %d", l, CONFIG_KERNEL_ARGS_MAX), -1;
+	if (i < l)
+		return perr(p, "kernel_args: byte %zu (0x%02x) is not printable ASCII", i + 1,
+			    (unsigned char)v[i]), -1;
+	return set_str(&((struct config_host *)obj)->kernel_args, v);
+}
+
+static int key_pool(struct parse *p, void *obj, const char *key, const char *v)
+{
+	if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+	    strlen(v) || v[0] == '.' || v[0] == '-')
+		return perr(p, "pool: '%s' is not a pool name (letters, digits, _.-)", v), -1;
+	return set_str(&((struct config_host *)obj)->pool, v);
+}
+
+static int key_pool_path(struct parse *p, void *obj, const char *key, const char *v)
+{
+	if (v[0] != '/')
+		return perr(p, "pool_path: '%s' is not an absolute path", v), -1;
+	return set_str(&((struct config_host *)obj)->pool_path, v);
+}
+
+static int key_results_stream(struct parse *p, void *obj, const char *key, const char *v)
+{
+	struct config *c = obj;
+
+	/* twice this in hex frames on the channel, and in its file */
+	if (set_size(p, key, v, 0, &c->results_stream) == 0 && c->results_stream > (1ull << 30))
+		return perr(p, "results_stream: '%s' is over 1G (bigger results are copied out of "
+			    "the disk)", v), -1;
+	return 0;
+}
+
+static int key_speculate(struct parse *p, void *obj, const char *key, const char *v)
+{
+	struct config *c = obj;
+
+	if (!strcmp(v, "auto")) {
+		c->build_speculate = -1;
+		return 0;
+	}
+	return set_bool(p, key, v, &c->build_speculate);
+}
+
+static int key_arches(struct parse *p, void *obj, const char *key, const char *v)
+{
+	if (strcmp(v, "x86_64") && strcmp(v, "arm64") && strcmp(v, "x86_64,arm64") &&
+	    strcmp(v, "arm64,x86_64"))
+		return perr(p, "arches: '%s' is not x86_64, arm64 or x86_64,arm64", v), -1;
+	return set_str(&((struct config *)obj)->build_arches, v);
+}
+
+enum kw_type {
+	KW_STR,        /* any string */
+	KW_CHOICE,     /* one of words[], kept as the string */
+	KW_WORD,       /* one of words[], kept as its index (an int) */
+	KW_INT,        /* a whole number from min to max */
+	KW_SIZE,       /* a size (64K, 16M, 1G) of at least min bytes */
+	KW_BOOL,       /* yes/no, true/false, 1/0 */
+	KW_FN,         /* fn checks and sets it */
+};
+
+/* One key of a section: where its value goes (off, in struct config, or in
+ * struct config_host for "host") and how it is read */
+struct keyword {
+	const char *section;
+	const char *key;
+	enum kw_type type;
+	size_t off;
+	long long min, max;
+	const char *const *words;   /* KW_CHOICE, KW_WORD: NULL-terminated ... */
+	const char *is_not;         /* ... and "is not ..." in the error */
+	int (*fn)(struct parse *p, void *obj, const char *key, const char *v);
+};
+
+#define C(f)  offsetof(struct config, f)
+#define H(f)  offsetof(struct config_host, f)
+
+static const char *const accels[] = { "auto", "kvm", "tcg", NULL };
+static const char *const transfers[] = { "auto", "files", "upload", NULL };
+static const char *const firmwares[] = { "seabios", "qboot", NULL };
+static const char *const boots[] = { "default", "fast", NULL };
+static const char *const pins[] = { "auto", "yes", "no", NULL };       /* QUIET_PIN_* */
+static const char *const busy[] = { "share", "wait", NULL };           /* quiet_busy_wait */
+static const char *const builds[] = { "avoid", "pause", "share", NULL }; /* QUIET_BUILDS_* */
+
+/* Sorted by section, then key (strcmp): found by bsearch(), as OpenBSD's
+ * parse.y finds its keywords; config_test checks the order */
+static const struct keyword keywords[] = {
+	{ "build", "arches", KW_FN, 0, 0, 0, NULL, NULL, key_arches },
+	{ "build", "ccache", KW_BOOL, C(build_ccache), 0, 0, NULL, NULL, NULL },
+	{ "build", "config", KW_STR, C(build_config), 0, 0, NULL, NULL, NULL },
+	{ "build", "configs_dir", KW_STR, C(configs_dir), 0, 0, NULL, NULL, NULL },
+	{ "build", "disk_max", KW_SIZE, C(build_disk_max), 0, 0, NULL, NULL, NULL },
+	{ "build", "jobs", KW_INT, C(build_jobs), 1, 4096, NULL, NULL, NULL },
+	{ "build", "log_max", KW_SIZE, C(build_log_max), 0, 0, NULL, NULL, NULL },
+	{ "build", "sandbox", KW_BOOL, C(build_sandbox), 0, 0, NULL, NULL, NULL },
+	{ "build", "speculate", KW_FN, 0, 0, 0, NULL, NULL, key_speculate },
+	{ "build", "timeout", KW_INT, C(build_timeout_s), 60, 7 * 86400, NULL, NULL, NULL },
+	{ "build", "user", KW_STR, C(build_user), 0, 0, NULL, NULL, NULL },
+	{ "daemon", "allowed_hosts", KW_FN, 0, 0, 0, NULL, NULL, key_allowed_hosts },
+	{ "daemon", "job_dirs", KW_STR, C(job_dirs), 0, 0, NULL, NULL, NULL },
+	{ "daemon", "kcidb_origin", KW_FN, 0, 0, 0, NULL, NULL, key_kcidb_origin },
+	{ "daemon", "listen", KW_FN, 0, 0, 0, NULL, NULL, key_listen },
+	{ "daemon", "log_level", KW_FN, 0, 0, 0, NULL, NULL, key_log_level },
+	{ "daemon", "min_free_disk", KW_SIZE, C(min_free_disk), 0, 0, NULL, NULL, NULL },
+	{ "daemon", "public_url", KW_FN, 0, 0, 0, NULL, NULL, key_public_url },
+	{ "daemon", "state_dir", KW_FN, 0, 0, 0, NULL, NULL, key_state_dir },
+	{ "host", "accel", KW_CHOICE, H(accel), 0, 0, accels, "auto, kvm or tcg", NULL },
+	{ "host", "boot", KW_CHOICE, H(boot), 0, 0, boots, "default or fast", NULL },
+	{ "host", "connect_timeout", KW_INT, H(connect_timeout_s), 1, 3600, NULL, NULL, NULL },
+	{ "host", "cpus", KW_FN, 0, 0, 0, NULL, NULL, key_cpus },
+	{ "host", "firmware", KW_CHOICE, H(firmware), 0, 0, firmwares, "seabios or qboot", NULL },
+	{ "host", "kernel_args", KW_FN, 0, 0, 0, NULL, NULL, key_kernel_args },
+	{ "host", "pool", KW_FN, 0, 0, 0, NULL, NULL, key_pool },
+	{ "host", "pool_path", KW_FN, 0, 0, 0, NULL, NULL, key_pool_path },
+	{ "host", "slots", KW_INT, H(slots), 1, 1024, NULL, NULL, NULL },
+	{ "host", "transfer", KW_CHOICE, H(transfer), 0, 0, transfers, "auto, files or upload",
+	  NULL },
+	{ "host", "uri", KW_FN, 0, 0, 0, NULL, NULL, key_uri },
+	{ "image", "agent_dir", KW_STR, C(agent_dir), 0, 0, NULL, NULL, NULL },
+	{ "image", "busybox", KW_STR, C(busybox), 0, 0, NULL, NULL, NULL },
+	{ "image", "busybox_arm64", KW_STR, C(busybox_arm64), 0, 0, NULL, NULL, NULL },
+	{ "image", "debian_mirror", KW_STR, C(debian_mirror), 0, 0, NULL, NULL, NULL },
+	{ "image", "debian_suite", KW_STR, C(debian_suite), 0, 0, NULL, NULL, NULL },
+	{ "image", "modules_path", KW_STR, C(modules_path), 0, 0, NULL, NULL, NULL },
+	{ "image", "programs_dir", KW_STR, C(programs_dir), 0, 0, NULL, NULL, NULL },
+	{ "quiet", "builds", KW_WORD, C(quiet_builds), 0, 0, builds, "avoid, pause or share",
+	  NULL },
+	{ "quiet", "busy", KW_WORD, C(quiet_busy_wait), 0, 0, busy, "wait or share", NULL },
+	{ "quiet", "pin", KW_WORD, C(quiet_pin), 0, 0, pins, "auto, yes or no", NULL },
+	{ "quiet", "reserve", KW_INT, C(quiet_reserve), 0, 1024, NULL, NULL, NULL },
+	{ "run", "boot_timeout", KW_INT, C(boot_timeout_s), 1, 86400, NULL, NULL, NULL },
+	{ "run", "console_max", KW_SIZE, C(console_max), 4096, 0, NULL, NULL, NULL },
+	{ "run", "max_attempts", KW_INT, C(max_attempts), 1, 10, NULL, NULL, NULL },
+	{ "run", "memory_mb", KW_INT, C(run_memory_mb), 64, 1 << 22, NULL, NULL, NULL },
+	{ "run", "output_max", KW_SIZE, C(output_max), 1024, 0, NULL, NULL, NULL },
+	{ "run", "reserve_after", KW_INT, C(reserve_after_s), 0, 7 * 86400, NULL, NULL, NULL },
+	{ "run", "results_stream", KW_FN, 0, 0, 0, NULL, NULL, key_results_stream },
+	{ "run", "silence_timeout", KW_INT, C(silence_timeout_s), 0, 7 * 86400, NULL, NULL,
+	  NULL },
+	{ "run", "timeout", KW_INT, C(run_timeout_s), 1, 7 * 86400, NULL, NULL, NULL },
+	{ "storage", "budget", KW_SIZE, C(storage_budget), 0, 0, NULL, NULL, NULL },
+	{ "storage", "interval", KW_INT, C(storage_interval_s), 1, 86400, NULL, NULL, NULL },
+	{ "storage", "keep_days", KW_INT, C(storage_keep_days), 0, 100000, NULL, NULL, NULL },
+	{ "storage", "keep_initrd", KW_BOOL, C(storage_keep_initrd), 0, 0, NULL, NULL, NULL },
+	{ "storage", "large", KW_SIZE, C(storage_large), 1, 0, NULL, NULL, NULL },
+};
+
+#undef C
+#undef H
+
+static int kw_cmp(const void *a, const void *b)
+{
+	const struct keyword *x = a, *y = b;
+	int r = strcmp(x->section, y->section);
+
+	return r ? r : strcmp(x->key, y->key);
+}
+
+const char *config_keyword_at(size_t i, const char **key)
+{
+	if (i >= sizeof(keywords) / sizeof(keywords[0]))
+		return NULL;
+	*key = keywords[i].key;
+	return keywords[i].section;
+}
+
+/* Index of v in words (NULL-terminated), -1 when it is none of them */
+static int word_index(const char *const *words, const char *v)
+{
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(v, words[i]))
+			return i;
+	return -1;
+}
+
+/* Sets k's field of obj from v, or says why not */
+static void kw_set(struct parse *p, const struct keyword *k, void *obj, const char *v)
+{
+	char *field = (char *)obj + k->off;
+	int i;
+
+	switch (k->type) {
+	case KW_STR:
+		set_str((char **)(void *)field, v);
+		break;
+	case KW_CHOICE:
+	case KW_WORD:
+		i = word_index(k->words, v);
+		if (i < 0)
+			perr(p, "%s: '%s' is not %s", k->key, v, k->is_not);
+		else if (k->type == KW_CHOICE)
+			set_str((char **)(void *)field, v);
+		else
+			*(int *)(void *)field = i;
+		break;
+	case KW_INT:
+		set_int(p, k->key, v, k->min, k->max, (int *)(void *)field);
+		break;
+	case KW_SIZE:
+		set_size(p, k->key, v, (unsigned long long)k->min,
+			 (unsigned long long *)(void *)field);
+		break;
+	case KW_BOOL:
+		set_bool(p, k->key, v, (int *)(void *)field);
+		break;
+	case KW_FN:
+		k->fn(p, obj, k->key, v);
+		break;
+	}
+}
+
+/* "host NAME" -> "host", "watch NAME" -> "watch", others as they are */
+static int section_word(const char *section, const char *word)
+{
+	size_t n = strlen(word);
+
+	return !strncmp(section, word, n) && (section[n] == ' ' || section[n] == '\t');
 }
 
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse *p = user;
-	struct config *c = p->c;
+	struct keyword probe = { .section = section, .key = key };
+	const struct keyword *k;
+	void *obj = p->c;
 
 	if (!key || p->skip_section)  /* a header alone, or a bad section's key */
 		return 1;
-	if (!strcmp(section, "daemon")) {
-		if (!strcmp(key, "state_dir")) {
-			if (!*v)
-				perr(p, "state_dir: must not be empty");
-			else
-				set_str(&c->state_dir, v);
-		} else if (!strcmp(key, "listen")) {
-			set_listen(p, v);
-		} else if (!strcmp(key, "allowed_hosts")) {
-			set_allowed_hosts(p, v);
-		} else if (!strcmp(key, "job_dirs")) {
-			set_str(&c->job_dirs, v);
-		} else if (!strcmp(key, "kcidb_origin")) {
-			if (!kcidb_origin_ok(v))
-				perr(p, "kcidb_origin: '%s' is not 1 to 64 of a-z 0-9 _", v);
-			else
-				set_str(&c->kcidb_origin, v);
-		} else if (!strcmp(key, "public_url")) {
-			set_public_url(p, v);
-		} else if (!strcmp(key, "min_free_disk")) {
-			set_size(p, key, v, 0, &c->min_free_disk);
-		} else if (!strcmp(key, "log_level")) {
-			if (log_level_parse(v, &c->log_level) < 0)
-				perr(p, "log_level: '%s' is not debug, info, warn or error", v);
-		} else {
-			perr(p, "[daemon]: unknown key '%s'", key);
-		}
-	} else if (!strncmp(section, "host", 4) && (section[4] == ' ' || section[4] == '\t')) {
-		struct config_host *h = section_host(p, section);
-
-		if (!h)
-			return 1;
-		if (!strcmp(key, "uri")) {
-			if (!strstr(v, "://"))
-				perr(p, "uri: '%s' is not a libvirt URI (like qemu:///system)", v);
-			else
-				set_str(&h->uri, v);
-		} else if (!strcmp(key, "slots")) {
-			set_int(p, key, v, 1, 1024, &h->slots);
-		} else if (!strcmp(key, "cpus")) {
-			long long n;
-
-			if (!strcmp(v, "auto"))
-				h->cpus = -1;
-			else if (parse_int(v, 0, 1 << 20, &n) < 0)
-				perr(p, "cpus: '%s' is not auto or a whole number from 0 (not "
-				     "counted) to %d", v, 1 << 20);
-			else
-				h->cpus = (int)n;
-		} else if (!strcmp(key, "accel")) {
-			if (strcmp(v, "auto") && strcmp(v, "kvm") && strcmp(v, "tcg"))
-				perr(p, "accel: '%s' is not auto, kvm or tcg", v);
-			else
-				set_str(&h->accel, v);
-		} else if (!strcmp(key, "transfer")) {
-			if (strcmp(v, "auto") && strcmp(v, "files") && strcmp(v, "upload"))
-				perr(p, "transfer: '%s' is not auto, files or upload", v);
-			else
-				set_str(&h->transfer, v);
-		} else if (!strcmp(key, "firmware")) {
-			if (strcmp(v, "seabios") && strcmp(v, "qboot"))
-				perr(p, "firmware: '%s' is not seabios or qboot", v);
-			else
-				set_str(&h->firmware, v);
-		} else if (!strcmp(key, "boot")) {
-			if (strcmp(v, "default") && strcmp(v, "fast"))
-				perr(p, "boot: '%s' is not default or fast", v);
-			else
-				set_str(&h->boot, v);
-		} else if (!strcmp(key, "kernel_args")) {
-			size_t l = strlen(v), i = 0;
-
-			while (i < l && v[i] >= 0x20 && v[i] < 0x7f)
-				i++;
-			if (l > CONFIG_KERNEL_ARGS_MAX)
-				perr(p, "kernel_args: %zu bytes, more than %d", l,
-				     CONFIG_KERNEL_ARGS_MAX);
-			else if (i < l)
-				perr(p, "kernel_args: byte %zu (0x%02x) is not printable ASCII", i + 1,
-				     (unsigned char)v[i]);
-			else
-				set_str(&h->kernel_args, v);
-		} else if (!strcmp(key, "pool")) {
-			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					  "0123456789_.-") != strlen(v) || v[0] == '.' || v[0] == '-')
-				perr(p, "pool: '%s' is not a pool name (letters, digits, _.-)", v);
-			else
-				set_str(&h->pool, v);
-		} else if (!strcmp(key, "connect_timeout")) {
-			set_int(p, key, v, 1, 3600, &h->connect_timeout_s);
-		} else if (!strcmp(key, "pool_path")) {
-			if (v[0] != '/')
-				perr(p, "pool_path: '%s' is not an absolute path", v);
-			else
-				set_str(&h->pool_path, v);
-		} else {
-			perr(p, "[%s]: unknown key '%s'", section, key);
-		}
-	} else if (!strcmp(section, "run")) {
-		if (!strcmp(key, "memory_mb"))
-			set_int(p, key, v, 64, 1 << 22, &c->run_memory_mb);
-		else if (!strcmp(key, "timeout"))
-			set_int(p, key, v, 1, 7 * 86400, &c->run_timeout_s);
-		else if (!strcmp(key, "boot_timeout"))
-			set_int(p, key, v, 1, 86400, &c->boot_timeout_s);
-		else if (!strcmp(key, "silence_timeout"))
-			set_int(p, key, v, 0, 7 * 86400, &c->silence_timeout_s);
-		else if (!strcmp(key, "max_attempts"))
-			set_int(p, key, v, 1, 10, &c->max_attempts);
-		else if (!strcmp(key, "reserve_after"))
-			set_int(p, key, v, 0, 7 * 86400, &c->reserve_after_s);
-		else if (!strcmp(key, "console_max"))
-			set_size(p, key, v, 4096, &c->console_max);
-		else if (!strcmp(key, "output_max"))
-			set_size(p, key, v, 1024, &c->output_max);
-		else if (!strcmp(key, "results_stream")) {
-			/* twice this in hex frames on the channel, and in its file */
-			if (set_size(p, key, v, 0, &c->results_stream) == 0 &&
-			    c->results_stream > (1ull << 30))
-				perr(p, "results_stream: '%s' is over 1G (bigger results are "
-				     "copied out of the disk)", v);
-		}
-		else
-			perr(p, "[run]: unknown key '%s'", key);
-	} else if (!strcmp(section, "image")) {
-		if (!strcmp(key, "busybox"))
-			set_str(&c->busybox, v);
-		else if (!strcmp(key, "busybox_arm64"))
-			set_str(&c->busybox_arm64, v);
-		else if (!strcmp(key, "modules_path"))
-			set_str(&c->modules_path, v);
-		else if (!strcmp(key, "programs_dir"))
-			set_str(&c->programs_dir, v);
-		else if (!strcmp(key, "agent_dir"))
-			set_str(&c->agent_dir, v);
-		else if (!strcmp(key, "debian_suite"))
-			set_str(&c->debian_suite, v);
-		else if (!strcmp(key, "debian_mirror"))
-			set_str(&c->debian_mirror, v);
-		else
-			perr(p, "[image]: unknown key '%s'", key);
-	} else if (!strcmp(section, "build")) {
-		if (!strcmp(key, "jobs"))
-			set_int(p, key, v, 1, 4096, &c->build_jobs);
-		else if (!strcmp(key, "timeout"))
-			set_int(p, key, v, 60, 7 * 86400, &c->build_timeout_s);
-		else if (!strcmp(key, "sandbox") || !strcmp(key, "ccache"))
-			set_bool(p, key, v, !strcmp(key, "sandbox") ? &c->build_sandbox :
-					   &c->build_ccache);
-		else if (!strcmp(key, "user"))
-			set_str(&c->build_user, v);
-		else if (!strcmp(key, "log_max"))
-			set_size(p, key, v, 0, &c->build_log_max);
-		else if (!strcmp(key, "disk_max"))
-			set_size(p, key, v, 0, &c->build_disk_max);
-		else if (!strcmp(key, "speculate")) {
-			if (!strcmp(v, "auto"))
-				c->build_speculate = -1;
-			else
-				set_bool(p, key, v, &c->build_speculate);
-		} else if (!strcmp(key, "config"))
-			set_str(&c->build_config, v);
-		else if (!strcmp(key, "configs_dir"))
-			set_str(&c->configs_dir, v);
-		else if (!strcmp(key, "arches")) {
-			if (strcmp(v, "x86_64") && strcmp(v, "arm64") && strcmp(v, "x86_64,arm64") &&
-			    strcmp(v, "arm64,x86_64"))
-				perr(p, "arches: '%s' is not x86_64, arm64 or x86_64,arm64", v);
-			else
-				set_str(&c->build_arches, v);
-		} else
-			perr(p, "[build]: unknown key '%s'", key);
-	} else if (!strcmp(section, "quiet")) {
-		quiet_key(p, key, v);
-	} else if (!strcmp(section, "storage")) {
-		storage_key(p, key, v);
-	} else if (!strncmp(section, "watch", 5) && (section[5] == ' ' || section[5] == '\t')) {
+	if (!*section) {
+		perr(p, "'%s' is outside any section", key);
+		return 1;
+	}
+	if (section_word(section, "watch")) {
 		char msg[512];
 
-		if (config_watch_key(c, section, key, v, msg, sizeof(msg)) < 0)
+		if (config_watch_key(p->c, section, key, v, msg, sizeof(msg)) < 0)
 			perr(p, "[%s]: %s", section, msg);
-	} else if (!*section) {
-		perr(p, "'%s' is outside any section", key);
+		return 1;
 	}
+	if (section_word(section, "host")) {
+		obj = section_host(p, section);
+		if (!obj)
+			return 1;
+		probe.section = "host";
+	}
+	k = bsearch(&probe, keywords, sizeof(keywords) / sizeof(keywords[0]), sizeof(keywords[0]),
+		    kw_cmp);
+	if (!k)
+		perr(p, "[%s]: unknown key '%s'", section, key);
+	else
+		kw_set(p, k, obj, v);
 	return 1;
 }
 

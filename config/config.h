@@ -145,6 +145,10 @@ void config_release(struct config *c);
 
 /* The database, token and per-run paths under the state directory; caller frees. */
 char *config_db_path(const struct config *c);
+/* The i-th of the keys kfleetd reads, in the parser's order (sections,
+ * then keys, sorted): its section ("host" for every [host NAME]), *key
+ * set; NULL past the last. [watch NAME]'s keys are watch/'s. */
+const char *config_keyword_at(size_t i, const char **key);
 /* config/watches.c, for config.c: a [watch NAME] header, one of its keys
  * (into c->watches), every section once the file is read (how many are
  * wrong, each said in err as "PATH: [watch NAME]: why"); printing and

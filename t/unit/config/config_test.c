@@ -631,6 +631,34 @@ static void test_watch_needs_checker(void **state)
 	assert_non_null(strstr(buf_str(&f->err), ":4: [watch x]: "));
 }
 
+/* The keyword table is searched by bsearch(): it must be sorted, with no
+ * key twice; and every key it has is in the full file config-full.ini */
+static void test_keywords_sorted(void **state)
+{
+	const char *sec, *key, *psec = NULL, *pkey = NULL;
+	char *full = tu_slurp(TU_DATA "config-full.ini", NULL);
+	size_t i;
+
+	assert_non_null(full);
+	for (i = 0; (sec = config_keyword_at(i, &key)); i++) {
+		char line[128];
+
+		if (psec) {
+			int r = strcmp(psec, sec);
+
+			if (r > 0 || (r == 0 && strcmp(pkey, key) >= 0))
+				fail_msg("keyword %zu: [%s] %s after [%s] %s", i, sec, key, psec, pkey);
+		}
+		snprintf(line, sizeof(line), "\n%s = ", key);
+		if (!strstr(full, line))
+			fail_msg("[%s] %s is not set in config-full.ini", sec, key);
+		psec = sec;
+		pkey = key;
+	}
+	assert_true(i > 50);
+	free(full);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -657,6 +685,7 @@ int main(void)
 		T(test_comments_and_spacing),
 		T(test_storage_section),
 		T(test_watch_needs_checker),
+		T(test_keywords_sorted),
 	};
 #undef T
 
