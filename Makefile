@@ -197,10 +197,34 @@ HOST_FUZZ_SRCS := web/hostcheck.c common/redact.c common/buf.c common/util.c
 build/fuzz/host_fuzz: fuzz/host_fuzz.c $(HOST_FUZZ_SRCS) web/hostcheck.h common/redact.h common/util.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/host_fuzz.c $(HOST_FUZZ_SRCS)
+# kfleetd's config file, with watch/'s checker for its [watch NAME] sections
+CONFIG_FUZZ_SRCS := config/config.c config/print.c config/watches.c watch/config.c watch/spec.c \
+	export/origin.c common/util.c common/buf.c common/log.c
+build/fuzz/config_fuzz: fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) config/config.h watch/watch.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) -linih \
+		$(shell pkg-config --libs jansson)
+# patchwork's REST answers and a public-inbox Atom feed, as a watch reads them
+PW_FUZZ_SRCS := watch/pw.c watch/http.c common/buf.c common/util.c common/redact.c
+build/fuzz/pw_fuzz: fuzz/pw_fuzz.c $(PW_FUZZ_SRCS) watch/pw.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/pw_fuzz.c $(PW_FUZZ_SRCS) $(shell pkg-config --libs jansson libcurl)
+LORE_FUZZ_SRCS := watch/lore.c common/buf.c common/util.c
+build/fuzz/lore_fuzz: fuzz/lore_fuzz.c $(LORE_FUZZ_SRCS) watch/lore.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/lore_fuzz.c $(LORE_FUZZ_SRCS) $(shell pkg-config --libs libxml-2.0)
+# the URLs kfleet reads and builds itself: Link: headers, patchwork's query strings, a watch's URLs
+URL_FUZZ_SRCS := kernels/fetch.c watch/pw.c watch/http.c watch/spec.c common/buf.c common/util.c \
+	common/redact.c common/log.c
+build/fuzz/url_fuzz: fuzz/url_fuzz.c $(URL_FUZZ_SRCS) kernels/kernels.h watch/pw.h watch/watch.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/url_fuzz.c $(URL_FUZZ_SRCS) \
+		$(shell pkg-config --libs jansson libcurl zlib)
 FUZZ_BINS := build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz \
 		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz \
 		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz build/fuzz/copyout_fuzz \
-		build/fuzz/host_fuzz
+		build/fuzz/host_fuzz build/fuzz/config_fuzz build/fuzz/pw_fuzz build/fuzz/lore_fuzz \
+		build/fuzz/url_fuzz
 fuzz-bins: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	@t/run-fuzz.sh $(FUZZ_SECONDS) $^

@@ -62,13 +62,6 @@ int kcidb_time(int64_t ms, char *out, size_t n)
 	return snprintf(out, n, "%s.%03d+00:00", d, (int)(ms % 1000)) < (int)n ? 0 : -1;
 }
 
-int kcidb_origin_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	return n && n <= 64 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
-}
-
 void kcidb_path_append(struct buf *out, const char *path)
 {
 	int fresh = 1;   /* at a component's start */

@@ -82,7 +82,8 @@ int lore_series_start(const char *subject, int is_reply, int *version)
 		l = strcspn(w, " ,]");
 		if (l == 5 && !strncasecmp(w, "PATCH", 5))
 			patch = 1;
-		else if ((w[0] == 'v' || w[0] == 'V') && l > 1 && l < 5 && isdigit((unsigned char)w[1]))
+		else if ((w[0] == 'v' || w[0] == 'V') && l > 1 && l < 5 && isdigit((unsigned char)w[1]) &&
+			 atoi(w + 1) >= 1)   /* "v0" names no version (lore_fuzz) */
 			*version = atoi(w + 1);
 		else if (isdigit((unsigned char)w[0]) && memchr(w, '/', l))
 			sscanf(w, "%d/%d", &k, &total);

@@ -406,6 +406,9 @@ static void lore_bad(void **state)
 	assert_false(lore_series_start("[PATCH 2/4] x", 0, &first));
 	assert_false(lore_series_start("Re: [PATCH 0/4] x", 0, &first));
 	assert_false(lore_series_start("[GIT PULL] x", 0, &first));
+	/* "v0" is no version: the series is taken as v1 (found by lore_fuzz) */
+	assert_true(lore_series_start("[PATCH v0 0/2] x", 0, &first));
+	assert_int_equal(first, 1);
 	assert_false(lore_series_start("a question", 0, &first));
 }
 
