@@ -174,7 +174,7 @@ build/fuzz/%_fuzz: fuzz/%_fuzz.c fuzz/jobs_fuzz.h jobs/%.c jobs/result.c jobs/jo
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/$*_fuzz.c jobs/$*.c jobs/result.c $(JOBS_FUZZ_LIBS)
 # common/cmd.h's subprocess helper, for the fuzz targets that link it
 CMD_SRCS := common/cmd_build.c common/cmd_run.c common/cmd_wait.c common/cmd_msg.c
-SERIES_FUZZ_SRCS := kernels/series.c kernels/mbox.c kernels/subject.c kernels/diffstat.c \
+SERIES_FUZZ_SRCS := kernels/series.c kernels/followups.c kernels/mbox.c kernels/subject.c kernels/diffstat.c \
 	kernels/trailers.c $(CMD_SRCS) common/buf.c common/util.c
 build/fuzz/series_fuzz: fuzz/series_fuzz.c $(SERIES_FUZZ_SRCS) kernels/kernelsint.h kernels/kernels.h \
 		common/cmd.h common/cmdint.h
