@@ -577,50 +577,41 @@ static int check_kernel(struct orch *o, const struct submit_spec *sp, const stru
 	return 0;
 }
 
-int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id, char **err)
+/* The tree the submission builds: sp's, else the one the series' subject
+ * tags name, looked up into *t (released by the caller). 0 / -1 with *err */
+static int submit_tree(struct orch *o, const struct submit_spec *sp, const struct series *ser,
+		       const char **tree, struct tree_row *t, char **err)
 {
-	struct submission s;
-	struct request_mode mode;
-	struct series *ser = NULL;
-	struct tree_row t;
-	char hash[65], *dir = NULL, *path = NULL, *json = NULL;
-	const char *tree = sp->tree;
-	json_t *j = NULL;
-	int rc = -1, found;
+	int found;
 
-	*err = NULL;
-	memset(&s, 0, sizeof(s));
-	memset(&t, 0, sizeof(t));
-	if (sp->mbox && sp->mbox_len) {
-		if (series_parse_mem(sp->mbox_name ? sp->mbox_name : "mbox", sp->mbox, sp->mbox_len,
-				     &ser, err) < 0)
-			goto out;
-		if (!tree || !*tree)
-			tree = ser->tree;
-	}
-	if (!tree || !*tree) {
-		set_errf(err, "tree: none given, and the series' subjects name none");
-		goto out;
-	}
+	*tree = sp->tree;
+	if ((!*tree || !**tree) && ser)
+		*tree = ser->tree;
+	if (!*tree || !**tree)
+		return set_errf(err, "tree: none given, and the series' subjects name none");
 	pthread_mutex_lock(&o->db_lock);
-	found = db_tree_get(o->db, tree, &t);
+	found = db_tree_get(o->db, *tree, t);
 	pthread_mutex_unlock(&o->db_lock);
-	if (found != 1) {
-		set_errf(err, found < 0 ? "database error" : sp->tree && *sp->tree ?
-			 "tree '%.80s': no such tree (kfleet tree add NAME PATH-or-URL)" :
-			 "tree '%.80s' (from the subject tag): no such tree (kfleet tree add, "
-			 "or --tree)", tree);
-		goto out;
-	}
-	if (sp->base && (!*sp->base || sp->base[0] == '-' || strlen(sp->base) > 200)) {
-		set_errf(err, "base '%.80s': not a revision", sp->base);
-		goto out;
-	}
-	s.arches = (char *)(sp->arches && *sp->arches ? sp->arches : o->conf->build_arches);
-	s.config = (char *)(sp->config && *sp->config ? sp->config : o->conf->build_config);
-	if (sp->kernel && check_kernel(o, sp, ser, (const char **)&s.arches, err) < 0)
-		goto out;
-	if (list_check("arch", s.arches, 2, check_arch, o, err) < 0 ||
+	if (found != 1)
+		return set_errf(err, found < 0 ? "database error" : sp->tree && *sp->tree ?
+				"tree '%.80s': no such tree (kfleet tree add NAME PATH-or-URL)" :
+				"tree '%.80s' (from the subject tag): no such tree (kfleet tree add, "
+				"or --tree)", *tree);
+	return 0;
+}
+
+/* The rest of sp checked (base, arches, kernel, jobs, vCPUs, fragments,
+ * config, repeats), s->arches and s->config and *mode set: 0 / -1 */
+static int submit_check(struct orch *o, const struct submit_spec *sp, const struct series *ser,
+			struct submission *s, struct request_mode *mode, char **err)
+{
+	if (sp->base && (!*sp->base || sp->base[0] == '-' || strlen(sp->base) > 200))
+		return set_errf(err, "base '%.80s': not a revision", sp->base);
+	s->arches = (char *)(sp->arches && *sp->arches ? sp->arches : o->conf->build_arches);
+	s->config = (char *)(sp->config && *sp->config ? sp->config : o->conf->build_config);
+	if (sp->kernel && check_kernel(o, sp, ser, (const char **)&s->arches, err) < 0)
+		return -1;
+	if (list_check("arch", s->arches, 2, check_arch, o, err) < 0 ||
 	    (sp->jobs && *sp->jobs &&
 	     list_check("jobs", sp->jobs, SUBMIT_LIST_MAX, check_job, o, err) < 0) ||
 	    (sp->vcpus && *sp->vcpus &&
@@ -628,44 +619,73 @@ int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id
 	    (sp->fragments && *sp->fragments &&
 	     list_check("fragments", sp->fragments, SUBMIT_LIST_MAX - 2, check_fragment, o,
 			err) < 0))
-		goto out;
-	if (strcmp(s.config, "tinyconfig") && strcmp(s.config, "defconfig") &&
-	    strcmp(s.config, "allnoconfig") && (s.config[0] != '/' || access(s.config, R_OK))) {
-		set_errf(err, "config '%.200s': not tinyconfig, defconfig, allnoconfig or a "
-			 "readable file (absolute path)", s.config);
-		goto out;
-	}
-	if (sp->repeat < 0 || sp->repeat > 100) {
-		set_errf(err, "repeat %d: must be from 1 to 100", sp->repeat);
-		goto out;
-	}
+		return -1;
+	if (strcmp(s->config, "tinyconfig") && strcmp(s->config, "defconfig") &&
+	    strcmp(s->config, "allnoconfig") && (s->config[0] != '/' || access(s->config, R_OK)))
+		return set_errf(err, "config '%.200s': not tinyconfig, defconfig, allnoconfig or a "
+				"readable file (absolute path)", s->config);
+	if (sp->repeat < 0 || sp->repeat > 100)
+		return set_errf(err, "repeat %d: must be from 1 to 100", sp->repeat);
 	if (request_mode(sp->repeat ? sp->repeat : 1, sp->until_decided, sp->max_runs,
-			 sp->margin, &mode, err) < 0)
-		goto out;
-	if (mode.until_decided && !ser) {
-		set_errf(err, "until_decided: only with a series (base and patched to compare)");
-		goto out;
+			 sp->margin, mode, err) < 0)
+		return -1;
+	if (mode->until_decided && !ser)
+		return set_errf(err, "until_decided: only with a series (base and patched to "
+				"compare)");
+	return 0;
+}
+
+/* The mbox as sent, stored by content under the state directory for the
+ * builder and for the record (*path, *dir), and the series as JSON (*j,
+ * *json), into s; the caller frees them. 0 / -2 with *err */
+static int submit_store_series(struct orch *o, const struct submit_spec *sp,
+			       const struct series *ser, struct submission *s, char **dir,
+			       char **path, json_t **j, char **json, char **err)
+{
+	char hash[65];
+
+	sha256_mem(sp->mbox, sp->mbox_len, hash);
+	if (!(*dir = path_join(o->state_dir, "series")) || mkdir_p(*dir, 0755) < 0 ||
+	    asprintf(path, "%s/%.16s.mbox", *dir, hash) < 0 ||
+	    write_file(*path, sp->mbox, sp->mbox_len, 0600) < 0) {
+		set_errf(err, "series: cannot store it under '%s': %s", *dir ? *dir : "?",
+			 strerror(errno));
+		return -2;
 	}
-	if (ser) {
-		/* the mbox as sent, by content, for the builder and for the record */
-		sha256_mem(sp->mbox, sp->mbox_len, hash);
-		if (!(dir = path_join(o->state_dir, "series")) || mkdir_p(dir, 0755) < 0 ||
-		    asprintf(&path, "%s/%.16s.mbox", dir, hash) < 0 ||
-		    write_file(path, sp->mbox, sp->mbox_len, 0600) < 0) {
-			set_errf(err, "series: cannot store it under '%s': %s", dir ? dir : "?",
-				 strerror(errno));
-			rc = -2;
-			goto out;
-		}
-		j = series_json(ser);
-		json = j ? json_dumps(j, JSON_COMPACT) : NULL;
-		s.series_name = ser->name;
-		s.series_subject = ser->cover ? ser->cover->subject :
-				   ser->count ? ser->patches[0].subject : NULL;
-		s.series_json = json;
-		s.series_count = ser->count;
-		s.mbox_path = path;
-	}
+	*j = series_json(ser);
+	*json = *j ? json_dumps(*j, JSON_COMPACT) : NULL;
+	s->series_name = ser->name;
+	s->series_subject = ser->cover ? ser->cover->subject :
+			    ser->count ? ser->patches[0].subject : NULL;
+	s->series_json = *json;
+	s->series_count = ser->count;
+	s->mbox_path = *path;
+	return 0;
+}
+
+int orch_submit_series(struct orch *o, const struct submit_spec *sp, int64_t *id, char **err)
+{
+	struct submission s;
+	struct request_mode mode;
+	struct series *ser = NULL;
+	struct tree_row t;
+	char *dir = NULL, *path = NULL, *json = NULL;
+	const char *tree = NULL;
+	json_t *j = NULL;
+	int rc = -1;
+
+	*err = NULL;
+	memset(&s, 0, sizeof(s));
+	memset(&t, 0, sizeof(t));
+	if (sp->mbox && sp->mbox_len &&
+	    series_parse_mem(sp->mbox_name ? sp->mbox_name : "mbox", sp->mbox, sp->mbox_len,
+			     &ser, err) < 0)
+		goto out;
+	if (submit_tree(o, sp, ser, &tree, &t, err) < 0 ||
+	    submit_check(o, sp, ser, &s, &mode, err) < 0)
+		goto out;
+	if (ser && (rc = submit_store_series(o, sp, ser, &s, &dir, &path, &j, &json, err)) < 0)
+		goto out;
 	s.tree = (char *)tree;
 	s.base_spec = (char *)sp->base;
 	s.fragments = (char *)sp->fragments;

@@ -494,90 +494,73 @@ static long long vol_bytes(virStorageVolPtr v)
 	return (long long)info.allocation;
 }
 
-char *vol_upload(virConnectPtr conn, const char *pool, const char *vol_name, const char *local,
-		 int timeout_s, char **err)
+/* Opens local for an upload into x (its fd and size): 0 / -1 with *err */
+static int upload_open(struct xfer *x, const char *pool, const char *vol_name,
+		       const char *local, char **err)
 {
-	virStoragePoolPtr p = NULL;
-	virStorageVolPtr v = NULL;
-	virStreamPtr st = NULL;
-	struct xfer x = { .fd = -1, .file = local };
-	struct busy b;
 	struct stat sb;
-	char *path = NULL, *xml = NULL;
-	int locked = 0, created = 0, found;
+
+	x->fd = open(local, O_RDONLY | O_CLOEXEC);
+	if (x->fd < 0 || fstat(x->fd, &sb) < 0)
+		return set_errf(err, "host pool '%s' volume '%s': upload: cannot read '%s': %s",
+				pool, vol_name, local, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return set_errf(err, "host pool '%s' volume '%s': upload: '%s' is not a regular "
+				"file", pool, vol_name, local);
+	x->size = (long long)sb.st_size;
+	return 0;
+}
+
+/* A volume of that name already in the pool: kept when it has x's size
+ * (the name carries the content's hash), else deleted as a broken upload.
+ * 1 kept (in *v), 0 none there now, -1 with *err */
+static int upload_existing(virStoragePoolPtr p, const char *pool, const char *vol_name,
+			   const struct xfer *x, virStorageVolPtr *v, char **err)
+{
+	int found = vol_find(p, pool, vol_name, v, err);
 	long long have;
-	int64_t t0;
 
-	if (check_name("pool", pool, err) < 0 || check_name("volume", vol_name, err) < 0)
-		return NULL;
-	x.fd = open(local, O_RDONLY | O_CLOEXEC);
-	if (x.fd < 0 || fstat(x.fd, &sb) < 0) {
-		set_errf(err, "host pool '%s' volume '%s': upload: cannot read '%s': %s", pool,
-			 vol_name, local, strerror(errno));
-		goto out;
+	if (found <= 0)
+		return found;
+	have = vol_bytes(*v);
+	if (have == x->size) {
+		log_debug("host pool '%s' volume '%s': there already (%lld bytes)", pool, vol_name,
+			  have);
+		return 1;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		set_errf(err, "host pool '%s' volume '%s': upload: '%s' is not a regular file", pool,
-			 vol_name, local);
-		goto out;
-	}
-	x.size = (long long)sb.st_size;
+	if (have < 0)
+		log_warn("host pool '%s' volume '%s': broken (%s): uploading it again", pool,
+			 vol_name, virGetLastErrorMessage());
+	else
+		log_warn("host pool '%s' volume '%s': has %lld bytes, '%s' %lld: uploading it "
+			 "again", pool, vol_name, have, x->file, x->size);
+	if (virStorageVolDelete(*v, 0) < 0)
+		return virt_fail(err, pool, vol_name, "delete the broken volume");
+	virStorageVolFree(*v);
+	*v = NULL;
+	return 0;
+}
 
-	locked = 1;
-	p = lock_pool(&b, conn, pool, vol_name, err);
-	if (!p)
-		goto out;
-	found = vol_find(p, pool, vol_name, &v, err);
-	if (found < 0)
-		goto out;
-	if (found) {
-		have = vol_bytes(v);
-		if (have == x.size) {
-			log_debug("host pool '%s' volume '%s': there already (%lld bytes)", pool,
-				  vol_name, have);
-			goto done;
-		}
-		if (have < 0)
-			log_warn("host pool '%s' volume '%s': broken (%s): uploading it again",
-				 pool, vol_name, virGetLastErrorMessage());
-		else
-			log_warn("host pool '%s' volume '%s': has %lld bytes, '%s' %lld: "
-				 "uploading it again", pool, vol_name, have, local, x.size);
-		if (virStorageVolDelete(v, 0) < 0) {
-			virt_fail(err, pool, vol_name, "delete the broken volume");
-			goto out;
-		}
-		virStorageVolFree(v);
-		v = NULL;
-	}
+/* Streams x's file into the new empty volume v (sparse), within
+ * timeout_s, and checks it came out whole: 0 / -1 with *err */
+static int upload_stream(virConnectPtr conn, virStorageVolPtr v, struct xfer *x,
+			 const char *pool, const char *vol_name, int timeout_s, char **err)
+{
+	virStreamPtr st = virStreamNew(conn, 0);
+	int64_t t0 = mono_ms();
+	long long have;
+	int rc = -1;
 
-	/* Empty, so that it reaches its full size only when the upload is
-	 * complete (see volumes.h) */
-	xml = vol_xml(vol_name, 0, NULL, NULL);
-	if (!xml) {
-		set_errf(err, "out of memory");
-		goto out;
-	}
-	v = virStorageVolCreateXML(p, xml, 0);
-	if (!v) {
-		virt_fail(err, pool, vol_name, "create");
-		goto out;
-	}
-	created = 1;
-	st = virStreamNew(conn, 0);
-	if (!st) {
-		virt_fail(err, pool, vol_name, "upload: new stream");
-		goto out;
-	}
-	t0 = mono_ms();
-	x.deadline = timeout_s > 0 ? t0 + timeout_s * 1000LL : 0;
+	if (!st)
+		return virt_fail(err, pool, vol_name, "upload: new stream");
+	x->deadline = timeout_s > 0 ? t0 + timeout_s * 1000LL : 0;
 	if (virStorageVolUpload(v, st, 0, 0, VIR_STORAGE_VOL_UPLOAD_SPARSE_STREAM) < 0) {
 		virt_fail(err, pool, vol_name, "upload");
 		goto out;
 	}
 	/* on failure it has aborted the stream already */
-	if (virStreamSparseSendAll(st, src_data, src_hole, src_skip, &x) < 0) {
-		xfer_fail(err, &x, timeout_s, pool, vol_name, "upload");
+	if (virStreamSparseSendAll(st, src_data, src_hole, src_skip, x) < 0) {
+		xfer_fail(err, x, timeout_s, pool, vol_name, "upload");
 		goto out;
 	}
 	/* where libvirt reports the host's write errors (ENOSPC) */
@@ -588,17 +571,60 @@ char *vol_upload(virConnectPtr conn, const char *pool, const char *vol_name, con
 	/* the local file may have changed under us, or libvirt may have left
 	 * a trailing hole unwritten: either way not what we promise */
 	have = vol_bytes(v);
-	if (have != x.size) {
+	if (have != x->size) {
 		if (have < 0)
 			virt_fail(err, pool, vol_name, "upload: get size");
 		else
 			set_errf(err, "host pool '%s' volume '%s': upload: has %lld bytes after the "
-				 "upload of '%s' (%lld bytes)", pool, vol_name, have, local, x.size);
+				 "upload of '%s' (%lld bytes)", pool, vol_name, have, x->file, x->size);
 		goto out;
 	}
 	log_info("host pool '%s' volume '%s': uploaded '%s', %lld bytes (%lld of data) in "
-		 "%lld ms", pool, vol_name, local, x.size, x.data, (long long)(mono_ms() - t0));
-done:
+		 "%lld ms", pool, vol_name, x->file, x->size, x->data, (long long)(mono_ms() - t0));
+	rc = 0;
+out:
+	virStreamFree(st);
+	return rc;
+}
+
+char *vol_upload(virConnectPtr conn, const char *pool, const char *vol_name, const char *local,
+		 int timeout_s, char **err)
+{
+	virStoragePoolPtr p = NULL;
+	virStorageVolPtr v = NULL;
+	struct xfer x = { .fd = -1, .file = local };
+	struct busy b;
+	char *path = NULL, *xml = NULL;
+	int locked = 0, created = 0, kept;
+
+	if (check_name("pool", pool, err) < 0 || check_name("volume", vol_name, err) < 0)
+		return NULL;
+	if (upload_open(&x, pool, vol_name, local, err) < 0)
+		goto out;
+	locked = 1;
+	p = lock_pool(&b, conn, pool, vol_name, err);
+	if (!p)
+		goto out;
+	kept = upload_existing(p, pool, vol_name, &x, &v, err);
+	if (kept < 0)
+		goto out;
+	if (!kept) {
+		/* Empty, so that it reaches its full size only when the upload
+		 * is complete (see volumes.h) */
+		xml = vol_xml(vol_name, 0, NULL, NULL);
+		if (!xml) {
+			set_errf(err, "out of memory");
+			goto out;
+		}
+		v = virStorageVolCreateXML(p, xml, 0);
+		if (!v) {
+			virt_fail(err, pool, vol_name, "create");
+			goto out;
+		}
+		created = 1;
+		if (upload_stream(conn, v, &x, pool, vol_name, timeout_s, err) < 0)
+			goto out;
+	}
 	path = virStorageVolGetPath(v);
 	if (!path)
 		virt_fail(err, pool, vol_name, "get path");
@@ -607,8 +633,6 @@ out:
 	if (created && !path && virStorageVolDelete(v, 0) < 0)
 		log_warn("host pool '%s' volume '%s': cannot delete the failed upload: %s", pool,
 			 vol_name, virGetLastErrorMessage());
-	if (st)
-		virStreamFree(st);
 	if (v)
 		virStorageVolFree(v);
 	if (p)
