@@ -276,6 +276,57 @@ static json_t *samples_json(struct db *db, int64_t id, int *truncated)
 	return arr;
 }
 
+/* Looks a done run's answer up in the cache, under a key (into key; left
+ * alone for a run not done) that changes when the run runs again (its
+ * attempt), ends again or has files pruned. 1 when out holds the answer */
+static int run_cached(struct web *w, const struct run *r, int64_t id,
+		      const struct db_pruned *pr, size_t npr, char *key, size_t len,
+		      struct buf *out)
+{
+	const char *ctype;
+
+	if (r->state != RUN_DONE)
+		return 0;
+	snprintf(key, len, "run/%lld/%d/%lld/%zu/%lld", (long long)id, r->attempt,
+		 (long long)r->ended_at, npr, npr ? (long long)pr[npr - 1].id : 0LL);
+	return web_cache_get(w, key, out, &ctype);
+}
+
+/* A run's attempts, results and samples: 0, or -1 when the database
+ * failed (logged, nothing to free) */
+static int run_parts_json(struct db *db, int64_t id, json_t **att, json_t **res,
+			  json_t **smp, int *smp_truncated)
+{
+	*att = attempts_json(db, id);
+	*res = *att ? results_json(db, id) : NULL;
+	*smp = *res ? samples_json(db, id, smp_truncated) : NULL;
+	if (*smp)
+		return 0;
+	log_warn("web: run %lld: %s", (long long)id, db_errmsg(db));
+	json_decref(*att);
+	json_decref(*res);
+	return -1;
+}
+
+/* The run's output file, at most WEB_OUTPUT_MAX of it, into out: 1 read,
+ * 0 none (not there, or it could not be read: logged) */
+static int run_output_read(const struct run *r, int64_t id, struct buf *out)
+{
+	char *path;
+	int have_output = 0;
+
+	if (!r->run_dir)
+		return 0;
+	path = path_join(r->run_dir, RUN_FILE_OUTPUT);
+	if (path && read_file(path, out, WEB_OUTPUT_MAX) == 0)
+		have_output = 1;
+	else if (path && errno != ENOENT)
+		log_warn("web: run %lld: cannot read '%s': %s", (long long)id, path,
+			 strerror(errno));
+	free(path);
+	return have_output;
+}
+
 WEB_HANDLER(api_run)
 {
 	int64_t id = arg->id;
@@ -286,8 +337,8 @@ WEB_HANDLER(api_run)
 	size_t npr = 0;
 	enum MHD_Result rc;
 	struct db *db;
-	char *path = NULL, *js = NULL, key[96] = "";
-	int found, bad = 0, have_output = 0, smp_truncated = 0;
+	char *js = NULL, key[96] = "";
+	int found, bad = 0, have_output, smp_truncated = 0;
 
 	memset(&r, 0, sizeof(r));
 	db = web_db_or_reply(w, c, 0, &rc);
@@ -306,26 +357,13 @@ WEB_HANDLER(api_run)
 	}
 	if (db_pruned_list(db, id, WEB_PRUNED_MAX, &pr, &npr) < 0)
 		log_warn("web: run %lld: pruned files: %s", (long long)id, db_errmsg(db));
-	/* a done run's answer changes only when it runs again (its attempt),
-	 * ends again or has files pruned: kept, so that a run shared with many
-	 * is read once */
-	if (r.state == RUN_DONE) {
-		const char *ctype;
-
-		snprintf(key, sizeof(key), "run/%lld/%d/%lld/%zu/%lld", (long long)id, r.attempt,
-			 (long long)r.ended_at, npr, npr ? (long long)pr[npr - 1].id : 0LL);
-		if (web_cache_get(w, key, &out, &ctype)) {
-			rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
-			goto out;
-		}
+	/* a done run's answer is kept, so that a run shared with many is
+	 * read once */
+	if (run_cached(w, &r, id, pr, npr, key, sizeof(key), &out)) {
+		rc = web_reply(c, MHD_HTTP_OK, "application/json", &out);
+		goto out;
 	}
-	att = attempts_json(db, id);
-	res = att ? results_json(db, id) : NULL;
-	smp = res ? samples_json(db, id, &smp_truncated) : NULL;
-	if (!smp) {
-		log_warn("web: run %lld: %s", (long long)id, db_errmsg(db));
-		json_decref(att);
-		json_decref(res);
+	if (run_parts_json(db, id, &att, &res, &smp, &smp_truncated) < 0) {
 		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "database: %s",
 				     db_errmsg(db));
 		goto out;
@@ -349,14 +387,7 @@ WEB_HANDLER(api_run)
 	    json_null(), &bad);
 	put(o, "result_files", web_results_json(r.run_dir, id), &bad);
 	put(o, "pruned", web_pruned_json(pr, npr), &bad);
-	if (r.run_dir) {
-		path = path_join(r.run_dir, RUN_FILE_OUTPUT);
-		if (path && read_file(path, &out, WEB_OUTPUT_MAX) == 0)
-			have_output = 1;
-		else if (path && errno != ENOENT)
-			log_warn("web: run %lld: cannot read '%s': %s", (long long)id, path,
-				 strerror(errno));
-	}
+	have_output = run_output_read(&r, id, &out);
 	put(o, "output", have_output ? web_json_strn(buf_str(&out), out.len) : json_null(), &bad);
 	put(o, "output_truncated", json_boolean(have_output && out.truncated), &bad);
 	js = bad ? NULL : json_dumps(o, JSON_COMPACT);
@@ -372,7 +403,6 @@ WEB_HANDLER(api_run)
 out:
 	db_rows_free(db_pruned_fields, pr, sizeof(*pr), npr);
 	free(js);
-	free(path);
 	buf_release(&out);
 	run_release(&r);
 	return rc;
@@ -380,30 +410,121 @@ out:
 
 /* ---- POST /api/runs ---- */
 
-/* POST /api/runs, and POST /api/requests (request set): the same fields,
- * plus the patched kernel, the repeats and the until-decided mode of a
- * request */
-static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
-				   struct web_req *req, int request)
+/* A submission as POST /api/runs and POST /api/requests give it: the
+ * patched kernel, the repeats and the until-decided mode are a request's */
+struct submit {
+	struct run_spec spec;
+	const char *patched;
+	int repeat, until_decided, max_runs;
+	double margin;
+};
+
+/* The fields of body into s, strings borrowed from body; a request's
+ * (request set) too. 0, or -1 with what is wrong in msg */
+static int submit_parse(json_t *body, int request, struct submit *s, char *msg, size_t len)
 {
 	static const char *const known[] = {
 		"kernel", "arch", "vcpus", "memory_mb", "timeout_s", "command", "job",
 		"topology", "numa_nodes", "patched", "repeat", "until_decided", "max_runs", "margin",
 	};
 	const size_t nknown = sizeof(known) / sizeof(known[0]) - (request ? 0 : 5);
-	const char *patched = NULL;
-	int repeat = 0, until_decided = 0, max_runs = 0;
-	double margin = 0;
-	struct run_spec spec;
-	json_error_t jerr;
-	json_t *body = NULL;
+	struct run_spec *spec = &s->spec;
 	const char *key;
 	json_t *v;
+
+	if (!json_is_object(body)) {
+		snprintf(msg, len, "expected a JSON object");
+		return -1;
+	}
+	json_object_foreach(body, key, v) {
+		size_t i;
+
+		for (i = 0; i < nknown; i++)
+			if (!strcmp(key, known[i]))
+				break;
+		if (i == nknown) {
+			snprintf(msg, len, "unknown field '%.64s'", key);
+			return -1;
+		}
+	}
+	memset(s, 0, sizeof(*s));
+	if (web_field_str(body, "kernel", 1, &spec->kernel, msg, len) < 0 ||
+	    web_field_str(body, "command", 0, &spec->command, msg, len) < 0 ||
+	    web_field_str(body, "job", 0, &spec->job, msg, len) < 0 ||
+	    web_field_str(body, "arch", 0, &spec->arch, msg, len) < 0 ||
+	    web_field_int(body, "vcpus", &spec->vcpus, msg, len) < 0 ||
+	    web_field_int(body, "memory_mb", &spec->memory_mb, msg, len) < 0 ||
+	    web_field_int(body, "timeout_s", &spec->timeout_s, msg, len) < 0 ||
+	    web_field_str(body, "topology", 0, &spec->topology, msg, len) < 0 ||
+	    web_field_int(body, "numa_nodes", &spec->numa_nodes, msg, len) < 0 ||
+	    (request && (web_field_str(body, "patched", 1, &s->patched, msg, len) < 0 ||
+			 web_field_int(body, "repeat", &s->repeat, msg, len) < 0 ||
+			 web_field_decided(body, &s->until_decided, &s->max_runs, &s->margin,
+					   msg, len) < 0)))
+		return -1;
+	/* one of the two; orch_submit() refuses both */
+	if (!spec->command && (!spec->job || !*spec->job)) {
+		snprintf(msg, len, "field 'command' or 'job' is required");
+		return -1;
+	}
+	if (!spec->arch)
+		spec->arch = "x86_64";
+	return 0;
+}
+
+/* Hands s to the orchestrator, as a run or a request (request set), and
+ * answers with the new id or why not */
+static enum MHD_Result submit_answer(struct web *w, struct MHD_Connection *c,
+				     const struct submit *s, int request)
+{
+	const struct run_spec *spec = &s->spec;
 	enum MHD_Result rc;
-	char msg[256];
 	char *err = NULL;
 	int64_t id = 0;
 	int r;
+
+	if (!w->orch)
+		return web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				       "runs cannot be submitted here");
+	pthread_mutex_lock(&w->submit_lock);
+	if (request)
+		r = orch_submit_request_mode(w->orch, spec, s->patched,
+					     s->repeat ? s->repeat : 1, s->until_decided,
+					     s->max_runs, s->margin, &id, &err);
+	else
+		r = orch_submit(w->orch, spec, &id, &err);
+	pthread_mutex_unlock(&w->submit_lock);
+	if (r == -1) {
+		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "%s", err ? err : "bad request");
+	} else if (r < 0) {
+		log_error("web: submit: %s", err ? err : "internal error");
+		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s",
+				     err ? err : "internal error");
+	} else if (request) {
+		rc = web_reply_json(c, MHD_HTTP_CREATED, json_pack("{s:I}", "id", (json_int_t)id));
+	} else {
+		if (spec->job)
+			log_info("web: run %lld queued (job '%s', kernel '%s')", (long long)id,
+				 spec->job, spec->kernel);
+		else
+			log_info("web: run %lld queued (kernel '%s')", (long long)id, spec->kernel);
+		rc = web_reply_json(c, MHD_HTTP_CREATED, json_pack("{s:I}", "id", (json_int_t)id));
+	}
+	free(err);
+	return rc;
+}
+
+/* POST /api/runs, and POST /api/requests (request set): the same fields,
+ * plus the patched kernel, the repeats and the until-decided mode of a
+ * request */
+static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
+				   struct web_req *req, int request)
+{
+	struct submit s;
+	json_error_t jerr;
+	json_t *body;
+	enum MHD_Result rc;
+	char msg[256];
 
 	if (web_unauthorized(w, c, &rc))
 		return rc;
@@ -415,76 +536,10 @@ static enum MHD_Result runs_submit(struct web *w, struct MHD_Connection *c,
 		return web_reply_error(c, MHD_HTTP_BAD_REQUEST,
 				       "request body: line %d, column %d: %s",
 				       jerr.line, jerr.column, jerr.text);
-	if (!json_is_object(body)) {
-		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: expected a JSON object");
-		goto out;
-	}
-	json_object_foreach(body, key, v) {
-		size_t i;
-
-		for (i = 0; i < nknown; i++)
-			if (!strcmp(key, known[i]))
-				break;
-		if (i == nknown) {
-			rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST,
-					     "request body: unknown field '%.64s'", key);
-			goto out;
-		}
-	}
-	memset(&spec, 0, sizeof(spec));
-	if (web_field_str(body, "kernel", 1, &spec.kernel, msg, sizeof(msg)) < 0 ||
-	    web_field_str(body, "command", 0, &spec.command, msg, sizeof(msg)) < 0 ||
-	    web_field_str(body, "job", 0, &spec.job, msg, sizeof(msg)) < 0 ||
-	    web_field_str(body, "arch", 0, &spec.arch, msg, sizeof(msg)) < 0 ||
-	    web_field_int(body, "vcpus", &spec.vcpus, msg, sizeof(msg)) < 0 ||
-	    web_field_int(body, "memory_mb", &spec.memory_mb, msg, sizeof(msg)) < 0 ||
-	    web_field_int(body, "timeout_s", &spec.timeout_s, msg, sizeof(msg)) < 0 ||
-	    web_field_str(body, "topology", 0, &spec.topology, msg, sizeof(msg)) < 0 ||
-	    web_field_int(body, "numa_nodes", &spec.numa_nodes, msg, sizeof(msg)) < 0 ||
-	    (request && (web_field_str(body, "patched", 1, &patched, msg, sizeof(msg)) < 0 ||
-			 web_field_int(body, "repeat", &repeat, msg, sizeof(msg)) < 0 ||
-			 web_field_decided(body, &until_decided, &max_runs, &margin, msg,
-					   sizeof(msg)) < 0))) {
+	if (submit_parse(body, request, &s, msg, sizeof(msg)) < 0)
 		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "request body: %s", msg);
-		goto out;
-	}
-	/* one of the two; orch_submit() refuses both */
-	if (!spec.command && (!spec.job || !*spec.job)) {
-		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST,
-				     "request body: field 'command' or 'job' is required");
-		goto out;
-	}
-	if (!spec.arch)
-		spec.arch = "x86_64";
-	if (!w->orch) {
-		rc = web_reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "runs cannot be submitted here");
-		goto out;
-	}
-	pthread_mutex_lock(&w->submit_lock);
-	if (request)
-		r = orch_submit_request_mode(w->orch, &spec, patched, repeat ? repeat : 1,
-					     until_decided, max_runs, margin, &id, &err);
 	else
-		r = orch_submit(w->orch, &spec, &id, &err);
-	pthread_mutex_unlock(&w->submit_lock);
-	if (r == -1) {
-		rc = web_reply_error(c, MHD_HTTP_BAD_REQUEST, "%s", err ? err : "bad request");
-	} else if (r < 0) {
-		log_error("web: submit: %s", err ? err : "internal error");
-		rc = web_reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s",
-				     err ? err : "internal error");
-	} else if (request) {
-		rc = web_reply_json(c, MHD_HTTP_CREATED, json_pack("{s:I}", "id", (json_int_t)id));
-	} else {
-		if (spec.job)
-			log_info("web: run %lld queued (job '%s', kernel '%s')", (long long)id,
-				 spec.job, spec.kernel);
-		else
-			log_info("web: run %lld queued (kernel '%s')", (long long)id, spec.kernel);
-		rc = web_reply_json(c, MHD_HTTP_CREATED, json_pack("{s:I}", "id", (json_int_t)id));
-	}
-out:
-	free(err);
+		rc = submit_answer(w, c, &s, request);
 	json_decref(body);
 	return rc;
 }

@@ -545,6 +545,92 @@ static int queue_page_args(struct MHD_Connection *c, long long *offset, long lon
 	       (ls && parse_int(ls, 1, DBQ_QUEUE_MAX, limit) < 0) ? -1 : 0;
 }
 
+/* The runs of /api/queue from place from up to place to: NULL when out of
+ * memory */
+static json_t *queue_runs_json(const struct queue *m, size_t from, size_t to)
+{
+	json_t *runs = json_array();
+	int bad = 0;
+
+	for (size_t i = from; runs && i < to; i++) {
+		const struct dbq_queue_run *q = m->q[i].r;
+		int running = q->state == RUN_RUNNING;
+
+		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:o, s:o, s:o, s:{s:I, s:o},"
+			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
+			"id", (json_int_t)q->id, "state", run_state_name(q->state),
+			"request", q->request_id > 0 ? json_integer(q->request_id) : json_null(),
+			"watch", web_json_str(q->watch),
+			"job", web_json_str(q->job),
+			"kernel", "id", (json_int_t)q->kernel_id, "path", web_json_str(q->kernel_path),
+			"arch", web_json_str(q->arch), "vcpus", q->vcpus,
+			"host", web_json_str(q->host), "attempt", q->attempt,
+			"queued_at", web_json_time(q->queued_at), "started_at", web_json_time(q->started_at),
+			"waited_ms", jms((running ? q->started_at : m->now) - q->queued_at),
+			"running_ms", running ? jms(m->now - q->started_at) : json_null(),
+			"median_ms", jms(m->q[i].median_ms), "median_runs", m->q[i].median_n,
+			"expected_end_in_ms", jms(m->q[i].finish_ms),
+			"position", m->q[i].position ? json_integer(m->q[i].position) : json_null(),
+			"expected_start_in_ms", running ? json_null() : jms(m->q[i].start_ms),
+			"phase", web_json_str(q->phase),
+			"phase_ms", q->phase ? jms(m->now - q->phase_at) : json_null())) < 0)
+			bad = 1;
+	}
+	if (bad) {
+		json_decref(runs);
+		return NULL;
+	}
+	return runs;
+}
+
+/* Each request's progress and expected end: NULL when out of memory */
+static json_t *queue_reqs_json(const struct queue *m)
+{
+	json_t *reqs = json_array();
+	int bad = 0;
+
+	for (size_t i = 0; reqs && i < m->nreqs; i++)
+		if (json_array_append_new(reqs, json_pack("{s:I, s:i, s:i, s:o}",
+			"id", (json_int_t)m->reqs[i].id, "runs", m->reqs[i].runs,
+			"done", m->reqs[i].done, "expected_done_in_ms", jms(m->reqs[i].eta_ms))) < 0)
+			bad = 1;
+	if (bad) {
+		json_decref(reqs);
+		return NULL;
+	}
+	return reqs;
+}
+
+/* The watched series and their turnaround: NULL when out of memory */
+static json_t *queue_series_json(const struct queue *m)
+{
+	json_t *series = json_array();
+	int bad = 0;
+
+	for (size_t i = 0; series && i < m->nseries; i++) {
+		const struct qseries *q = &m->series[i];
+
+		if (json_array_append_new(series, json_pack("{s:I, s:o, s:o, s:I, s:I, s:o, s:i,"
+			" s:i, s:o, s:o, s:o, s:b, s:o, s:o}", "id", (json_int_t)q->s->id,
+			"watch", web_json_str(q->s->watch), "name", web_json_str(q->s->name),
+			"version", (json_int_t)q->s->version,
+			"submission", (json_int_t)q->s->submission_id,
+			"state", web_json_str(q->s->state), "runs", q->s->runs, "done", q->s->done,
+			"queued_at", web_json_time(q->s->queued_at),
+			"started_at", web_json_time(q->s->started_at),
+			"finished_at", q->s->open ? json_null() : web_json_time(q->s->finished_at),
+			"finished", !q->s->open,
+			"turnaround_ms", q->s->open ? json_null() : jms(q->turnaround_ms),
+			"expected_turnaround_ms", q->s->open ? jms(q->turnaround_ms) : json_null())) < 0)
+			bad = 1;
+	}
+	if (bad) {
+		json_decref(series);
+		return NULL;
+	}
+	return series;
+}
+
 WEB_HANDLER(api_queue)
 {
 	struct queue m;
@@ -556,7 +642,7 @@ WEB_HANDLER(api_queue)
 	char next[64], what[64], key[160], *js = NULL;
 	struct buf out = BUF_INIT(0);
 	const char *ctype;
-	int r, bad = 0;
+	int r;
 
 	if (queue_page_args(c, &offset, &limit) < 0)
 		return web_reply_error(c, MHD_HTTP_BAD_REQUEST, "offset= is a run's place in the "
@@ -580,57 +666,11 @@ WEB_HANDLER(api_queue)
 				     r == -1 ? db_errmsg(db) : "out of memory");
 		goto out;
 	}
-	runs = json_array();
-	reqs = json_array();
 	to = (size_t)offset + (size_t)limit < m.n ? (size_t)(offset + limit) : m.n;
-	for (size_t i = (size_t)offset; runs && i < to; i++) {
-		const struct dbq_queue_run *q = m.q[i].r;
-		int running = q->state == RUN_RUNNING;
-
-		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:o, s:o, s:o, s:{s:I, s:o},"
-			" s:o, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o}",
-			"id", (json_int_t)q->id, "state", run_state_name(q->state),
-			"request", q->request_id > 0 ? json_integer(q->request_id) : json_null(),
-			"watch", web_json_str(q->watch),
-			"job", web_json_str(q->job),
-			"kernel", "id", (json_int_t)q->kernel_id, "path", web_json_str(q->kernel_path),
-			"arch", web_json_str(q->arch), "vcpus", q->vcpus,
-			"host", web_json_str(q->host), "attempt", q->attempt,
-			"queued_at", web_json_time(q->queued_at), "started_at", web_json_time(q->started_at),
-			"waited_ms", jms((running ? q->started_at : m.now) - q->queued_at),
-			"running_ms", running ? jms(m.now - q->started_at) : json_null(),
-			"median_ms", jms(m.q[i].median_ms), "median_runs", m.q[i].median_n,
-			"expected_end_in_ms", jms(m.q[i].finish_ms),
-			"position", m.q[i].position ? json_integer(m.q[i].position) : json_null(),
-			"expected_start_in_ms", running ? json_null() : jms(m.q[i].start_ms),
-			"phase", web_json_str(q->phase),
-			"phase_ms", q->phase ? jms(m.now - q->phase_at) : json_null())) < 0)
-			bad = 1;
-	}
-	for (size_t i = 0; reqs && i < m.nreqs; i++)
-		if (json_array_append_new(reqs, json_pack("{s:I, s:i, s:i, s:o}",
-			"id", (json_int_t)m.reqs[i].id, "runs", m.reqs[i].runs,
-			"done", m.reqs[i].done, "expected_done_in_ms", jms(m.reqs[i].eta_ms))) < 0)
-			bad = 1;
-	series = json_array();
-	for (size_t i = 0; series && i < m.nseries; i++) {
-		const struct qseries *q = &m.series[i];
-
-		if (json_array_append_new(series, json_pack("{s:I, s:o, s:o, s:I, s:I, s:o, s:i,"
-			" s:i, s:o, s:o, s:o, s:b, s:o, s:o}", "id", (json_int_t)q->s->id,
-			"watch", web_json_str(q->s->watch), "name", web_json_str(q->s->name),
-			"version", (json_int_t)q->s->version,
-			"submission", (json_int_t)q->s->submission_id,
-			"state", web_json_str(q->s->state), "runs", q->s->runs, "done", q->s->done,
-			"queued_at", web_json_time(q->s->queued_at),
-			"started_at", web_json_time(q->s->started_at),
-			"finished_at", q->s->open ? json_null() : web_json_time(q->s->finished_at),
-			"finished", !q->s->open,
-			"turnaround_ms", q->s->open ? json_null() : jms(q->turnaround_ms),
-			"expected_turnaround_ms", q->s->open ? jms(q->turnaround_ms) : json_null())) < 0)
-			bad = 1;
-	}
-	if (!runs || !reqs || !series || bad) {
+	runs = queue_runs_json(&m, (size_t)offset, to);
+	reqs = queue_reqs_json(&m);
+	series = queue_series_json(&m);
+	if (!runs || !reqs || !series) {
 		json_decref(runs);
 		json_decref(reqs);
 		json_decref(series);

@@ -512,6 +512,95 @@ static void outliers_html(struct buf *b, const struct cmp_report *rep)
 		buf_puts(b, "</ul>\n");
 }
 
+/* One metric's row of the comparison table */
+static void report_row(struct buf *b, const struct cmp_metric *m)
+{
+	buf_puts(b, "<tr><td>");
+	web_html_str(b, m->name);
+	buf_puts(b, "</td><td>");
+	web_html_str(b, m->unit);
+	buf_printf(b, "</td><td>%s</td><td class=\"num\">%zu / %zu</td><td class=\"num\">",
+		   m->higher_better < 0 ? "?" : m->higher_better ? "higher" : "lower",
+		   m->base.n, m->patched.n);
+	fmt_num(b, m->base.median);
+	buf_puts(b, "</td><td class=\"num\">");
+	fmt_num(b, m->patched.median);
+	buf_puts(b, "</td><td class=\"num\">");
+	if (isfinite(m->change_pct))
+		buf_printf(b, "%+.1f%%", m->change_pct);
+	else
+		buf_puts(b, "n/a");
+	buf_puts(b, "</td><td class=\"num\">");
+	if (isfinite(m->mdc))
+		buf_printf(b, "&ge;%.1f%%", m->mdc * 100);
+	else
+		buf_puts(b, "n/a");
+	buf_printf(b, "</td><td class=\"%s\">%s", verdict_class(m->verdict),
+		   cmp_verdict_name(m->verdict));
+	if (isfinite(m->margin))
+		buf_printf(b, " <span class=\"note\">(margin &plusmn;%.3g%%)</span>",
+			   m->margin * 100);
+	if (m->verdict == CMP_UNCERTAIN && m->runs_needed)
+		buf_printf(b, " <span class=\"note\">(~%d runs per side)</span>",
+			   m->runs_needed);
+	buf_puts(b, "</td><td class=\"num\">");
+	fmt_num(b, m->p);
+	buf_puts(b, "</td><td class=\"num\">");
+	fmt_num(b, m->q);
+	buf_puts(b, "</td><td class=\"num\">");
+	if (m->have_ci)
+		buf_printf(b, "%.4g &ndash; %.4g", m->ci_lo, m->ci_hi);
+	else
+		buf_puts(b, "-");
+	buf_puts(b, "</td></tr>\n");
+}
+
+/* The report's notes as a list ("metric 'x': no patched samples") */
+static void report_notes(struct buf *b, const struct cmp_report *rep)
+{
+	if (!rep->nnotes && !rep->notes_dropped)
+		return;
+	buf_puts(b, "<ul class=\"note\">\n");
+	for (size_t j = 0; j < rep->nnotes; j++) {
+		buf_puts(b, "<li>");
+		web_html_str(b, rep->notes[j]);
+		buf_puts(b, "</li>\n");
+	}
+	if (rep->notes_dropped)
+		buf_printf(b, "<li>%zu more notes</li>\n", rep->notes_dropped);
+	buf_puts(b, "</ul>\n");
+}
+
+/* The strip plot of metric m, a dot per run of cell c: none when the
+ * cell has no samples of it */
+static void report_plot(struct buf *b, const struct cell *c, const struct cmp_metric *m)
+{
+	const struct cell_metric *rm = NULL;
+	struct svg_series s[2];
+	struct buf title = BUF_INIT(512);
+
+	for (size_t k = 0; k < c->nm && !rm; k++)
+		if (!strcmp(c->m[k].name, m->name))
+			rm = &c->m[k];
+	if (!rm)
+		return;
+	s[0] = (struct svg_series){ "base", rm->v[0], rm->n[0], m->base.median };
+	s[1] = (struct svg_series){ "patched", rm->v[1], rm->n[1], m->patched.median };
+	buf_printf(&title, "%s: base vs patched, a dot per run", m->name);
+	buf_puts(b, "<figure><figcaption>");
+	web_html_str(b, m->name);
+	if (m->unit) {
+		buf_puts(b, " (");
+		web_html_str(b, m->unit);
+		buf_puts(b, ")");
+	}
+	buf_printf(b, " <span class=\"%s\">%s</span></figcaption>\n",
+		   verdict_class(m->verdict), cmp_verdict_name(m->verdict));
+	svg_strip(b, buf_str(&title), m->unit, s, 2);
+	buf_puts(b, "</figure>\n");
+	buf_release(&title);
+}
+
 static void report_html(struct buf *b, const struct cell *c, const struct cmp_report *rep)
 {
 	struct buf text = BUF_INIT(1024 * 1024);
@@ -520,48 +609,8 @@ static void report_html(struct buf *b, const struct cell *c, const struct cmp_re
 		 "<th>better</th><th>runs</th><th>base median</th><th>patched median</th>"
 		 "<th>change</th><th>can see</th><th>verdict</th><th>p</th><th>q</th>"
 		 "<th>90% interval of ratio</th></tr></thead><tbody>\n");
-	for (size_t j = 0; j < rep->n; j++) {
-		const struct cmp_metric *m = &rep->v[j];
-
-		buf_puts(b, "<tr><td>");
-		web_html_str(b, m->name);
-		buf_puts(b, "</td><td>");
-		web_html_str(b, m->unit);
-		buf_printf(b, "</td><td>%s</td><td class=\"num\">%zu / %zu</td><td class=\"num\">",
-			   m->higher_better < 0 ? "?" : m->higher_better ? "higher" : "lower",
-			   m->base.n, m->patched.n);
-		fmt_num(b, m->base.median);
-		buf_puts(b, "</td><td class=\"num\">");
-		fmt_num(b, m->patched.median);
-		buf_puts(b, "</td><td class=\"num\">");
-		if (isfinite(m->change_pct))
-			buf_printf(b, "%+.1f%%", m->change_pct);
-		else
-			buf_puts(b, "n/a");
-		buf_puts(b, "</td><td class=\"num\">");
-		if (isfinite(m->mdc))
-			buf_printf(b, "&ge;%.1f%%", m->mdc * 100);
-		else
-			buf_puts(b, "n/a");
-		buf_printf(b, "</td><td class=\"%s\">%s", verdict_class(m->verdict),
-			   cmp_verdict_name(m->verdict));
-		if (isfinite(m->margin))
-			buf_printf(b, " <span class=\"note\">(margin &plusmn;%.3g%%)</span>",
-				   m->margin * 100);
-		if (m->verdict == CMP_UNCERTAIN && m->runs_needed)
-			buf_printf(b, " <span class=\"note\">(~%d runs per side)</span>",
-				   m->runs_needed);
-		buf_puts(b, "</td><td class=\"num\">");
-		fmt_num(b, m->p);
-		buf_puts(b, "</td><td class=\"num\">");
-		fmt_num(b, m->q);
-		buf_puts(b, "</td><td class=\"num\">");
-		if (m->have_ci)
-			buf_printf(b, "%.4g &ndash; %.4g", m->ci_lo, m->ci_hi);
-		else
-			buf_puts(b, "-");
-		buf_puts(b, "</td></tr>\n");
-	}
+	for (size_t j = 0; j < rep->n; j++)
+		report_row(b, &rep->v[j]);
 	buf_puts(b, "</tbody></table>\n");
 	buf_printf(b, "<p class=\"note\">better/worse: Student&#39;s t on the runs&#39; logs, outlying runs "
 		   "left out, Benjamini-Hochberg q &lt; %.2g across these %zu metrics (false "
@@ -570,46 +619,11 @@ static void report_html(struct buf *b, const struct cell *c, const struct cmp_re
 		   "can see: the least change these runs would call with 80%% chance</p>\n",
 		   CMP_ALPHA, rep->n, CMP_ALPHA * 100);
 	outliers_html(b, rep);
-	if (rep->nnotes || rep->notes_dropped) {
-		buf_puts(b, "<ul class=\"note\">\n");
-		for (size_t j = 0; j < rep->nnotes; j++) {
-			buf_puts(b, "<li>");
-			web_html_str(b, rep->notes[j]);
-			buf_puts(b, "</li>\n");
-		}
-		if (rep->notes_dropped)
-			buf_printf(b, "<li>%zu more notes</li>\n", rep->notes_dropped);
-		buf_puts(b, "</ul>\n");
-	}
+	report_notes(b, rep);
 	/* one strip plot per compared metric: a dot per run */
 	buf_puts(b, "<div class=\"plots\">\n");
-	for (size_t j = 0; j < rep->n; j++) {
-		const struct cmp_metric *m = &rep->v[j];
-		const struct cell_metric *rm = NULL;
-		struct svg_series s[2];
-		struct buf title = BUF_INIT(512);
-
-		for (size_t k = 0; k < c->nm && !rm; k++)
-			if (!strcmp(c->m[k].name, m->name))
-				rm = &c->m[k];
-		if (!rm)
-			continue;
-		s[0] = (struct svg_series){ "base", rm->v[0], rm->n[0], m->base.median };
-		s[1] = (struct svg_series){ "patched", rm->v[1], rm->n[1], m->patched.median };
-		buf_printf(&title, "%s: base vs patched, a dot per run", m->name);
-		buf_puts(b, "<figure><figcaption>");
-		web_html_str(b, m->name);
-		if (m->unit) {
-			buf_puts(b, " (");
-			web_html_str(b, m->unit);
-			buf_puts(b, ")");
-		}
-		buf_printf(b, " <span class=\"%s\">%s</span></figcaption>\n",
-			   verdict_class(m->verdict), cmp_verdict_name(m->verdict));
-		svg_strip(b, buf_str(&title), m->unit, s, 2);
-		buf_puts(b, "</figure>\n");
-		buf_release(&title);
-	}
+	for (size_t j = 0; j < rep->n; j++)
+		report_plot(b, c, &rep->v[j]);
 	buf_puts(b, "</div>\n");
 	if (cmp_render_text(rep, CMP_COL_ALL, &text) == 0) {
 		buf_puts(b, "<details><summary>as text, for a commit message</summary><pre>");
@@ -767,6 +781,63 @@ out:
 
 /* ---- GET /api/requests/ID ---- */
 
+/* The request's runs found, each with its side, repeat and outcome: NULL
+ * when out of memory */
+static json_t *request_runs_json(const struct req *r)
+{
+	json_t *runs = json_array();
+	int bad = 0;
+
+	for (size_t i = 0; runs && i < r->q.nruns; i++) {
+		const struct run *run = &r->runs[i];
+
+		if (!run->id)
+			continue;
+		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:i, s:s, s:s?, s:b}",
+			"id", (json_int_t)run->id, "side", side_names[r->side[i]],
+			"repeat", r->repeat[i], "state", run_state_name(run->state),
+			"outcome", run->outcome == RUN_OUT_NONE ? NULL
+			: run_outcome_name(run->outcome), "quarantined_only", r->qonly[i])) < 0)
+			bad = 1;
+	}
+	if (bad) {
+		json_decref(runs);
+		return NULL;
+	}
+	return runs;
+}
+
+/* The comparison of each cell with both sides in *comps, the cells with
+ * one side only in *unmatched: 0, or -1 (out of memory) with both NULL */
+static int request_cells_json(const struct reqcmp *x, json_t **comps, json_t **unmatched)
+{
+	int bad = 0;
+
+	*comps = json_array();
+	*unmatched = json_array();
+	for (size_t i = 0; *comps && *unmatched && i < x->cells.n; i++) {
+		if (x->have_rep[i]) {
+			if (json_array_append_new(*comps, cmp_report_json(&x->rep[i])) < 0)
+				bad = 1;
+		} else {
+			struct buf d = BUF_INIT(1024);
+
+			cmp_cell_describe(&x->cells.v[i].cell, &d);
+			if (json_array_append_new(*unmatched, json_pack("{s:o, s:s}", "cell",
+				web_json_str(buf_str(&d)), "only", side_names[x->cells.v[i].runs[0] ? 0 : 1])) < 0)
+				bad = 1;
+			buf_release(&d);
+		}
+	}
+	if (!*comps || !*unmatched || bad) {
+		json_decref(*comps);
+		json_decref(*unmatched);
+		*comps = *unmatched = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 WEB_HANDLER(api_request)
 {
 	int64_t id = arg->id;
@@ -779,7 +850,7 @@ WEB_HANDLER(api_request)
 	struct buf hit = BUF_INIT(0);
 	char *err = NULL, *js = NULL, key[256];
 	const char *ctype;
-	int found, bad = 0, cr;
+	int found, cr;
 
 	memset(&x, 0, sizeof(x));
 	db = web_db_or_reply(w, c, 0, &rc);
@@ -812,39 +883,9 @@ WEB_HANDLER(api_request)
 		free(err);
 		goto out;
 	}
-	runs = json_array();
-	comps = json_array();
-	unmatched = json_array();
-	for (size_t i = 0; runs && i < r.q.nruns; i++) {
-		const struct run *run = &r.runs[i];
-
-		if (!run->id)
-			continue;
-		if (json_array_append_new(runs, json_pack("{s:I, s:s, s:i, s:s, s:s?, s:b}",
-			"id", (json_int_t)run->id, "side", side_names[r.side[i]],
-			"repeat", r.repeat[i], "state", run_state_name(run->state),
-			"outcome", run->outcome == RUN_OUT_NONE ? NULL
-			: run_outcome_name(run->outcome), "quarantined_only", r.qonly[i])) < 0)
-			bad = 1;
-	}
-	for (size_t i = 0; comps && unmatched && i < x.cells.n; i++) {
-		if (x.have_rep[i]) {
-			if (json_array_append_new(comps, cmp_report_json(&x.rep[i])) < 0)
-				bad = 1;
-		} else {
-			struct buf d = BUF_INIT(1024);
-
-			cmp_cell_describe(&x.cells.v[i].cell, &d);
-			if (json_array_append_new(unmatched, json_pack("{s:o, s:s}", "cell",
-				web_json_str(buf_str(&d)), "only", side_names[x.cells.v[i].runs[0] ? 0 : 1])) < 0)
-				bad = 1;
-			buf_release(&d);
-		}
-	}
-	if (!runs || !comps || !unmatched || bad) {
+	runs = request_runs_json(&r);
+	if (!runs || request_cells_json(&x, &comps, &unmatched) < 0) {
 		json_decref(runs);
-		json_decref(comps);
-		json_decref(unmatched);
 		json_decref(pf);
 		rc = MHD_NO;
 		goto out;
