@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # kfleet: kfleetd (daemon), kfleet (CLI), kfleet-agent (static, in the guest).
 #   make               build into build/ (binaries in build/bin/, man pages in build/man/)
 #   make check         unit tests, the same under ASan+UBSan, fuzz, then end-to-end tests

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs every Debian package kfleet builds, tests and runs with.
 # docs/packages.md says what each is for.
 set -e

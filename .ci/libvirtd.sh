@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Starts virtlogd and libvirtd where no init system does (no systemd here).
 # libvirtd runs under `tini -s`, a child subreaper, so QEMU processes are
 # reaped at once when guests stop. Does nothing when libvirtd already answers.

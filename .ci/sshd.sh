@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Starts sshd on 127.0.0.1:2222 with a key of its own for root, so tests can
 # reach this machine's libvirtd as a remote host would be reached:
 #   qemu+ssh://root@127.0.0.1:2222/system?keyfile=/root/.ssh/kfleet-ci&no_verify=1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* analysis.h: the statistics and before/after comparison core. The web
  * server (web/comparisons.c, web/request.c) reads metric samples of a base
  * and a patched side from the database, groups them (cells.h) and hands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisect.c: the decision rules of a bisection (see bisect.h): how many runs
  * a step needs, and whether what they showed is good, bad, skip or not yet
  * enough, for a failing test and for a metric. Pure functions over counts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bisect.h: the decision rules of a bisection, apart from the driver that
  * builds commits and queues their runs. Given what the runs of the two
  * ends and of one step showed, they say good, bad, skip or "more runs",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* calib.c: a job's noise per metric and cell (calib.h): one value per
  * run, grouped by kernel; the variance within each kernel pooled on the
  * scale cmp_decide() compares on, and the runs a side its rule would need

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* calib.h: a job's noise per metric and cell, from the runs it already
  * has (A/A runs, the base sides of comparisons, any passed run): the
  * per-run SD on the scale cmp_decide() compares (logs: about the CV),

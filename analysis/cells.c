@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cells.c: metric samples grouped by cell, metric and run for a base vs
  * patched comparison (cells.h): the request pages (web/request.c) and
  * /api/compare (web/comparisons.c) feed the samples of their runs here as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cells.h: metric samples grouped for a base vs patched comparison
  * (cells.c): by cell (the conditions runs ran under, struct cmp_cell:
  * different cells are never compared), then by metric, with one value per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compare.c: one job's metrics, base vs patched, in one cell. For each
  * metric it summarises both sides (stats.c) and decides it (verdict.c:
  * analysis.h at cmp_decide()); across the report's metrics the p-values

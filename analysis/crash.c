@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* crash.c: a kernel report's title (crash.h). The splat is untrusted
  * console text: every read is bounded by the line's end. */
 #include "analysis/crash.h"

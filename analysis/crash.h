@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* crash.h: a kernel report's title, the signature two crashes share when
  * they are the same bug ("WARNING in tcp_close", "KASAN: slab-use-after-free
  * in sk_destruct", "BUG: kernel NULL pointer dereference in foo"), in the

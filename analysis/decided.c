@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* decided.c: whether a request run until decided wants another round,
  * from the verdicts of its metrics after a round (decided.h). Metrics
  * that are better, worse, changed or no change are settled; the uncertain

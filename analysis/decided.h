@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* decided.h: the rule of a request run until decided (decided.c): after
  * a round of runs has ended, given each metric's verdict (cmp_decide(),
  * as the request page shows it), the runs a side that gave samples and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flaky.c: flips of a test on the same kernel and the quarantine rule (see
  * flaky.h). orchestrator/flaky.c feeds it each concluded run's tests with
  * their newest runs in the cell; web/ and the CLI show what it counted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* flaky.h: how often a test flips, and when it is quarantined. The daemon
  * reads a test's newest runs in one cell (job, arch, vCPUs) after each run
  * it concludes (orchestrator/flaky.c), these rules say what they show, and

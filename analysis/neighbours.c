@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* neighbours.c: the comparisons' warning about neighbours. Each run
  * records what else ran on its host meanwhile (orchestrator/quiet.c, into
  * db/neighbours.c); a base side measured beside kernel builds and a

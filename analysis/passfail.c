@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* passfail.c: pass/fail per subtest across a request's runs (see
  * passfail.h for the rule). The rows are sorted by path and run through an
  * index, each path's runs get one outcome (absent is missing), the counts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* passfail.h: pass/fail per subtest across a request's runs. The web
  * server reads the results rows (run, path, status) of a request's finished
  * runs, says which side each run is on, and this file classes every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* render.c: a comparison report (compare.c) as kernel developers paste it:
  * a fixed-width plain table for a commit message or cover letter, the same
  * as markdown, and JSON for the API; and back from that JSON, so the CLI

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reqcmp.c: a request's metric comparison (reqcmp.h): the samples of its
  * passed runs grouped by cell (analysis/cells.c, one value per run, the
  * median of its samples, as /api/compare takes them), then a report per

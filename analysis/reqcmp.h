@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* reqcmp.h: a request's metric comparison (reqcmp.c), one report per cell
  * of its passed runs, as the request page and /api/requests/ID show it
  * (web/request.c) and as a request run until decided is decided on

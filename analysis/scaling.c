@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* scaling.c: one job's base vs patched comparison at several vCPU counts
  * (scaling.h): the per-cell reports that differ only in vcpus, as a table
  * per metric with vCPUs as rows (kfleet test / kfleet compare, text and

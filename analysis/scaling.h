@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* scaling.h: the same comparison at several vCPU counts, as the cover
  * letters put 16 and 96 vCPUs side by side (scaling.c). Takes the
  * per-cell reports of analysis.h (one per vCPU count, the cells the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats.c: the statistics under a before/after comparison: a summary of
  * one side (n, median, mean, sample stddev, nearest-rank p99, min, max),
  * the Mann-Whitney U test (exact distribution for small samples without

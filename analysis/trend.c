@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trend.c: a metric across the commits of a tree, and its tests' pass
  * rates. Summarises each commit's runs, finds change points by binary
  * segmentation with the Mann-Whitney test of stats.c (the rule is in

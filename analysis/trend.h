@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* trend.h: a metric and the pass rates of a job's tests across the commits
  * of a tree. The web server (web/trends.c) reads, per commit in history
  * order, one value per passed run (the median of its samples) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* verdict.c: the decision over two sets of runs (analysis.h at
  * cmp_decide()): scale, outlying runs flagged and left out, Student's t on
  * the rest, then better / worse / no change (by equivalence within a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """bench/bare-qemu.py: boots a kernel and initrd with bare QEMU the way
 kfleet's domain XML does (same machine, CPU, memory, console and agent
 virtio-serial port), reads the agent channel from its socket (and

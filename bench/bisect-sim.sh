@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/bisect-sim.sh [TRIALS]: the bisection's decision rules
 # (analysis/bisect.c) against known truth, by simulation (bench/bisect_sim.c):
 # how often a bisection of 256 commits, 10% of them unbuildable, names the

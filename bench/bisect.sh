@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/bisect.sh [N] [CULPRIT]: one bisection of a failing test over N
 # commits (default 32) of the fake kbuild tree (t/fake-kbuild), the culprit
 # at CULPRIT (default 2N/3), real guests under this machine's libvirtd, and

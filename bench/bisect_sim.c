@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisect_sim.c: the decision rules of analysis/bisect.c (a metric step by
  * verdict.c's cmp_decide(), so both are built in) checked against
  * known truth. A linear history of N commits with the culprit at a random

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/boot.sh: guest boot and kfleet's overhead per arch and vCPU count.
 # For each arch and size it runs, interleaved, N kfleet runs and N bare QEMU
 # boots of the very same kernel and initrd (bench/bare-qemu.py), and prints

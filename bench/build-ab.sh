@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/build-ab.sh OLD_BIN [ARCH]: bench/build.sh's rows for two sets of
 # binaries side by side, interleaved: OLD_BIN (another checkout's
 # build/bin, e.g. the commit before a change to the build sandbox) and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/build.sh: what kfleet's build reuse buys on a real tree, Debian's
 # linux-source-6.1 at tinyconfig plus kfleet's guest fragment. In one
 # kfleetd with an empty ccache, it times (submit to built, from the

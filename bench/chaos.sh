@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/chaos.sh [RUNS] [SECONDS]: RUNS short runs (default 50) on this
 # machine's libvirtd with 2 slots while, every few seconds at random, kfleetd
 # is killed with -9 and started again, another process holds the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/decided.sh [TRIALS]: the until-decided loop (analysis/decided.c
 # driving analysis/verdict.c) against known truth, by simulation
 # (bench/decided_sim.c): how often it ends decided, the verdicts it ends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* decided_sim.c: the until-decided loop (analysis/decided.c on the
  * verdicts of analysis/verdict.c) against known truth, by simulation: runs
  * around 100 with normal noise, A/A or the patched side lower by 1, 2 or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/fleet.sh [HOSTS] [QUEUED] [DECISIONS] [RUNS]: the placement and the
 # fair queue at fleet scale, by simulation (bench/fleet_sim.c): simulated
 # hosts (default 100: a fifth big KVM hosts, the rest small TCG ones) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fleet_sim.c: the placement (claim_fit, as orchestrator/place.c fills it)
  * and the fair queue (db_queue_classes() in SQLite, then fairq_order() and
  * fairq_pick(), then db_run_claim_id(): what a worker does for each run)

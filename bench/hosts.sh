@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/hosts.sh: what reaching a host by upload costs against handing it
 # files. Two kfleetds, one slot each, drive this machine's libvirtd: one as
 # qemu:///system (files: paths in the domain XML, console and channel as

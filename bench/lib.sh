@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/lib.sh: what the benchmarks share: a kfleetd of their own on a
 # scratch state directory and a free port, the CLI and the database
 # against it, and a median. Source it; it sets T, kf(), db(), med().

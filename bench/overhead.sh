@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/overhead.sh: what kfleet adds to a guest boot. For the same kernel,
 # initramfs and command, it times N kfleet runs (queued to result stored,
 # from the database's own timestamps) and N bare `virsh create` runs

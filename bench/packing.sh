@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/packing.sh: fleet throughput on this host, side by side in one run
 # (real guests, x86_64, `true` as the command):
 #  - N 1-vCPU runs queued at once, packed by the host's CPUs ([host] cpus =

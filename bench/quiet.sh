@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/quiet.sh [N]: what quiet measurements buy. N runs (default 5) of a
 # CPU-bound metric (getpgid-rate: getpgid() calls per second in a 1-vCPU
 # guest, 3 s) on real guests under this machine's libvirtd, one run at a

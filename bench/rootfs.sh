@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/rootfs.sh: what a job on a root disk costs against the same command
 # in the initramfs. Two kfleetds, one slot each, on this machine's libvirtd:
 # "stream" as shipped (the agent sends the results directory as an archive

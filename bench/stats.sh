@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/stats.sh [TRIALS]: the comparison's decision rule (analysis/verdict.c,
 # the report's correction in analysis/compare.c) against known truth, by
 # simulation (bench/stats_sim.c): per noise model (normal, lognormal, 10%

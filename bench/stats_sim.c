@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats_sim.c: the comparison's decision rule (analysis/verdict.c, and a
  * report's correction across metrics in compare.c) against known truth.
  * Synthetic runs around 100 with CV 3% noise: normal, lognormal, or normal

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/storage.sh: bytes a run leaves in the state directory. N runs of a
 # job with programs (x86_64, 1 vCPU) with [storage] keep_initrd = yes (what
 # kfleet kept before the manifest: each run's whole initrd), then N with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/web.sh: the status pages and the JSON API on a busy fleet's
 # database. It fills a scratch state directory with synthetic data through
 # the sqlite3 CLI (1M runs, 20M metric samples, 5M subtest results, hosts,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bisect.h: bisections, a driver above the run path (DESIGN.md). A
  * bisection finds the commit between a good and a bad one that brought a
  * symptom in: a job that fails, one subtest that fails, any kernel crash,

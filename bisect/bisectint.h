@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bisectint.h: what bisect/'s own files share: the driver, a tick's view
  * of one bisection, and the two calls that add a step and queue its runs. */
 #ifndef KF_BISECTINT_H

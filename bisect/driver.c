@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* driver.c: the thread that moves bisections on, one stage at a time, from
  * what the database says (nothing is kept in memory between ticks):
  *   ends       the good and the bad commit built and run; the rules check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* evidence.c: a bisection step's runs read as the decision rules take
  * them. For a failing job, test or crash, each ended run is the symptom,
  * clean (the symptom could have shown and did not), or "other": it failed

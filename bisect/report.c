@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report.c: a bisection as JSON (for /api/bisections/ID, the page and the
  * CLI) and as the plain report a developer pastes into a mail: the first
  * bad commit with its subject and author, a line of evidence per step, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* submit.c: a new bisection checked and started, or one canceled. Every
  * mistake a user can make is refused here with what and where, before
  * anything is queued: the tree, both revisions (fixed as commit ids now,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cli.h: the pieces of the kfleet CLI (cli/). kfleet.c's main() hands each
  * command its argv from the command word on and exits with what it returns;
  * the commands (cmd_*.c) call the API through client.c and print with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* client.c: the kfleet CLI's side of kfleetd's HTTP API: the daemon's
  * address (--url, $KFLEET_URL, the config's listen address), its token (the
  * state directory's token file), one call of the API over libcurl with a

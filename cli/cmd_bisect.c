@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_bisect.c: `kfleet bisect` starts a bisection (from a range, from a
  * trend's flagged step, or from a request's new failure) and with --wait
  * follows it a step at a time to its report; `kfleet bisections` lists

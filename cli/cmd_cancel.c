@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_cancel.c: `kfleet cancel RUN...`, `kfleet cancel --request ID` and
  * `kfleet cancel --submission ID`: a user's cancel through POST
  * /api/{runs,requests,submissions}/ID/cancel (web/cancel.c). Queued runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_export.c: `kfleet export kcidb [--since T] [-o FILE]`: kfleet's
  * checkouts, builds and tests as KCIDB report data, as the daemon gives
  * them (GET /api/export/kcidb), to stdout or a file. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_flaky.c: `kfleet flaky [--all] [--json]`: the tests in quarantine
  * (GET /api/flaky), each with its job, cell, flip rate, failures of its
  * newest runs and since when; --all adds the released ones. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_hosts.c: `kfleet hosts`: each libvirt host kfleetd places runs on,
  * over the API's /api/hosts: its health (why not, and since when), what
  * it runs guests with and why, its slots and CPUs in use, what its storage

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_import.c: `kfleet import`, a log from elsewhere (a test run by hand,
  * another CI's output) sent base64 to POST /api/import, where the daemon
  * parses it with the job's or the named parser and keeps it as a finished

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_jobs.c: `kfleet jobs` (the jobs the daemon found in its job_dirs, one
  * line each) and `kfleet jobs show NAME` (one job's definition: its
  * command, programs, config, root disk, defaults and metrics, and its

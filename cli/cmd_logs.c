@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_logs.c: kfleet logs [-f] [--console | --output] ID: a run's console
  * and its command's output, from /api/runs/ID/tail (web/tail.c). With -f
  * it follows them while the guest runs, half a second a poll, and ends

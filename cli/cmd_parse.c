@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_parse.c: `kfleet parse ktap|test_progs|bench|metrics FILE`, a job
  * output parser of jobs/ run here on a log at hand, without the daemon or a
  * config: the results or samples as text (what the daemon would store) or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_repro.c: `kfleet repro RUN [-d DIR | -o FILE.tar.gz]`: what a run
  * booted, gathered so that it can be shared and booted again by hand: the
  * kernel, the initrd (made again from its manifest, orchestrator/

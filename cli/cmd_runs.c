@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_runs.c: `kfleet run` (queue runs of a command or a job, optionally
  * waiting for their end), `kfleet runs` (the newest runs) and `kfleet show`
  * (one run: its results, metrics, attempts and output), over the API's

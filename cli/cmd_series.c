@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_series.c: `kfleet series show`, the user's check that kfleet reads
  * their series right before anything is queued: fetch (kernels/fetch.c)
  * or read the mbox, parse it (kernels/series.c) and print the series, as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_submit.c: the CLI side of submissions and builds. `kfleet submit`
  * reads or fetches the mbox here (so what is sent is what `kfleet series
  * show` read), sends it base64 in JSON to POST /api/submissions and can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_trees.c: `kfleet tree add NAME PATH-or-URL`, `kfleet tree fetch NAME`
  * and `kfleet trees`: the kernel git trees kfleetd keeps mirrors of and
  * builds from, over the API's /api/trees. */

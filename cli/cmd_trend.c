@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_trend.c: `kfleet trend`, a job's metric across the commits of a tree.
  * It asks GET /api/trend (web/, which reads the database and runs
  * analysis/trend.c) and prints a fixed-width table of the commits with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_watch.c: `kfleet watch add NAME KEY=VALUE...`, `kfleet watch list`
  * and `kfleet watch rm NAME`: the patchwork projects kfleetd follows
  * (watch/watch.h), over the API's /api/watches. The keys are the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* help.c: kfleet's help, from one table: each command's words, its lines
  * in the global usage and its own help (kfleet help CMD, kfleet CMD
  * --help). The global usage is made from the table; man/mangen.c makes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kfleet.c: the command-line client's main(). It reads the global options
  * (-c CONFIG, --url, --token-file), the config when one is named (for the
  * daemon's address and token), and hands the command its argv from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* print.c: what the kfleet commands share to read an API answer and print
  * it: strings and numbers of a JSON object with their defaults, durations,
  * indented text, JSON as it came, and the one check of an option's number.

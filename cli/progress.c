@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* progress.c: a submission's builds while they run, for `kfleet submit
  * --wait`, `kfleet test` and `kfleet bisect --wait`: on a terminal one
  * line rewritten in place; piped, a plain line when a build's stage

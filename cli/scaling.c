@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* scaling.c: kfleet compare's and kfleet test's scaling tables: the cells
  * of a comparison that differ only in vCPUs (GET /api/compare answers one
  * report per cell), read back into reports and laid out by vCPUs with

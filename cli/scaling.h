@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* scaling.h: the CLI's scaling tables (scaling.c): a comparison's cells
  * that differ only in vCPUs, laid out with vCPUs as rows
  * (analysis/scaling.h), after kfleet compare's and kfleet test's tables;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* visible.c: a guest's text made inert for a terminal, for what `kfleet
  * logs` and `kfleet show` print (unless --raw). A guest is hostile: its
  * console and output may hold escape sequences that retitle the window,

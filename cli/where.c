@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* where.c: `kfleet runs`' lines for the runs not done yet: the queue as
  * GET /api/queue estimates it (web/queue.c: each kind of run takes the
  * median of its last finished runs, the fleet keeps as many going as now

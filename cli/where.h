@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* where.h: where the queued and running runs are (where.c), under
  * `kfleet runs`: a queued run's place in the queue and expected start, a
  * running run's time so far against its job's usual time (GET /api/queue,

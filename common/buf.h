@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* buf.h: a growable byte buffer with a hard cap (after curl's dynbuf and
  * git's strbuf). Everything read from outside is collected in one of these,
  * so no input can grow memory without bound. Always NUL-terminated. */

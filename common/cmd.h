@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cmd.h: the one way kfleet runs another program (git, make, qemu-img,
  * mkfs), after libvirt's virCommand and git's run-command. Building a
  * command never fails: a failure while building is kept and reported by

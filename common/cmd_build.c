@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_build.c: runs programs for every part of kfleet (git for series intake,
  * later make, qemu-img, mkfs): posix_spawn() with a clean environment,
  * only fds 0-2, a process group of its own, bounded output capture and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_msg.c: the words of common/'s subprocess helper (cmdint.h): a
  * command's label from its argv, and the one message for how it ended
  * (exit code, signal, timeout, cancel) with the last line of its stderr. */

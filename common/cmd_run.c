@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_run.c: cmd_run(), the one way kfleet starts a program (cmd.h): finds
  * it in the child's PATH, sets up its stdin, stdout and stderr, spawns it
  * with posix_spawn() in a process group of its own with only fds 0-2, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cmdint.h: what the files of common/'s subprocess helper share (cmd.h is
  * its face): the command being built (cmd_build.c), the messages that name it and
  * its end (cmd_msg.c), spawning (cmd_run.c) and supervising (cmd_wait.c). */

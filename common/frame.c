@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* frame.c: encodes and decodes the agent channel's frames (see frame.h).
  * The agent (static, in the guest) encodes; kfleetd decodes every line of the
  * channel file a guest wrote, so frame_decode() treats its input as hostile:

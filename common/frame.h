@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* frame.h: the framing the in-guest agent uses to talk to kfleetd.
  * One frame is one text line on the agent channel (the guest's second serial
  * port, ttyS1, written to a file per run by QEMU):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hash.c: SHA-256 of files and memory blocks through OpenSSL's libcrypto, as
  * hex: cache keys for kernels, rootfs images and initrds, and checksums. */
 #include "common/hash.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* hash.h: SHA-256 of files and memory (OpenSSL's libcrypto), kept apart
  * from util.h's plain helpers so the static guest agent links without it. */
 #ifndef KF_HASH_H

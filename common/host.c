@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* host.c: facts about the machine kfleetd runs on (is KVM usable here), read
  * from /dev and /proc; the orchestrator asks before it picks an accelerator. */
 #include "common/host.h"

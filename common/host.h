@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* host.h: what the machine kfleetd runs on can do (host side only). */
 #ifndef KF_HOST_H
 #define KF_HOST_H

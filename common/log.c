@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* log.c: one place where the daemon's own messages are written, with a level,
  * a timestamp and the program name. Thread-safe: one line is one write(). */
 #include "common/log.h"

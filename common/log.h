@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* log.h: the daemon's and the CLI's one logger (debug/info/warn/error).
  * Goes to stderr in the foreground, to a file when log_to_file() was called.
  * Build logs, consoles and job output never come here: they are files per run. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* printk.c: the printk fields before a console line (printk.h): a
  * console's text is untrusted, so every field is bounded in width and
  * count and nothing is read past the line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* printk.h: the fields the kernel's printk puts before each console line,
  * read in one place for the KTAP parser (jobs/ktap.c) and the console's
  * crash scan and titles (analysis/crash.c): "[    1.234567] " (the time),

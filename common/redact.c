@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* redact.c: the one place that says what a secret looks like in text: the
  * password (or a token standing as the user) in a URL's userinfo, and the
  * value of a secret-named parameter (keyfile=, password=, token=, ...).

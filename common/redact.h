@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* redact.h: secrets taken out of text that is shown or stored (redact.c) */
 #ifndef KF_REDACT_H
 #define KF_REDACT_H

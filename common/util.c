@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* util.c: time, file and path helpers and strict number parsing, shared by
  * every part of kfleet and by the static guest agent (no library beyond libc:
  * hashing is in hash.c, host facts in host.c). */

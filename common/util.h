@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* util.h: the few helpers every part uses: time, files, paths, numbers;
  * it hands on hash.h and host.h, so one include serves the host side. */
 #ifndef KF_UTIL_H

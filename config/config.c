@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* config.c: reads kfleetd's INI configuration with inih over the embedded
  * defaults, checks every value, and prints the result back normalised
  * (kfleetd -nv). Every problem is reported as "file:line: message"; a bad

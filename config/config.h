@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* config.h: kfleetd's configuration, an INI file read with inih.
  * With no file the embedded defaults apply (state ./var, one host
  * qemu:///system, web on 127.0.0.1:8080). Errors name file:line. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* print.c: kfleetd's configuration told back: normalised, every key, as
  * `kfleetd -nv` prints it (a file it reads back the same), and the warning
  * for a listen address the network reaches. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watches.c: the [watch NAME] sections of kfleetd's config, kept as
  * written: each key checked as it is read (so an error names its
  * file:line), the whole section checked once the file is read, printed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make demo: kfleet's main job end to end with the embedded defaults. Starts
 # libvirtd if nothing serves qemu:///system, starts kfleetd (state ./var,
 # web on 127.0.0.1:8080) unless it already runs, makes a git tree of

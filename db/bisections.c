@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisections.c: the bisections table, its steps and the submissions of
  * each step (bisections.h). The driver in bisect/ writes them one change a
  * transaction, so a restart finds every decided step as it was. */

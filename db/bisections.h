@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bisections.h: a bisection as stored: its range (commit ids, fixed at the
  * start), cell and symptom, its steps (each tested commit, with the answer
  * and why) and the submissions that built and ran each step. The driver

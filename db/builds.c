@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* builds.c: the builds table: kernels built from a tree's commit with a
  * config, keyed by their content (tree, commit, arch, config, toolchain)
  * so a build is made once; a done build registers its kernel. The

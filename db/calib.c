@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* calib.c: what a job's noise is measured from (db.h at db_calib_series):
  * its newest passed runs' samples, one value per run and metric (the
  * median of the run's samples), grouped by cell and metric, with each

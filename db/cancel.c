@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cancel.c: a user's cancel of runs, of a request's runs or of a
  * submission (its builds not started and its runs), each one transaction.
  * A queued run ends at once as canceled; a running one is marked

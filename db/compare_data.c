@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compare_data.c: the read-only queries of /api/compare (web/comparisons.c):
  * the samples of a job's passed runs on a kernel, by run and metric as the
  * index gives them (no sort of every sample), handed over one at a time;

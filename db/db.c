@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* db.c: opening the database (WAL, pragmas, the schema migrated to
  * DB_SCHEMA_VERSION, the instance id), the words of a run's state and
  * outcome, and the statement and transaction helpers every table's file

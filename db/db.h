@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* db.h: the SQLite database, kfleet's single source of truth.
  * It holds hosts, kernels, runs (the queue is the runs in state 'queued'),
  * attempts, results and metric samples. Every state change is one

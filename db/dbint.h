@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dbint.h: what only db/ itself sees: the connection struct, the
  * statement helpers (db.c), the row mapper (row.c) and the pieces one
  * table's file lends another. The table files (runs.c, results.c, ...)

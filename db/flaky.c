@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flaky.c: the quarantine table (flaky tests, per test path and cell) and
  * the reads behind it: the window of a concluded run's tests that may have
  * flipped (the daemon's input to analysis/flaky.c), the paths in

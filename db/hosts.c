@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hosts.c: the hosts table: each libvirt host as it last described itself
  * (upserted by name at start-up and by the health checks), whether it is
  * in placement, and the hosts page's listing with its runs per host. */

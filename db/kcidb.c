@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kcidb.c: the reads of a KCIDB export (kcidb.h): submissions, builds,
  * done runs with their results and metric samples, in a scope (since a
  * time, or one submission's). Every kind is one statement over the same

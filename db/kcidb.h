@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kcidb.h: what a KCIDB export reads (db/kcidb.c): the submissions (the
  * checkouts), their builds and the done runs on those builds, with each
  * run's results and metric samples, in one scope: everything since a time,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernels.c: the kernels table: every kernel image a run boots, imported
  * by path and content hash (or registered by a build, builds.c), and the
  * one-line label the pages and the CLI show for it. */

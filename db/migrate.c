@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* migrate.c: the schema, as numbered steps. db_open() runs every step above
  * the file's PRAGMA user_version, each in its own transaction. A step, once
  * released, never changes: new needs get a new step at the end. */

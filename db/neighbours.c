@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* neighbours.c: the run_neighbours table, a run's quiet measurement
  * record (orchestrator/quiet.c writes it around the run's guest): whether
  * it had host cores of its own, and what else ran on its host from its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* query.h: read-only queries the status pages need beyond db.h: the queue
  * (runs waiting and running) with each run's request, how long runs of the
  * same kind took, a request's progress and result rows, the hosts, and a

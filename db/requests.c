@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* requests.c: the requests table: a base and a patched kernel, run
  * repeats times each (base and patched alternating), inserted with its
  * runs in one transaction; the rounds of a request run until decided

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* results.c: what a run's job reported, stored once the run ends: subtest
  * results (results table) and metric samples (samples table), replaced
  * together in one transaction, and read back for the run's page. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* row.c: the one mapper from a statement's rows to structs. A field table
  * (struct db_field: name, offset, type) lists a struct's members in the
  * order of the columns; every "SELECT columns -> struct" of db/ fills its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* runs.c: the runs table, which is also the queue: a run is queued,
  * claimed by a worker for a host, started, booted and finished; each
  * claim, finish and the start-up recovery is one IMMEDIATE transaction,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* siblings.c: a request's siblings (siblings.h): the requests of the same
  * base and patched kernel and job, for the scaling chart across vCPU
  * counts. One query on the requests table. */

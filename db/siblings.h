@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* siblings.h: the requests that compare the same two kernels with the
  * same job as a given one (siblings.c), made at other vCPU counts (a
  * submission's --vcpus 1,16,96, or kfleet test --vcpus 1,2): what the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* storage.c: the storage pass's rows (orchestrator/storage.c): the runs
  * whose directories it looks at, page by page, and the files it pruned,
  * which the run page and its JSON list so a missing file says why. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* submissions.c: the submissions table: a series (or a commit, or a
  * kernel built elsewhere) to build and test, queued by the API and moved
  * on by the builder thread; its links to its builds (submission_builds),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trees.c: the trees table: kernel git trees kfleet clones and fetches
  * (the builder thread, orchestrator/builder.c, does the git work and
  * records what came of it here). */

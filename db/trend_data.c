@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trend_data.c: what the trend pages read (query.h): which series (a
  * tree's job, metric, arch and vCPUs) have data, and a series' values or
  * results per commit, oldest commit first. Plain bounded SELECTs over

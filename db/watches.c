@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watches.c: the watches, watch_series, watch_checks and watch_log
  * tables (schema 15): what the watch poller (watch/watch.c)
  * stores of each patchwork project it follows, so that a restarted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* watches.h: watches as stored: a patchwork project kfleet follows (its
  * spec as JSON, the position reached, what its polls saw), every series
  * version it saw with what became of it, the checks it posted and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kcidb.c: kfleet's submissions, builds and runs as KCIDB report data
  * (kcidb.h), read through db/kcidb.h and built with jansson. A submission
  * gives a checkout of its base (id ORIGIN:TREE@BASE) and of its series

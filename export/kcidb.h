@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kcidb.h: kfleet's results as KCIDB report data (kernelci/kcidb-io's
  * schema v4.5): each submission a base checkout and, with a series, the
  * series' checkout; each build a build; each done run a test, each of its

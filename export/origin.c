@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* origin.c: what a KCIDB origin may be, apart from the export (kcidb.c)
  * so that the config room checks [daemon] kcidb_origin without the
  * database the export reads. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bench_fuzz.c: libFuzzer target for bench_parse(), which reads the bench
  * tool's Iter and Summary lines: any bytes must parse without a fault into
  * bounded samples with valid names and finite values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* config_fuzz.c: kfleetd's configuration file (config/): any bytes as
  * the file, read with watch/'s checker for [watch NAME] sections (their
  * URLs, rules, tags), printed back as kfleetd -nv prints it, and freed.

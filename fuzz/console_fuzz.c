@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* console_fuzz.c: libFuzzer target for console_scan(), which reads every
  * guest's serial console for crash reports, and crash_title(), which names
  * the report a bisection matches. Any bytes must scan without a fault, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* copyout_fuzz.c: libFuzzer target for the extraction half of a results
  * copy-out (images/extract.c, img_copy_extract): the tar a guest's disk
  * yields is whatever the guest wrote, so any bytes must be taken without a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* frame_fuzz.c: libFuzzer target for frame_decode(), which kfleetd feeds
  * with every line a guest writes on its agent channel. Decodes the input as
  * one line, and re-encodes what decodes to check the round trip.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* host_fuzz.c: libFuzzer target for what an HTTP client's text meets first
  * and what masks secrets in text shown to it: a Host header through
  * parse_hostport() and web_hosts_allow() (web/hostcheck.c), and any text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* jobs_fuzz.h: the checks the jobs/ parser fuzz targets share. Whatever the
  * input, a parse must give bounded, counted rows and samples of clean text
  * (UTF-8 without control characters), and jansson, which refuses invalid

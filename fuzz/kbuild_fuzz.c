@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kbuild_fuzz.c: libFuzzer target for what kfleet reads of git's and make's
  * output after applying or building a series (kernels/apply.c, buildlog.c,
  * kconfig.c): which patch and file a failed git am names, a build log's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ktap_fuzz.c: libFuzzer target for ktap_parse(), which reads the KTAP and
  * TAP 13 that kselftest and KUnit print in a guest: any bytes must parse
  * without a fault into bounded, counted, clean result rows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* lore_fuzz.c: a public-inbox Atom feed as a watch reads it
  * (watch/lore.c): any bytes as the feed, with libxml2 (no network, no
  * entities). Each entry taken has a message-id and a subject, and whether

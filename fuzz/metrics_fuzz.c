@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* metrics_fuzz.c: libFuzzer target for metrics_parse(): any bytes give
  * bounded, valid samples, and each sample printed back as a METRIC line
  * parses to the same sample (what is taken is what the line said).

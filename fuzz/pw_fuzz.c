@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pw_fuzz.c: patchwork's REST answers as a watch reads them (watch/pw.c):
  * any bytes as a page of the series list, as one series and as a page of
  * events. What is taken has patchwork's shape: a series has an id, a name

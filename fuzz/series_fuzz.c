@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* series_fuzz.c: libFuzzer target for the pure half of the mbox intake
  * (kernels/mbox.c, subject.c, diffstat.c, trailers.c, series.c): where
  * mailsplit would start messages, header unfolding, subject tags, diff

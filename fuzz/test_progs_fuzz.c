@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_progs_fuzz.c: libFuzzer target for tprogs_parse() and
  * tprogs_parse_json(): the same bytes go through both into one list, as a
  * job merges a log and its -J file; no fault, bounded, counted, clean rows.

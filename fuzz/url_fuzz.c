@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* url_fuzz.c: the URLs kfleet reads or writes itself (libcurl and
  * libmicrohttpd parse the rest): a Link: header's next page
  * (kernels/fetch.c, which the watches page with), patchwork's list and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* agent.c: kfleet-agent, the static program the guest's /init runs.
  * It reads the run's command and settings from the initramfs (/kfleet), runs
  * the command with /bin/sh -c, and reports to kfleetd in frames (frame.h) on

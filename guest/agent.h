@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* agent.h: what the agent's two files share: agent.c (the run: its
  * settings, the command, its output and results in frames, the end) and
  * boot.c (the guest's own setup around it: filesystems, modules, the

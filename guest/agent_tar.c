@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* agent_tar.c: a results directory as a ustar stream (agent_tar.h). The
  * tree is walked by directory descriptors (openat, O_NOFOLLOW), so a
  * symlink that the job left, or swapped in while the walk runs, is never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* agent_tar.h: the in-guest agent's archive of a job's results directory,
  * sent to kfleetd on the agent channel (RES frames) before the EXIT frame,
  * so that a root-disk job's results need no libguestfs appliance to come

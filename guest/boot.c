@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* boot.c: the agent's part of the guest's own setup (agent.h): the
  * filesystems the command needs, the kernel modules the initramfs lists,
  * the agent channel's virtio port, and a job's root disk switched to and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* appliance.c: the libguestfs session of one copy-out or inspection call:
  * a handle configured for a hostile disk (direct backend, read-only, no
  * network, QEMU unprivileged), its launch under the watchdog, and error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* copyout.h: copying a finished guest's results directory out of its disk.
  * The disk was written by untrusted kernel code and a job's commands, so it
  * is never mounted on the host: libguestfs's appliance (its own kernel, in

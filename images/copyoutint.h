@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* copyoutint.h: what the files of a results copy-out share (copyout.h is
  * the part's face for it): the watchdog (watchdog.c), the libguestfs
  * appliance session (appliance.c), the quoting of guest text (quote.c) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* extract.c: the second half of a results copy-out: the tar archive a
  * guest's disk yielded, extracted with libarchive into a fresh tree next to
  * the destination, trusting nothing in it (regular files and directories

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Provides the arm64 guest pieces from Debian's arm64 packages (no emulation,
 # nothing installed through dpkg) in $KFLEET_ARM64_DIR (/opt/kfleet/arm64):
 #   busybox              static arm64 busybox (busybox-static:arm64)

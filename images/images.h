@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* images.h: what a guest boots besides its kernel.
  * The base initramfs (busybox, the kfleet agent, /init) is built with
  * libarchive as a gzip-compressed cpio "newc" archive and cached by the

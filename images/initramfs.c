@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* initramfs.c: builds what a guest boots besides its kernel (images.h).
  * The base (busybox, the agent, /init) is a gzip'd cpio "newc" archive
  * cached under the SHA-256 of its inputs; each run's initrd is a small

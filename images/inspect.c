@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* inspect.c: the root filesystem of a disk image the user names (a
  * distro's cloud image), found by libguestfs's inspection in its appliance
  * (appliance.c), as the device and type a guest with that disk mounts. */

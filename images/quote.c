@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* quote.c: how a results copy-out puts what a guest wrote (file names,
  * its appliance's console, libguestfs's errors) and sizes into messages:
  * cut short and printable, whatever the bytes were. */

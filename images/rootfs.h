@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* rootfs.h: root disk images with a Debian userland, for jobs that need
  * more than the initramfs's busybox (bash, iproute2, python3, ...).
  * mmdebstrap extracts the packages a job names, with their dependencies,

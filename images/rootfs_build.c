@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rootfs_build.c: builds one missing root disk image (rootfsint.h): runs
  * mmdebstrap --variant=extract into a temporary tree, lists the packages
  * from the .deb files apt downloaded (the manifest), does what no maintainer

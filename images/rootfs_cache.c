@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rootfs_cache.c: root disk images from Debian packages (rootfs.h).
  * A job's package list (checked, sorted, plus dash: rootfs_key.c) keys a
  * cache entry; a miss is built once, under a lock, in a temporary directory

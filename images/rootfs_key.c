@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rootfs_key.c: a root disk image's spec checked (package names, suite,
  * mirror, timeout: all from a job definition) and turned into what keys its
  * cache entry: the sorted package list plus dash, and the SHA-256 of it all. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* rootfsint.h: what the files of a root disk image share (rootfs.h is the
  * part's face): the checked spec and its cache key (rootfs_key.c) and the
  * build of a missing image (rootfs_build.c); rootfs_cache.c drives them. */

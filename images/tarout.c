@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tarout.c: copies a finished guest's results directory out of its disk
  * image (copyout.h). libguestfs's appliance (appliance.c) mounts the guest's
  * filesystem read-only inside its own QEMU and streams the directory back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watchdog.c: one thread per copy-out call (copyoutint.h) that bounds its
  * time, by killing the libguestfs appliance's QEMU at the deadline, and
  * the size of the archive being written, by cancelling the transfer. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bench.c: reads the output of the BPF selftests' bench tool
  * (tools/testing/selftests/bpf/bench.c and benchs/) into samples: one per
  * field of each "Iter N (...us): ..." progress line, and the mean and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* jobdef.c: job definitions, the INI files that say what runs in a guest:
  * the command, the programs it needs, the parser for its output, its
  * defaults and its metrics. Read with inih like the daemon's config; a

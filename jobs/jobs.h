@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* jobs.h: the jobs part as the others see it. For now the parsers of what
  * jobs print in a guest: KTAP / TAP 13 from kselftest, BPF test_progs and
  * its -J JSON, the selftests bench tool, and our own METRIC lines. They

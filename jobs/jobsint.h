@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* jobsint.h: what the parsers in jobs/ share and nobody else needs: line
  * iteration, cleaning outside text into bounded UTF-8, appending rows,
  * samples and notes, and a small string index. */

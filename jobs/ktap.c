@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ktap.c: reads KTAP v1 and TAP 13 as kselftest and KUnit print them
  * (Documentation/dev-tools/ktap.rst, tools/testing/selftests/kselftest/
  * runner.sh) into one result row per test and subtest. A job's captured

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ktap_line.c: one KTAP / TAP line's syntax for jobs/ktap.c (ktapint.h):
  * the prefix that tells its nesting, and version, plan and result lines
  * read strictly, each bounded by the line's length. */

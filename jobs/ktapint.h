@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ktapint.h: what jobs/ktap.c (the nesting, the rows) and jobs/ktap_line.c
  * (one line's syntax: version, plan and result lines, a line's prefix)
  * share. Private to the KTAP parser. */

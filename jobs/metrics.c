@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* metrics.c: reads the "METRIC name=value [unit]" lines that our own job
  * programs (the workloads under jobs/) print among their other output, into
  * samples for the samples table. Everything else on the output is ignored;

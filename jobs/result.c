@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* result.c: what the output parsers produce (jobs/ktap.c, test_progs.c,
  * bench.c, metrics.c): bounded lists of result rows and metric samples with
  * notes about malformed input, outside text cleaned into UTF-8 on the way

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_progs.c: reads what the BPF selftests runner test_progs prints
  * (tools/testing/selftests/bpf/test_progs.c) and the JSON summary its -J
  * option writes, into result rows: "#83/1 htab_update/reenter_update:FAIL"

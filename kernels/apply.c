@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* apply.c: a series onto its base. git am -3 runs in the tree's apply
  * worktree (state/slots/TREE-apply), sandboxed like a build; the commits it
  * makes are kfleet's with the patches' dates, so one series on one base is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisect.c: git's own bisection over a tree's mirror, so that the commits
  * to test, merges, merge bases and skips follow `git bisect` exactly. Each
  * bisection has a worktree without a checkout (state/bisect/ID, nothing

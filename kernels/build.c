@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* build.c: a kernel from a tree at a commit, as a sequence of steps. The
  * tree's worktree is checked out at the commit (tree.c); the slot for
  * (tree, arch, config), its O= directory, is configured and checked

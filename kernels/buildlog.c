@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* buildlog.c: a build's log (builds/KEY/build.log, kselftest-TARGET.log).
  * make's and the compiler's output goes to it as it comes; kfleet adds its
  * own "### kfleet:" lines (what was built, options dropped, why it failed)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* copyout.c: what a build leaves, taken out as hostile. A build (a series'
  * code) writes its O= directory and a stage directory as the build user;
  * kfleetd, root, then copies the kernel image, the .config, the modules

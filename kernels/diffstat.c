@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* diffstat.c: what a patch's diff touches (files, lines added, lines
  * removed), counted from its hunk headers as git apply would read them. A
  * hunk cut short or longer than its header says means the mail was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fetch.c: gets a patch series' mbox from the network for series.c: a URL
  * (http(s), .mbox or .mbox.gz), a message-id on a lore-style archive
  * (BASE/ID/t.mbox.gz) or a patchwork series (its REST API names the mbox).

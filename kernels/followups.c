@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* followups.c: a series finished once its patches are chosen
  * (series.c): the cover letter found when it has no [PATCH 0/N], the
  * trailers that replies give a patch or the cover letter (b4's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kconfig.c: a build's .config. It is made from a base (tinyconfig,
  * defconfig, allnoconfig or a file), kfleet's guest fragments, the spec's
  * fragments and the options a job asks for, merged by the tree's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kernels.h: the kernels kfleet boots: an image file a user names
  * (checked by kimage.c), or one kfleet builds from a tree and a patch
  * series (read by series.c and fetch.c, applied and built by the files

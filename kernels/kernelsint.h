@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kernelsint.h: what only kernels/ itself (and its tests and fuzz
  * targets) sees. Series intake: mbox.c reads an mbox into messages with
  * git mailsplit and git mailinfo; everything after that (subject tags,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kimage.c: recognises kernel image files before a run is queued, so a
  * wrong path or a file that is not a kernel is refused at submit time with
  * a clear message instead of becoming a guest that never boots. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kernels/linux-source.sh [DEST]: turns Debian's linux-source-6.1 package
 # (/usr/src/linux-source-6.1.tar.xz) into a git repository kfleet can clone,
 # worktree and apply series to, once. DEST defaults to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* mbox.c: an mbox into its messages. Before git runs, a look at each
  * message's Subject: refuses a series larger than kfleet takes. git
  * mailsplit splits it (lore's archives are mboxrd) and git mailinfo reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pvh.c: the kernel inside an x86_64 bzImage, uncompressed, for QEMU to
  * enter directly at its PVH entry point ([host] boot = fast). A bzImage
  * boots through real-mode setup code and then unpacks itself: under TCG,

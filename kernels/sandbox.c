@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sandbox.c: how kernels/ runs programs. A series is code from anyone, and
  * a tree's own make runs it, so every build step runs under bwrap as the
  * unprivileged build user ([build] user), with no capabilities, in new

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* selftests.c: the tests a kernel's guests run, built from the kernel's
  * own tree. A kselftest target is built in the slot of a kernel kfleet
  * built (make kselftest-install, static: the guest has no libc); the BPF

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* series.c: patch series intake. An mbox (a file, or what fetch.c got) is
  * read into messages (mbox.c: git mailsplit and git mailinfo), and here
  * assembled into a series: each message classified by its subject tags

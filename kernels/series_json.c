@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* series_json.c: a parsed series as JSON (series_json()), for `kfleet
  * series show --json`, the submission's record and the pages. Every
  * string goes through one escaping helper, so the JSON never fails on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* seriesint.h: what series.c, which assembles a series out of an mbox's
  * messages, shares with followups.c, which finishes it (a cover letter
  * without [PATCH 0/N], the trailers replies give, the notes on what was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* slot.c: what a slot (state/slots/TREE-ARCH-CONFIG, its O= directory
  * obj; every slot of a tree builds from the tree's one worktree,
  * state/slots/TREE-src) last built completely, and how a new slot starts

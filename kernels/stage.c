@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stage.c: where one build (a kernel, or a kselftest install) writes. The
  * build user owns what it may write: the stage (modules_install's and
  * kselftest-install's output, copied out by copyout.c) and, for a build

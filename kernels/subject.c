@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* subject.c: what a patch mail's subject says before its title. Reply
  * prefixes (Re:, Fwd:, Aw:, ...) and the bracket tags git format-patch and
  * b4 write ("[PATCH bpf-next v4 2/3]", "[RFC PATCH]", "[PATCHv2 0/5]"):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trailers.c: the lines of a commit message that say something to tools.
  * Its trailer block (Signed-off-by:, Reviewed-by:, ...: the last paragraph,
  * when git interpret-trailers would take it as one, continuation lines

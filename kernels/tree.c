@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tree.c: the trees kfleet builds from. Each is a mirror clone under
  * state/trees/NAME.git, synced from its URL; builds and git am work in
  * worktrees of it under state/slots/ (one for every build, whose O=

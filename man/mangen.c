@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* mangen.c: writes kfleet's man pages from the text its programs print,
  * for make's `man` target: kfleet(1) from the CLI's help table
  * (cli/help.c), kfleetd(8) from what `kfleetd -h` prints, kfleetd.conf(5)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* builder.c: the thread that turns submissions into kernels and runs.
  * For each queued submission it clones or fetches the tree, picks the base
  * (and says why), applies the series with git am -3, builds base and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* channel.c: reads the agent channel file while the guest runs. QEMU
  * appends to it; this picks up the new bytes, splits them into lines of at
  * most FRAME_MAX_LINE, decodes frames, writes the command's output to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* conlog.c: a guest's console file as virtlogd writes it. virtlogd
  * rotates it at its max_size (2 MiB by default: console.log becomes
  * console.log.0, .0 becomes .1, ..., max_backups of them kept), so the file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* console.c: reads a guest's serial console for the first kernel report
  * (panic, Oops, BUG, KASAN, lockups, RCU stalls, hung tasks, WARNING, OOM
  * kills) and keeps the report's lines for the run page. Any report makes

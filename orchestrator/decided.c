@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* decided.c: the thread that moves requests run until decided on. When
  * every run of such a request has ended, its metrics are compared as the
  * request page compares them (reqcmp.c), and analysis/decided.c says

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* disk.c: a job's root disk. A job names Debian packages (an image made
  * once per package set and arch and kept in the cache, images/rootfs.c) or
  * a disk image of its own (its root found once by libguestfs); each run

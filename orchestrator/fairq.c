@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fairq.c: the fair queue's choice, a pure function of the queue's
  * classes as one host sees them (db_queue_classes(): per class, people's
  * or one watch's, its oldest run that fits the host now and its oldest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fairq.h: the fair queue (fairq.c): which queued run a host takes next.
  * People's runs go first, oldest first; then the watches' runs, the
  * watches taking turns (the one with the fewest runs going, then the one

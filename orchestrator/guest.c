@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* guest.c: kfleet's side of libvirt. It writes the domain XML for a run
  * (direct kernel boot, the run's initrd, console and agent channel to files),
  * connects to each configured host, tells KVM from TCG, and follows domain

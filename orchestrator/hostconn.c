@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hostconn.c: opening a host's libvirt connection without hanging on it.
  * virConnectOpen() waits as long as the other end does (an ssh that gets
  * no banner, a libvirtd that accepts and never answers), so it runs in a

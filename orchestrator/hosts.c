@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hosts.c: host health. A worker asks before each claim whether its host
  * can take a run: its libvirt connection is alive (or was made again, in
  * the background through hostconn.c, destroying the guests it left

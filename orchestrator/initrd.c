@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* initrd.c: a run's initrd, made of cached archives: the base (busybox and
  * the agent), the kernel's modules the guest needs, the job's programs and
  * its kselftests, then the run's own part (its command, limits, root disk)

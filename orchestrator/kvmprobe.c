@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kvmprobe.c: whether KVM really boots guests on a host. A paused KVM guest
  * that starts (guest.c) is not proof: on some machines SeaBIOS runs under
  * KVM and Linux then hangs as it leaves real mode ("Probing EDD"). So before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* manifest.c: a run's initrd as the parts it was made of (storage.h). The
  * initrd QEMU boots is one file, the run's own small cpio followed by
  * shared archives (the base, modules, the job's programs, kselftests) that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* orch.c: the orchestrator's life, at the top of the part: start-up
  * (state directory, jobs, database, recovery of runs a dead daemon left in
  * flight, libvirt hosts and their event loop), starting the workers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* orchestrator.h: what the rest of kfleet sees of the part that turns
  * queued runs into guests: submitting a run (validated here, then queued in
  * the database) and the names of the files every run leaves in its

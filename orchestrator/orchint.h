@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* orchint.h: the orchestrator's own structures, shared by its files. From
  * the top down: orch.c (start-up, shutdown) starts builder.c (submissions
  * into kernels) and sched.c (the workers); submit.c checks and queues

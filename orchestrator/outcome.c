@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* outcome.c: what a run's end means, decided from facts alone: the agent's
  * exit frame, the console's text (a crash report beats everything), the
  * watch's timers and floods, then what the job's results say. Pure: no

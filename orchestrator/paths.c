@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* paths.c: where a run finds what it needs that others made: a job's
  * programs (built into programs_dir) and the kselftest archive for a
  * kernel (made by the builder). Read by submission checks, the builder and

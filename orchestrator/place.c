@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* place.c: placement, what a host may take now. A worker asks this before
  * it claims a run (the fair queue, fairq.c, picks one of those that fit),
  * under o->lock, so it sees every host's slots, CPUs and memory as they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* prune.c: which files the storage pass prunes (storage.h), a pure choice
  * over what the pass found: the retention first, then the budget, the
  * large files of the oldest concluded runs before the least recently used

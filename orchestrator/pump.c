@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pump.c: copies what a guest sends into the run's files while it runs.
  * The agent's virtio port reaches the daemon through a unix socket QEMU
  * listens on (a local host) or as a libvirt stream (a host reached by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* quarantine.c: after a run's results are stored (run.c's conclude stage),
  * the tests of the run that may have flipped are measured over the newest
  * runs of the cell (db_flaky_window), analysis/flaky.c decides, and the

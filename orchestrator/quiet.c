@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* quiet.c: quiet measurements, the workers' side. Below the workers
  * (sched.c) and beside the builder: it decides which runs get host cores
  * of their own and which, hands the cores out per host so two pinned

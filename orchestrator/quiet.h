@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* quiet.h: quiet measurements (quiet.c). A benchmark's guest gets host
  * cores of its own (<cputune>: its vCPUs and emulator threads pinned),
  * handed out here so two pinned guests never share one; the other guests

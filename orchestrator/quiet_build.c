@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* quiet_build.c: the build beside a pinned run ([quiet] builds). The
  * builder thread's commands (git am, make and the compilers under bwrap)
  * are its children and theirs: "avoid" keeps every task of every one of

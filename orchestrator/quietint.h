@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* quietint.h: what quiet.c and quiet_build.c share (quiet.h is what the
  * rest of the orchestrator sees) */
 #ifndef KF_QUIETINT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reach.c: whether libvirt's QEMU, which runs as its own user
  * (libvirt-qemu on Debian), can reach the state directory where the
  * guests' kernels, initrds and channels are. A 0700 home or a `mktemp -d`

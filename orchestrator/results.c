@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* results.c: what a job leaves behind, into the database. Its output
  * (output.txt) is parsed with the job's parser, plus METRIC lines any job
  * may print, into result and sample rows; the results directory is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* run.c: one claimed run, from its files to its outcome, as a sequence of
  * stages over one context: the run's directory, its root disk, its initrd,
  * the upload to a remote host, the domain, the start, the watch (agent

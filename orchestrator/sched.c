@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sched.c: the workers, a thread per slot of each host. Each asks whether
  * its host can take a run (hosts.c) and what fits it (place.c), reads the
  * queue's classes and claims the run the fair queue picks (fairq.c) in a

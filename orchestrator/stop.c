@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stop.c: kfleetd's threads asked to stop, and woken: the flag and the
  * condition variables they wait on, under orch's lock. The workers, the
  * builder, the decided-request thread and the watches all call these, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* storage.c: the storage pass (storage.h). A thread of kfleetd measures
  * the state directory, lists what it may prune (the large files of
  * concluded runs, the rebuildable shared archives and unpacked kernels

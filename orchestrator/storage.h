@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* storage.h: what the state directory keeps, and for how long. A run's
  * initrd is kept as a manifest of the shared parts it was made of plus
  * its own small part (manifest.c); a pass in kfleetd (storage.c) holds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* submit.c: how work enters kfleet: runs and requests (from the API, and
  * from the builder once a submission's kernels are built), imported
  * results, trees and series. Each is checked here, while the user waits

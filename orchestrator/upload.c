@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* upload.c: a host reached by upload (qemu+ssh, qemu+tls) gets what its
  * guest boots as storage volumes. The kernel and the root image are named
  * by their content and stay, so the next run on that host sends nothing;

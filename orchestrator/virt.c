@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* virt.c: small helpers over libvirt that the host code shares: libvirt's
  * last error as a string, and a host's vCPU limit from its capabilities. */
 #include "orchestrator/orchint.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* volumes.c: guest files as libvirt storage volumes (volumes.h). For a host
  * that shares no filesystem with kfleetd, the scheduler puts the kernel,
  * initrd and root disk into a dir pool on the host with vol_upload(), gives

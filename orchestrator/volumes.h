@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* volumes.h: guest files (kernel, initrd, root disk) as libvirt storage
  * volumes, for hosts that share no filesystem with kfleetd: a dir pool on
  * the host, uploads and downloads over the libvirt connection (sparse both

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # t/cli-help.sh: every kfleet command word answers `kfleet CMD --help`,
 # `-h` and `kfleet help CMD` with its own usage on stdout and exit 0, with
 # no daemon and no config: KFLEET_URL names a closed port, so any API call

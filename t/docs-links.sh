@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # t/docs-links.sh: the README and the manual (docs/, bench/README.md) point
 # only at what exists: every relative link and image at a file, every
 # #anchor at a heading of that page (as GitHub makes anchors); every

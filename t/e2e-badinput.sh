@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Bad input from outside: a broken config, missing and fake kernels, vCPU
 # counts and arches that cannot run, requests without the token, malformed
 # JSON, a guest that never boots. Each gets a clear error or outcome, and

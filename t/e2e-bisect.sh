@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Bisections end to end on the fake kbuild tree (t/fake-kbuild/mkbisect.sh:
 # ten commits after v6.1, one that does not build, a test that starts
 # failing, one that starts failing in ~70% of runs, a metric that drops by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # BPF test_progs end to end on a kernel built elsewhere: the stock Debian
 # 6.1 kernel, tested by a submission with --kernel, whose tree (Debian's
 # linux-source-6.1 at v6.1-debian) gives the BPF selftests, built for that

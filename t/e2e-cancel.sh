@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kfleet cancel on real guests, on a host with one slot: a request of 30
 # long runs queued behind a running one is canceled (all 30 at once, none
 # started after); the running run is canceled mid-sleep together with a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A guest's console as virtlogd writes it (rotated at 2 MiB, three old
 # files kept), on real guests: a flood of 12 MB ends the run as a console
 # flood at console_max (4 MiB here), with the boot log and the tail kept in

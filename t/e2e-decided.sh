@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Requests run until decided, on real guests: a noisy metric with --repeat
 # 2 --until-decided --max-runs 4 gets a second round of interleaved pairs
 # and stops at the cap naming the metric as uncertain, also across a

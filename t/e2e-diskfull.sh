@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The state directory fills in the middle of a run: a job writes more
 # output than a 40 MiB tmpfs under the state directory holds. The run
 # ends as an infrastructure failure naming the file and the error (not

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Flaky tests end to end, in real guests: a job whose subtest 'flip' fails
 # by the run's id (t/data/jobs-flaky/flip-demo.job: runs 2, 6, 10, ...).
 # A request (base and patched, two repeats) sees it pass and fail on the

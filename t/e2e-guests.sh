@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # End to end on real guests of both arches: arm64 (virt, GICv3, cortex-a57
 # under TCG) with the agent on a virtio-serial port, x86_64 with the agent
 # on virtio-serial (modules from /lib/modules) or, without modules, on its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Health beyond a live connection: when the state directory has less room
 # than min_free_disk, hosts leave placement with the reason shown (a full
 # disk would fail every run as infra), queued runs wait, and they run once

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Hosts that cannot be reached at start: one refuses the connection (ssh
 # to port 1), one accepts it and never answers (a listener of the test's
 # own), one has no sshd yet. kfleetd starts all the same within their

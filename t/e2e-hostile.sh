@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A hostile series (DESIGN, Trust boundaries): a patch to the fake tree's
 # Makefile runs a script of its own in every make of its build, which tries
 # each escape a probe of kfleet's sandbox once found working: remounting the

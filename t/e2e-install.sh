@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make install, as a packager runs it (DESTDIR staged, PREFIX=/usr): the
 # binaries, agents, workload programs, jobs, config fragments and man pages
 # land where make install says; the installed kfleetd finds its agents, jobs

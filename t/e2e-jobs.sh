@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Jobs end to end: kfleetd loads job files (a broken one is reported with
 # file:line and left out), runs them in real guests, parses their output
 # with the job's parser, stores every result and sample, and lets them

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # KCIDB export end to end: a patchwork watch (t/data/patchwork/server.py)
 # takes a series of the fake-kbuild tree, builds base and patched and runs
 # a job with metrics on real guests; its KCIDB export is POSTed to a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Kernels end to end on a small git tree that behaves like kbuild for the
 # calls kfleet makes (t/fake-kbuild; its "kernel" is a real one, copied, so
 # the guests boot): a tree is added and cloned, series are submitted as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The host goes away: libvirtd is killed while a run is in flight and
 # started again. The run ends as an infrastructure failure, the host
 # leaves placement and rejoins when libvirtd answers, the guest left

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A real kernel, end to end: Debian's linux-source-6.1 as a tree, the
 # bundled 3-patch series (t/data/linux-series: 1/3 adds a 20 us delay to
 # getpgid(), 2/3 prints a line at boot) submitted with `kfleet test`, base

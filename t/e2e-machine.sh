@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Two host entries for one machine (here both qemu:///system; a local URI
 # and an ssh one to the same box would be the same): their guests share
 # the machine's cores, so pinned benchmarks of either entry are handed

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The status pages in a real browser: a request of base and patched runs
 # (kfleet test, two repeats) shows on /queue while it runs; when it is done,
 # headless Chromium loads /, /queue, /hosts, /requests/ID and /runs/ID and

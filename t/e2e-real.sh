@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kfleet's watches against the REAL servers they meet, started on loopback.
 # patchwork 3.1.3 (t/real/patchwork.sh: Django on SQLite, mails delivered
 # by its own parsemail): a series is posted; kfleetd's [watch] finds it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kfleet repro end to end: a plain run of a command on the host's kernel in
 # a real guest, its reproducer written (a directory, and a tarball), and
 # the reproducer's run.sh run on this machine with virsh create and with

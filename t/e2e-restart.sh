@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kill -9 of kfleetd with runs queued and one in flight, then a restart: no
 # run is lost, none runs twice, the in-flight run is an infrastructure
 # failure retried once, and no domain is left behind. A SIGTERM requeues

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Jobs on a root disk, end to end: kfleetd makes an ext4 image from Debian
 # packages of the guest's arch (mmdebstrap, cached), boots each run on a
 # fresh qcow2 overlay of it; the agent sends the job's results directory

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # End to end on real guests: kfleetd boots the host's kernel under libvirt
 # (qemu:///system) and runs commands; checks outcomes, output, the console
 # and the status page for a pass, a failure, a timeout, a kernel panic,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Scaling end to end: kfleet test --vcpus 1,2 makes a request per vCPU
 # count of metrics-demo on two copies of the host's kernel, real guests
 # under libvirt; kfleet test prints each request's table and then the

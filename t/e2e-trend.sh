@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Trends end to end: six commits on a clone of the fake kernel tree
 # (t/fake-kbuild), each built and run three times with metrics-demo (kfleet
 # submit --base COMMIT --repeat 3). The fake kernel never changes, so the

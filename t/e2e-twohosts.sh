@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A second host that is another machine, and losing it mid-run. The second
 # host shares nothing with this machine's libvirtd: its own network
 # namespace reached over a veth at a test address (an `unreachable` route

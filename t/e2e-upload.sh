@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # A remote host: kfleetd reaches this machine's libvirtd over SSH
 # (qemu+ssh://, sshd on 127.0.0.1:2222 from .ci/sshd.sh), as it would reach
 # another machine, so transfer = auto picks upload: kernel, initrd and root

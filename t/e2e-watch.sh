@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Watches end to end against a patchwork-shaped REST server on loopback
 # (t/data/patchwork/server.py): a [watch] section follows project 'fake';
 # a v1 series is taken, built on the fake-kbuild tree and queued on real

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # What an HTTP client can read or reach, no guest booted: a watch whose
 # patchwork, lore and SMTP URLs carry passwords, and a host URI with a
 # keyfile=, fail against a closed port; no page and no API answer, with or

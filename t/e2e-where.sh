@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs show where they are: on one slot, a finished run of a job that
 # sleeps 10 s gives the job its usual time; then three more are queued: the
 # first runs, the others wait. `kfleet runs`, /api/queue and the /queue

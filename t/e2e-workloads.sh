@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The five workloads that ship as jobs (jobs/defs), each in a real guest on
 # the stock Debian 6.1 kernel: their programs reach the guest through the
 # initrd, their METRIC lines become samples. tcx-attach skips on 6.1 (tcx

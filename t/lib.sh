@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # t/lib.sh: the small library every end-to-end test sources. Each test gets
 # its own state directory, database, token and port (from kfleetd's own
 # choice of a free port), and cleans up its daemon when it ends.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # t/man-check.sh: the man pages make builds (build/man/) hold what the
 # programs print and render without a warning: kfleet(1) a section for
 # every command word, kfleetd(8) every option of `kfleetd -h`,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make check: every part of the suite in turn, each compiled with a job per
 # core and timed, stopping at the first part that fails; at the end, where
 # the time went: each part, then the slowest end-to-end scripts and what

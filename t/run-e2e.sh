@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs every end-to-end test (t/e2e-*.sh) against the binaries in the given
 # build directory, says how long each took, and prints one closing line:
 # "N passed, N failed". Further arguments name the tests to run instead.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # t/run-fuzz.sh SECONDS TARGET...: runs each libFuzzer target for SECONDS
 # with its dictionary (fuzz/NAME.dict) and a copy of its seed corpus
 # (fuzz/NAME.corpus), a target per core at once (FUZZ_JOBS, default

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs the cmocka unit tests given as arguments (builddir first), UNIT_JOBS
 # of them at once (default: a job per core; each binary's output is printed
 # whole, in the order given), and prints one closing line: "N passed, N

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # wl-check.sh: boots a workload program (guest/workloads/) in a bare QEMU guest
 # under TCG, without kfleetd: an initramfs of busybox, the given programs in
 # /w and an /init that mounts proc, sys, dev, tmp and debugfs (not tracefs:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/config.c: what the [watch NAME] sections of kfleetd's config
  * mean, for the config room (config/watches.c), which keeps them as
  * written: a watch's name, each key (watch_key_check()) and the whole

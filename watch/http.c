@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/http.c: the watches' one HTTP POST of a JSON body, with libcurl:
  * a patchwork check (watch/pw.c) and a KCIDB export (watch/kcidb.c) go
  * out through it, http and https only, within the watch's timeout, the

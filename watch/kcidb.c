@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/kcidb.c: a watch's KCIDB export (kcidb = file | DIR | URL): once a
  * series is reported (watch/report.c), the checkouts, builds and tests of
  * its submission (export/kcidb.c) are written to a file in report_dir (or

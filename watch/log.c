@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* log.c: a watch's log: each line to the daemon's log and to the
  * watch_log table (its page and `kfleet watch log`), URLs' passwords
  * masked in both. */

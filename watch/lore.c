@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/lore.c: a public-inbox list (lore) as a watch reads it: the
  * Atom feed of the list's newest messages (LIST/new.atom) parsed with
  * libxml2 (no network, no entities), and which of its messages start a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* watch/lore.h: a public-inbox (lore) list's Atom feed as a watch reads
  * it (watch/lore.c). Private to the watch files. */
 #ifndef KF_WATCH_LORE_H

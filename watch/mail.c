@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/mail.c: sends a watch's reply mail (written to report_dir by
  * watch/report.c) over SMTP with libcurl, only when the watch says
  * send = yes: the envelope sender is the address of "from", the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* watch/mail.h: a watch's reply mail over SMTP (watch/mail.c). Private
  * to the watch files. */
 #ifndef KF_WATCH_MAIL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* poll.c: one poll of a watch (watch.c's tick calls poll_watch() when it
  * is due): the patchwork project's series since the stored position, with
  * its series-completed events for the late ones, or the public-inbox

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/pw.c: patchwork's REST shapes for the watch poller: reads a page
  * of GET /api/1.2/series/ (fetched by kernels/fetch.c's fetch_url(), the
  * series intake's own client, under the watch's size cap and timeout),

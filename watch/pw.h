@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* watch/pw.h: patchwork's REST API (v1.2) as a watch uses it: the list
  * of a project's series since a date (watch/pw.c reads the answer into
  * struct pw_series, refusing what is not patchwork's shape), and a check

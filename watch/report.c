@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/report.c: what a watch says back about each series it took: a
  * patchwork check per patch, "pending" once the series is queued, then
  * success / warning / fail with a one-line description and the link to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch/spec.c: a watch's spec, the keys of a [watch NAME] section or of
  * `kfleet watch add`, checked one by one (so a config error names its
  * file:line) and as a whole, and the rules that say which series a watch

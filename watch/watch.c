@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch.c: the watch poller, a thread kfleetd's main starts once the
  * orchestrator runs (watcher_start()). Each tick, for each watch: when its
  * poll is due, the series since the stored position are read (watch/poll.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* watch.h: continuous testing: a watch follows a patchwork project
  * (REST: the series posted since its stored position), takes each new
  * series version its rules accept into kfleet's own series intake (the

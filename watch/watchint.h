@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* watchint.h: what the watch files share among themselves: the watch's
  * log (the daemon's log and the watch_log table at once) and the report
  * step (watch/report.c) that watch.c calls each tick. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* api.c: the JSON API under /api/ (health, the run list, one run with its
  * attempts, output, results and metric samples, submitting a run of a
  * command or a job, the job definitions with their noise). Reads come from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisections.c: bisections as pages and JSON. POST /api/bisections starts
  * one (bisect/ checks it and queues its ends), POST .../ID/cancel stops
  * it; GET /api/bisections/ID is bisect_json() (?format=text: the report

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cache.c: the last answers the server gave, by a key that holds the query
  * and the state of the data it read: a comparison (web/comparisons.c: the
  * decision rule's version, how many of the runs ended), a done run's page

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cache.h: answers kept by a key that names the query and the state of the
  * data it read (cache.c), so that a page loaded again, or by many at once,
  * is answered without computing it again until that data changes. Whole

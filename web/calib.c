@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* calib.c: a job's noise per metric and cell on /jobs/NAME and in
  * /api/jobs/NAME: the runs the job has (db/calib.c), their noise pooled
  * within kernels and the runs a side a change of 2%, 5%, 10% would need

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* calib.h: a job's noise on its page and in its JSON (calib.c), for
  * pages_job and api_job. */
 #ifndef KF_WEB_CALIB_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cancel.c: POST /api/runs/ID/cancel, /api/requests/ID/cancel and
  * /api/submissions/ID/cancel (token): a user's cancel, in the database
  * (db/cancel.c). Queued runs end as canceled at once; running ones are

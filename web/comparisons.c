@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* comparisons.c: GET /api/compare?a=KERNEL&b=KERNEL&job=NAME[&arch=A][&vcpus=N]
  * [&format=json|text|markdown][&columns=all|avg,p99,max,test][&margin=PCT]: the
  * before/after comparison of one job's metrics on two kernels. db/

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* decided.c: a request run until decided (orchestrator/decided.c), as
  * the request page and its JSON show it: the mode and cap, each round
  * with why it was queued, the runs a side so far, and why it stopped or

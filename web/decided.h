@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* decided.h: a request's until-decided mode as the request page and
  * /api/requests/ID show it (web/decided.c): its cap, rounds, runs a side
  * and why it stopped, or that it is still deciding. web/ only. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* estimates.c: the database reads behind the queue's estimates (queue.c),
  * kept between requests under one lock: each kind's median duration (one
  * statement a kind, dbq_median_duration()) until a run ends, and every

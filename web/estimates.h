@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* estimates.h: what the queue's estimates read from the database, kept
  * between requests (estimates.c): the median duration of each kind of run
  * while no run ends, and the requests' progress while no run is queued,

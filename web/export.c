@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* export.c: GET /api/export/kcidb[?since=T][&submission=ID]: kfleet's
  * checkouts, builds and tests as KCIDB report data (export/kcidb.c), with
  * the daemon's origin and links to its pages. `kfleet export kcidb` is its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flaky.c: the tests in quarantine (the daemon keeps the table, see
  * orchestrator/quarantine.c and analysis/flaky.h) as the page /flaky, with
  * each test's recent pass/fail sequence per kernel, and as the JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* guard.c: slow clients do not stop the page for everyone. libmicrohttpd's
  * idle timeout restarts with every byte, so a client that sends one header
  * line every few seconds keeps its connection for ever; with enough of them

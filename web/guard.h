@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* guard.h: a deadline for a request's headers (guard.c) */
 #ifndef KF_WEB_GUARD_H
 #define KF_WEB_GUARD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* handlers.h: every handler of the route table (routes.c), by the file
  * that holds it. Each answers one method on one path pattern, with what
  * the pattern took from the path in struct web_args, and calls down only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hostcheck.c: a request must name this daemon in its Host header, or
  * http.c refuses it (421) before any route sees it. A page of another
  * site that DNS rebinding points at 127.0.0.1 reaches the socket, but its

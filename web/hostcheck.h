@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* hostcheck.h: the names a request's Host header may give (hostcheck.c) */
 #ifndef KF_WEB_HOSTCHECK_H
 #define KF_WEB_HOSTCHECK_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* http.c: kfleetd's HTTP server (libmicrohttpd, a small thread pool). It
  * receives requests with their bodies, bounded (an upload's bigger bound
  * only for a token holder, asked before the body is sent), refuses those

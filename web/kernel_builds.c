@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernel_builds.c: kernel trees, submissions and builds in the JSON API
  * (/api/trees, /api/submissions, /api/builds; and /api/import, results
  * from elsewhere) and as pages (/trees,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* neighbours.c: what a comparison's runs ran beside, from their records
  * (db/neighbours.c): each side's runs counted (analysis/neighbours.c), the
  * warning under the table when the sides differ, and the counts for the

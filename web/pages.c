@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pages.c: the HTML a person looks at: the status page (/) with the newest
  * runs, one run's page (/runs/ID) with its results, metrics, attempts,
  * output and console tail, the raw run files (/runs/ID/console, output,

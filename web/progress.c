@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* progress.c: a running build's stage and the objects made so far, read
  * from its log (kernels/buildlog.c), against the count of the newest done
  * build of the same arch and config, which also gives a time left. */

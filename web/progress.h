@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* progress.h: where a kernel build is while it runs (progress.c), for the
  * JSON and the pages of builds and submissions */
 #ifndef KF_WEB_PROGRESS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* queue.c: the fleet as a whole: /queue (the runs running and waiting in
  * the fair queue's order, whom each is for, how long each has waited or
  * run, an expected turnaround per request and, per series a watch took,

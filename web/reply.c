@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reply.c: the bottom of web/, what every handler calls: this thread's
  * database and the daemon's jobs, the replies (JSON, HTML pages and
  * errors, files), the text helpers that make guest output valid UTF-8 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* reply.h: what every handler of web/ calls (reply.c): this thread's
  * database and the daemon's jobs, the replies (JSON, HTML, errors, files),
  * text made safe for HTML and JSON (anything from a guest is valid UTF-8

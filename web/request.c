@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* request.c: one request of base and patched runs (kfleet test), as the
  * page /requests/ID and the JSON /api/requests/ID: its runs as a grid
  * (side x repeat), the pass/fail per subtest of its finished runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* results.c: the files a job left in its results directory, copied out of
  * the run's root disk after the guest stopped (orchestrator/sched.c) into
  * RUN_DIR_RESULTS of the run's directory: the list on the run page and in

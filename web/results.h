@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* results.h: the files a job left in its results directory (results.c),
  * for the run's page, its JSON and /runs/ID/results/PATH. */
 #ifndef KF_WEB_RESULTS_H

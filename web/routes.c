@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* routes.c: the route table of kfleetd's HTTP server: each method and path
  * pattern with the handler that answers it. http.c hands every request
  * here once its body is in; a path that no pattern matches is 404, one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* routes.h: the route table (routes.c): method and path pattern to the
  * handler, for http.c to dispatch a request through. */
 #ifndef KF_WEB_ROUTES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* runparts.c: the parts of a run too big for one answer, in pieces.
  * GET /api/runs/ID/results?offset=N&limit=M and .../samples?offset&limit:
  * a page of its results (in the order of GET /api/runs/ID, which carries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* runparts.h: a run's results and samples as JSON rows, and the link to
  * the next page of them (runparts.c), for GET /api/runs/ID and its pages */
 #ifndef KF_WEB_RUNPARTS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* scaling.c: "scaling" on the request page (web/request.c): the requests
  * of the same base and patched kernel and job (db/siblings.c), one per
  * vCPU count as a submission's or kfleet test's --vcpus 1,2,... makes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* scaling.h: the request page's scaling section (scaling.c): the request
  * and its siblings at other vCPU counts, each metric drawn against vCPUs
  * for base and patched (analysis/scaling.h), with the vCPUs-as-rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* server.h: the server's state that every file of web/ reads (struct web:
  * the per-thread databases, the token, the orchestrator, the reply cache)
  * and one request's body, with the bounds on what a request may send and a

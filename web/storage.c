@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* storage.c: what the storage pass (orchestrator/storage.c) pruned of a
  * run's directory, from the pruned_files rows: the run page's storage
  * section (with the initrd's manifest, which stands for the initrd once

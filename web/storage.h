@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* storage.h: what the storage pass pruned of a run's files (storage.c),
  * on the run page, in its JSON, and as the answer for a pruned file. */
 #ifndef KF_WEB_STORAGE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* svg.c: the inline SVG charts of the pages: web/request.c's strip plots
  * of base vs patched metric values and web/trends.c's chart of a metric
  * across commits. Drawn from numbers only; labels, titles and units go

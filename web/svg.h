@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* svg.h: small inline SVG charts the pages draw themselves, no JavaScript:
  * a strip plot (one row of dots per series, a mark at each series'
  * median) and a trend across commits. Every text that goes into a chart

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trends.c: a job's metric and its tests' pass rates across the commits of
  * a tree, as the pages /trends (what has data) and /trends/view (an inline
  * SVG chart (web/svg.c) of the per-commit medians with their p25-p75

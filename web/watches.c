@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watches.c: watches as a page and as JSON: GET /watches and
  * /api/watches show each watch's spec (its token and its URLs' secrets
  * masked), last poll, what it found and queued, its errors (masked too), its newest series with what became of

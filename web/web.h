@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* web.h: the status page and the JSON API, served with libmicrohttpd.
  * Reads come straight from the database (one connection per server thread);
  * the one call that changes state, POST /api/runs, needs the token and hands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bpf-trigger.c: workloads.md #2 (after the selftests' `bench trig-*`), run
  * in a kfleet guest. THREADS threads call getpgid() in a loop for SECONDS with
  * no program (syscall-count), then with a counting BPF program (hand-written,

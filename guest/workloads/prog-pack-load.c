@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* prog-pack-load.c: workloads.md #4, run in a kfleet guest. Times a CPU-bound
  * workload with ~1 MiB of code (4096 generated functions) on WORKERS threads
  * for SECONDS alone ("base"), then with PROGS BPF socket filters loaded and

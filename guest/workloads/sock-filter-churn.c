@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sock-filter-churn.c: workloads.md #1, run in a kfleet guest. PROCS
  * processes (nproc/2) open SOCKETS sockets, attach an accept-all classic BPF
  * filter (SO_ATTACH_FILTER) to each and close them, in a loop for SECONDS,

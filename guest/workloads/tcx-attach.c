@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tcx-attach.c: workloads.md #5, run in a kfleet guest. Creates veth pairs
  * over rtnetlink and times the first tcx link per direction on a new device,
  * the first BPF_PROG_ATTACH, attach #2..N on one hook, BPF_PROG_QUERY, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* uprobe-fork.c: workloads.md #3, run in a kfleet guest. Attaches UPROBES
  * uprobes to this binary (perf_event_open, uprobe PMU) and detaches them in a
  * loop for SECONDS while a child forks in a loop, timing fork(): "idle", then

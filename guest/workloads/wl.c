@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* wl.c: helpers of the workload programs under guest/workloads/: messages and
  * METRIC lines, time, the guest's sizes, bounded option parsing, small file
  * reads, and thin checked wrappers of bpf(2) and perf_event_open(2). Linked

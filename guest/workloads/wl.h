@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* wl.h: what the workload programs under guest/workloads/ share. Each is a
  * small static program that runs inside a kfleet guest, takes its sizes from
  * the guest and argv, and prints "METRIC name=value unit" lines (read by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # mkbisect.sh DIR: the fake kbuild tree (mktree.sh) with a history to bisect
 # on top of v6.1: ten commits with fixed dates (the same hashes everywhere),
 # tagged where a test should find them:

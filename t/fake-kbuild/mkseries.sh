@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # mkseries.sh TREE OUTDIR: from a tree made by mktree.sh, writes the test
 # series kfleet's tests apply, as `git format-patch --cover-letter --thread
 # --stdout` mboxes with fixed authors, dates and Message-Ids (the same bytes

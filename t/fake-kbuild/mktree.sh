@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # mktree.sh DIR: makes at DIR (new or empty) a small git repository that
 # behaves like a Linux 6.1 tree for the calls kfleet makes (configure with
 # make tinyconfig/defconfig/olddefconfig and scripts/kconfig/merge_config.sh,

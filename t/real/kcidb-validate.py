@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """t/real/kcidb-validate.py: KCIDB report files checked by kcidb-io's own
 validator (KCIDB's schema package, not kfleet's transcription of it), as
 KCIDB's ingester does: against the version the file claims, then again

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # t/real/patchwork.sh: real patchwork (3.1.3, Django on SQLite) for
 # kfleet's end-to-end tests, sourced after t/lib.sh. The sources are not
 # kfleet's: they are found at $KFLEET_PATCHWORK, by default

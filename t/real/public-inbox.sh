@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # t/real/public-inbox.sh: a real public-inbox (Debian's package: the
 # archive lore.kernel.org runs) for kfleet's end-to-end tests, sourced
 # after t/lib.sh: a v2 inbox under $T/pi, mail delivered by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # t/real/pw.py: what kfleet's tests do to a real patchwork's database, in
 # one Python start each (t/real/patchwork.sh runs it with patchwork's
 # manage.py environment):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # t/real/pw_settings.py: the settings real patchwork runs with in kfleet's
 # tests (t/real/patchwork.sh): patchwork's own dev settings, DEBUG off (as
 # a deployed patchwork answers), and a busy timeout on the SQLite file the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* testutil.h: small helpers the cmocka unit tests share: a temporary
  * directory per test (removed afterwards), whole-file reads and writes, and
  * golden-file comparison (REGENERATE=1 rewrites the golden instead).

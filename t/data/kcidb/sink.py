@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """A KCIDB-shaped HTTP receiver for kfleet's watch tests.
 
   POST /submit       a KCIDB report (JSON): kept as DIR/N.json, 200; while

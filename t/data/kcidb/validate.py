@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Checks KCIDB report files against schema-v4.5.json with Debian's
 python3-jsonschema (Draft 2020-12), and what a schema cannot say: every
 id once per kind, every build's checkout and every test's build in the

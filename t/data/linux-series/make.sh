@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # t/data/linux-series/make.sh TREE [OUT]: writes kfleet's 3-patch test series
 # against a real Linux tree (kernels/linux-source.sh makes one) to OUT
 # (default: kfleet-test.mbox next to this script), with git format-patch

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """A small patchwork-shaped HTTP server for kfleet's watch tests.
 
 Serves the parts of patchwork's REST API v1.2 a watch reads and writes:

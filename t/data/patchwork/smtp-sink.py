@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """An SMTP sink for kfleet's watch tests (Debian's python3-aiosmtpd).
 
 Usage: smtp-sink.py PORTFILE DIR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisect_test.c: the decision rules of a bisection (analysis/bisect.c) on
  * made-up results: runs needed for a flaky symptom, the ends' checks, a
  * step's good / bad / skip / more for a failing test and for a metric, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* calib_test.c: a job's noise (analysis/calib.c) from made-up runs of
  * known noise (fixed seed): the pooled CV is the noise within a kernel,
  * however far the kernels' means lie apart, and the runs a side it gives

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cells_test.c: unit tests for analysis/cells.c: a run's samples of a
  * metric become one value, its median; values keep the order of their
  * runs per side; cells are told apart and sorted; metrics come by name;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* compare_test.c: unit tests for analysis/compare.c and render.c: verdicts
  * on constructed data (a clear change either way and its direction, no
  * change, too few runs; cmp_decide()'s own rules are verdict_test.c's),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* crash_test.c: kernel reports' titles (analysis/crash.c) on reports as
  * the console reader keeps them: the same bug on another CPU, PID, address
  * or boot gives the same title, another function another title. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* decided_test.c: unit tests for analysis/decided.c (decided_next, the
  * "queue more or stop" rule of a request run until decided), fed with
  * verdicts the real decision (cmp_report_add, fixed seeds) gives: noisy

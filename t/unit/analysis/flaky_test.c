@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flaky_test.c: unit tests for analysis/flaky.c with fixed histories: a
  * flip counts only on the same kernel (a regression at a commit is none),
  * the window of FLAKY_WINDOW runs and the threshold of FLAKY_MIN_FLIPS,

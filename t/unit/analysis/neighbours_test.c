@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* neighbours_test.c: the comparisons' warning about neighbours
  * (analysis/neighbours.c): runs counted from their records, and a warning
  * only when the sides' shares beside a build, beside another run, pinned

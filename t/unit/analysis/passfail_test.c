@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* passfail_test.c: unit tests for analysis/passfail.c: every class from
  * constructed runs (two repeats per side, as kfleet test makes them), the
  * edge cases of the rule (a pass and a failure on the patched kernel are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* render_test.c: unit tests for analysis/render.c beyond the golden files
  * compare_test.c checks: a report with no job or labels, '|' escaped in
  * markdown, numbers that are not finite as "n/a" and JSON null, a capped

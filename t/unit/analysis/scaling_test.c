@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* scaling_test.c: analysis/scaling.c with fixed reports: grouping by cell
  * but vcpus, the vCPUs-as-rows text and markdown tables (exact lines), a
  * later report of a count standing for an earlier one, and the SVG chart

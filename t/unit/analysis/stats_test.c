@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* stats_test.c: unit tests for analysis/stats.c: summaries (median, sample
  * stddev, nearest-rank p99), Mann-Whitney U p-values against scipy's
  * mannwhitneyu (its documented example, and values checked by enumerating

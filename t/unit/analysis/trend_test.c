@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trend_test.c: unit tests for analysis/trend.c on synthetic commits: a
  * clean step is found at its index with the direction the metric's sense
  * gives, one outlier point (in the middle or at either end) is not a step,

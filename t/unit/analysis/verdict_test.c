@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* verdict_test.c: unit tests for analysis/verdict.c (cmp_decide) and the
  * report's correction across metrics (compare.c), with fixed seeds: a
  * clear 9% shift with an outlier at 5 runs is "worse" and the outlier is

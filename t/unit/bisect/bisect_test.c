@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisect_test.c: a bisection's record (db/bisections.c) and how a step's
  * runs are read for the rules (bisect/evidence.c): a bisection inserted
  * and read back, steps in order with an answer that is never changed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* client_test.c: unit tests for cli/client.c, the CLI's side of the API:
  * the daemon's URL from --url, $KFLEET_URL or the config, the token file,
  * base64, and cli_api_call against a small libmicrohttpd server here that

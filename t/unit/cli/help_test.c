@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* help_test.c: unit tests for cli/help.c, kfleet's help table: every
  * command word has a help of its own that names it, no word is in two
  * entries, the global usage is made of every entry's summary between the

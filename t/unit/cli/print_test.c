@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* print_test.c: unit tests for cli/print.c, what the kfleet commands share
  * to read an API answer (strings and integers with their defaults), to
  * print durations and lists and to check an option's number, and for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* report_test.c: unit tests for what the kfleet commands print from an
  * answer of the API: a run as `kfleet show` prints it (cli_print_run, from
  * the fixture t/data/cli/run.json against its golden, and a run just

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* scaling_test.c: cli/scaling.c without the daemon: kfleet test's --vcpus
  * list (what is refused and said), and the scaling tables from an
  * /api/compare answer's "comparisons" as the CLI reads them back (cells

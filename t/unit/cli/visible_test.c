@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* visible_test.c: unit tests for cli/visible.c, a guest's text made inert
  * for a terminal: escape sequences (a title set by OSC, CSI colours),
  * CR, C0 and C1 controls, DEL and bytes that are not UTF-8 are shown, not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* buf_test.c: unit tests for common/buf.c, the capped growable buffer every
  * outside input is collected in: the cap and the truncated flag, growth of
  * printf output past its 512-byte stack buffer, reset, release and detach. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_test.c: unit tests for common/cmd.h (cmd_*.c), the one subprocess helper, with
  * real programs (sh, true, false, sleep, cat, env, ls): exit codes and
  * messages, stdin from a buffer or a file, capped output, files, timeouts

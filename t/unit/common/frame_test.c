@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* frame_test.c: unit tests for common/frame.c, the agent channel framing.
  * Round trips for every frame type, the CRC against zlib, and every kind of
  * malformed line a guest could write (frame_decode sees untrusted bytes). */

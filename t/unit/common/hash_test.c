@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hash_test.c: unit tests for common/hash.c: SHA-256 of memory against the
  * FIPS 180-2 vectors, of a file across its 64 KiB read chunks, and a file
  * that is not there. Works in its own temporary directory. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* host_test.c: unit tests for common/host.c: kvm_usable_here() agrees
  * with what /dev/kvm and /proc/cpuinfo say on this machine, says why when
  * it answers no, and takes a NULL why. */

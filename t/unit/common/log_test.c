@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* log_test.c: unit tests for common/log.c: level names both ways, the
  * line format (UTC timestamp, program, level, message), the minimum level,
  * and a message too long for one line cut to one line. The log goes to a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* printk_test.c: unit tests for common/printk.c: printk's fields before a
  * console line in each shape and width, the blank after them, text that
  * only looks like them, and no read past the given length. */

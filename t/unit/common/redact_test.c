@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* redact_test.c: unit tests for common/redact.c: a URL's password and a
  * token standing as its user are masked in every form a URL takes (IPv6
  * host, port, '@' in the password or the path, percent-encoding, inside

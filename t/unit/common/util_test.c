@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* util_test.c: unit tests for common/util.c: strict number and size
  * parsing (overflow, suffixes, junk), bounded file reads (head and tail),
  * atomic writes with their mode, path helpers and mkdir -p.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* config_test.c: unit tests for config/config.c, kfleetd's INI
  * configuration: the embedded defaults, a file that sets every key, the
  * "file:line: message" errors for each kind of bad input (all of them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* builds_test.c: unit tests for db/trees.c, db/submissions.c and
  * db/builds.c: trees (a name once, fetches asked for and recorded),
  * submissions (queued, claimed once, ended), builds by key (started, done

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* calib_test.c: unit tests for db/calib.c: a job's passed runs give one
  * value per run and metric (the median of its samples) with the run's
  * kernel, grouped by arch, vCPUs and metric; failed runs and other jobs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cancel_test.c: unit tests for db/cancel.c, a user's cancel: queued runs
  * end canceled and are never claimed; a running run is marked, ends as
  * canceled whatever its worker reports (an infrastructure failure is not

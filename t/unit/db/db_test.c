@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* db_test.c: unit tests for db/db.c and db/migrate.c: opening a new file
  * (the schema and pragmas), reopening it (the same instance and data),
  * a database newer than the program being refused, errors on opening,

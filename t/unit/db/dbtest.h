@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dbtest.h: what the db/ unit tests share: a fresh database in its own
  * temporary directory per test, and runs put through the queue (inserted,
  * claimed, finished) the way the workers do. Include after <cmocka.h>. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* flaky_test.c: unit tests for db/flaky.c: a run's window holds the tests
  * that failed in the cell's newest runs (and those in quarantine), not the
  * ones that always passed, nor other cells' runs nor infra runs; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hosts_test.c: unit tests for db/hosts.c: a host upserted by name, taken
  * out of placement and back with why, and the hosts page's listing by
  * name with its running and finished runs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kernels_test.c: unit tests for db/kernels.c: a kernel imported once per
  * path and content, and its label: a file's name, or for a kernel kfleet
  * built its release, tree and short commit. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* neighbours_test.c: a run's quiet record (db/neighbours.c) from start to
  * end, and the claim's wait for cores (db/runs.c): a run of a job to pin
  * is not claimed while fewer cores than its vCPUs are free, the runs

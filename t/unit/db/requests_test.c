@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* requests_test.c: unit tests for db/requests.c: a request inserted with
  * its runs (base and patched alternating), read back, its progress as
  * runs end, its done runs' results in order and bounded (truncated), and

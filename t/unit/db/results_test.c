@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* results_test.c: unit tests for db/results.c: a run's results and
  * samples stored, replaced as a whole by a later store, read back with
  * the ones that did not pass first and the counts per status, bounded by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* row_test.c: unit tests for db/row.c, the field-table mapper, and the
  * parameter lists of db.c (dbint.h): every field type from a row
  * (text, NULL text, integers, a double, a run state and outcome by name,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* runs_test.c: unit tests for db/runs.c, the queue: runs inserted, read
  * back column by column (an exit code there or not), listed and counted;
  * claims in order and by fit, two workers claiming at once from two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trend_data_test.c: unit tests for db/trend_data.c: a job's runs on
  * kernels built from a tree's commits make series (a metric's, or
  * results'), whose values come per commit oldest first (an unknown

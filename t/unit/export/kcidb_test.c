@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kcidb_test.c: unit tests for export/kcidb.c: kfleet's statuses and
  * outcomes as KCIDB's, times in RFC 3339, origins, test paths, --since
  * values (good and bad), the patchset hash, and an export of a real

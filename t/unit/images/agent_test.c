@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* agent_test.c: runs the built kfleet-agent in test mode (--root/--channel)
  * on a temporary directory and decodes the frames it wrote: HELLO, output,
  * truncation, exit codes, signals, timeouts. The agent binary comes from

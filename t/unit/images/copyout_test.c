@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* copyout_test.c: unit tests for the results copy-out (copyout.h: images/tarout.c
  * and the files it drives: extract.c, appliance.c, watchdog.c, quote.c, inspect.c).
  * The extraction half (img_copy_extract) runs on tar archives written here

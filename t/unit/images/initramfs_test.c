@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* initramfs_test.c: unit tests for images/initramfs.c.
  * Builds the base initramfs from small fake busybox and agent files in a
  * temporary directory, reads it back with libarchive, and checks the cache

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* modules_test.c: img_modules_initramfs() (images/initramfs.c) on a made-up
  * /lib/modules/RELEASE: dependency order from modules.dep, built-in modules
  * skipped, the archive's contents and load list, the cache, and the errors

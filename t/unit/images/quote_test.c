@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* quote_test.c: unit tests for images/quote.c, how a copy-out quotes what
  * a guest wrote: control and non-ASCII bytes as '?', blanks folded, a cut
  * marked with "...", the length bound kept; and sizes in binary units

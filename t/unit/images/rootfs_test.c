@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rootfs_test.c: unit tests for rootfs.h (images/rootfs_cache.c, rootfs_key.c, rootfs_build.c).
  * Runs img_rootfs() against fake mmdebstrap scripts written into a
  * temporary directory (they log their arguments and make a small tree), so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bench_test.c: unit tests for bench_parse() (jobs/bench.c) on a
  * trig-kprobe run and on the other report formats of the selftests bench
  * tool (t/data/jobs/), and on generated inputs: names, "+-", bad numbers,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* jobdef_test.c: job files (jobs/jobdef.c): a command continued on indented
  * lines, the root disk keys (rootfs, results) and a metric's margin, with
  * the errors a broken file gets, each naming file:line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* jobs_testutil.h: what the parser tests under t/unit/jobs/ share: fixtures
  * from t/data/jobs/, parsing from an exact-size copy (so ASan catches a
  * read past the end), finding rows, the invariants every parse must keep,

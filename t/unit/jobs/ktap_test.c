@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* ktap_test.c: unit tests for ktap_parse() (jobs/ktap.c) and the result
  * lists of jobs/result.c, on fixtures under t/data/jobs/ modelled on real
  * kselftest, runner and KUnit output (also checked against golden *.out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* metrics_test.c: unit tests for metrics_parse() (jobs/metrics.c) on a
  * workload's output with good and malformed METRIC lines
  * (t/data/jobs/metrics.log) and on generated inputs: name bounds, number

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* result_test.c: unit tests for jobs/result.c, what every output parser
  * builds on: status names, the line iterator (CRLF, no final newline),
  * job_clean's UTF-8 and control-byte rules and its cut, notes and their cap,

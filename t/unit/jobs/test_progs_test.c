@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* test_progs_test.c: unit tests for tprogs_parse() and tprogs_parse_json()
  * (jobs/test_progs.c) on a test_progs run with subtests, skips, failures and
  * the "All error logs:" replay, a run cut off by a crash, the 5.x format and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* apply_test.c: unit tests for kernels/apply.c: which patch and file a
  * failed `git am -3` names, from git's own output (a conflict, no common
  * ancestor, a file that is not there, an output it does not know). git am

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bisect_test.c: git's bisection driven through kernels/bisect.c on a
  * small real repository (state/trees/t.git, as a tree's mirror is): the
  * answers of a known culprit lead to it, in no more than ceil(log2 N) + 1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* build_test.c: unit tests for kernels/build.c: build keys (every part of
  * one changes it) and releasing a result. Building itself (worktree,
  * config, make, the artifact) runs in t/e2e-kernels.sh and t/e2e-linux.sh. */

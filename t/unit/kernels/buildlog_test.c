@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* buildlog_test.c: unit tests for kernels/buildlog.c: the first compiler
  * and make errors of a build log (not what make -j went on building), the
  * same read from a log file's tail, and kfleet's own notes in a log. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* copyout_test.c: unit tests for kernels/copyout.c, how kfleetd takes what
  * a build left: a regular file beneath its directory (a link at the end or
  * on the way, a fifo, a file over its cap are refused), and a tree (links

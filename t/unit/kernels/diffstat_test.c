@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* diffstat_test.c: unit tests for kernels/diffstat.c: files and lines a
  * diff touches, and the diffs it refuses (a hunk cut short, longer than
  * its header, a bad hunk header), with where. */

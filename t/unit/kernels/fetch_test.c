@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fetch_test.c: unit tests for kernels/fetch.c against a real HTTP server
  * the test starts on 127.0.0.1 (libmicrohttpd): plain and gzip mboxes,
  * redirects, bodies over the cap, 404, a too slow server, lore message-ids,

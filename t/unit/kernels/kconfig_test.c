@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kconfig_test.c: unit tests for kernels/kconfig.c: the options a
  * fragment asks for that a .config lacks, config hashes (a fragment's
  * content changes the hash, its name alone does not) and which base

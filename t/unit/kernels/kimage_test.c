@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kimage_test.c: unit tests for kimage_check() (kernels/kimage.c), which
  * refuses at submit time what is not a bootable kernel image for the arch,
  * and for kimage_btf(), which tells whether a vmlinux has BTF (ELF files

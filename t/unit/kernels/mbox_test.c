@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* mbox_test.c: unit tests for the pure part of kernels/mbox.c: where git
  * mailsplit starts each message of an mbox, header unfolding, and the
  * UTF-8 escaping of what git leaves. The git mailsplit / mailinfo path

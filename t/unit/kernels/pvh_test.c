@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pvh_test.c: unit tests for kimage_pvh() (kernels/pvh.c), the
  * uncompressed kernel a bzImage carries, for a direct PVH entry. bzImages
  * are made here: a setup header pointing at an ELF with or without the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sandbox_test.c: unit tests for kernels/sandbox.c: make's arguments and
  * environment for each arch, the bwrap sandbox around it (what it may
  * write and read, no network), and a build step's outcome (done, failed,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* selftests_test.c: unit tests for the pure part of kernels/selftests.c:
  * which files of a built tools/testing/selftests/bpf test_progs needs in
  * the guest. Building kselftests and test_progs runs in t/e2e-linux.sh

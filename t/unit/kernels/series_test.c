@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* series_test.c: unit tests for kernels/series.c: whole mboxes through
  * git mailsplit and mailinfo (kernels/mbox.c; the fixtures in
  * t/data/series/, made with git format-patch, and generated ones for each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* slot_test.c: unit tests for kernels/slot.c: a slot's mark (what its last
  * complete build was: parsed strictly, written, read, cleared), which
  * sibling a new slot starts from (never one of another arch or tree, nor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* subject_test.c: unit tests for kernels/subject.c: reply prefixes and
  * patch tags of a subject, over the shapes git format-patch, b4 and
  * people write ("[PATCH bpf-next v4 2/3]", "[RFC PATCHv2]", "Re: [PATCH]"). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* trailers_test.c: unit tests for kernels/trailers.c: which last
  * paragraph git takes as a trailer block, continuation lines, and the
  * first "key: value" line of a text (base-commit:, mailinfo's output). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tree_test.c: unit tests for kernels/tree.c: tree names, commit ids and
  * where trees and slots live under the state directory. Cloning, syncing
  * and worktrees run in t/e2e-kernels.sh. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* channel_test.c: unit tests for channel_open/channel_poll
  * (orchestrator/channel.c), which follow the agent channel file QEMU
  * appends to while the guest runs. Frames made with frame_encode() are

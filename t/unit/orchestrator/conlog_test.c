@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* conlog_test.c: a console file that virtlogd rotates (orchestrator/
  * conlog.c), rotated here by hand the way virtlogd does it: every byte
  * counted across rotations, also several between two looks; the head

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* console_test.c: unit tests for console_scan() (orchestrator/console.c),
  * which reads a guest's serial console for the first kernel crash report.
  * Recorded consoles under t/data/console/ (clean boot and power-off, sysrq

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* domxml_test.c: golden tests for guest_domain_xml() (orchestrator/guest.c),
  * the libvirt domain XML of a run: TCG and KVM guests and paths that need
  * XML escaping, compared with t/data/domain-*.xml (REGENERATE=1 rewrites

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fairq_test.c: the fair queue (orchestrator/fairq.c) on made-up queues:
  * people's runs before watch work, two watches where one is busy, a
  * watch's cap, a run that waited for room holding the host; then whole

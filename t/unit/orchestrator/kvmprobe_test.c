@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kvmprobe_test.c: the boot probe (kvmprobe.c) on this machine's libvirtd
  * (qemu:///system; skipped when it does not answer): a guest of the stock
  * kernel and the base initramfs powers itself off under TCG, the same guest

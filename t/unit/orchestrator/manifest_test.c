@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* manifest_test.c: unit tests for a run's initrd manifest (orchestrator/
  * manifest.c): the text it writes parses back to the same parts, and each
  * kind of malformed manifest is refused with its file and line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* orch_testutil.h: what the orchestrator's lifecycle tests share: a fake
  * x86_64 kernel image and a config for an orchestrator on libvirt's
  * test:///default driver under a temporary state directory. Include

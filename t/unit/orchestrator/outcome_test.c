@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* outcome_test.c: unit tests for the outcome decision (orchestrator/
  * outcome.c), a pure function of facts: the recorded consoles under
  * t/data/console (crash reports beat every exit status), made-up exit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* prune_test.c: unit tests for the storage pass's choice (orchestrator/
  * prune.c), a pure function of the files found, the usage and the policy:
  * retention by keep_days, the budget taking the oldest concluded runs'

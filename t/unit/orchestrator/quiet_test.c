@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* quiet_test.c: quiet measurements (orchestrator/quiet.c): which runs get
  * host cores of their own, the core allocator (two pinned guests never
  * share a core, the reserved cores are never handed out), the cpuset

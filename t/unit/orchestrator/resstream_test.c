@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* resstream_test.c: a job's results directory streamed by the agent
  * (guest/agent_tar.c, RES frames) and taken by kfleetd (channel.c's
  * channel_results, results.c's results_stream_take). The real agent runs

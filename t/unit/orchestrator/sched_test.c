@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* sched_test.c: the workers' lifecycle against libvirt's test:///default
  * driver, which keeps its domains per process: the test plays the guest by
  * writing the agent channel and the console into the run's directory and

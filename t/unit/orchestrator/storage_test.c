@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* storage_test.c: one storage pass (orchestrator/storage.c) over a real
  * state directory and database: runs made concluded or left running by
  * hand, their files of known sizes, the shared cache; checks what the pass

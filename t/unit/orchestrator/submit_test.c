@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* submit_test.c: unit tests for how work enters the orchestrator
  * (orchestrator/submit.c: runs, requests, imports, trees and series), its
  * life (orch.c: start-up recovery, a bad state directory), the builder's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* tcg1_test.c: the QEMU wrapper for single-threaded TCG (guest.c): it must
  * turn "-accel tcg" into "-accel tcg,thread=single" and pass every other
  * argument through unchanged; and guest_tcg1_emulator() picks it only for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* volumes_test.c: unit tests for orchestrator/volumes.c, guest files as
  * libvirt storage volumes. Name and argument checks need no libvirt. The
  * rest runs against the real qemu:///system in a pool kfleet-ut-PID at a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* watch_test.c: unit tests for the pure parts of a watch: patchwork's
  * series list read from its REST shape (t/data/patchwork/series-page.json,
  * as patchwork 1.2 gives it) and from the malformed answers a server may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* hostcheck_test.c: unit tests for web/hostcheck.c: a request's Host must
  * name the daemon (localhost, 127.0.0.1, [::1], its listen address, with
  * its port or none) or an allowed_hosts entry, else it is refused; no Host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* reply_test.c: unit tests for web/reply.c, the helpers every handler
  * calls: valid UTF-8, HTML escaping (also of control characters), JSON
  * strings from text that is not UTF-8, table rows, numbers, prefixes and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* routes_test.c: unit tests for web/routes.c without a server: each route
  * is found by a path of its own and the method it answers, with what its
  * pattern takes from the path ({id} strictly, {name}, {rest}, *); a path

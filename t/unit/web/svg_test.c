@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* svg_test.c: unit tests for web/svg.c: the strip plot (a row per series,
  * a dot per finite value, a median mark, labels and units escaped, nothing
  * to draw refused) and the trend chart (a point per commit with runs, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* web_test.c: unit tests for web/ through a real server (http.c, routes.c,
  * api.c, pages.c). Starts it on 127.0.0.1 port 0 over a temporary state directory
  * with two job files, and an orchestrator on libvirt's test:///default
