@@ -131,7 +131,7 @@ man: $(MAN_PAGES)
 unit-bins: $(UNIT_BINS) $(BINS) man
 
 # scripts run with the unit tests: offline and quick
-UNIT_SCRIPTS := t/cli-help.sh t/man-check.sh t/docs-links.sh
+UNIT_SCRIPTS := t/cli-help.sh t/man-check.sh t/docs-links.sh t/spdx-check.sh
 
 check-unit: unit-bins
 	@t/run-unit.sh $(B) $(UNIT_BINS) $(UNIT_SCRIPTS)
