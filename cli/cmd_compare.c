@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cmd_compare.c: `kfleet compare` (the before/after table of a job's
  * metrics on two kernels, from GET /api/compare, rendered by analysis/) and
  * `kfleet test --base --patched` (a request of base and patched runs,
@@ -274,104 +275,127 @@ void cli_print_decided(json_t *d)
 	printf("  stopped: %s\n", cli_jstr(d, "stop_reason", "still deciding"));
 }
 
+/* Polls request id until it is done; r->j gets its last state. 0 / -1 (said) */
+static int request_wait(struct cli *k, long long id, struct resp *r)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/api/requests/%lld", id);
+	for (;;) {
+		json_decref(r->j);
+		r->j = NULL;
+		if (cli_api_call(k, "GET", path, NULL, NULL, r) < 0) {
+			fprintf(stderr, "kfleet: %s: %s\n", k->cmd, r->err);
+			return -1;
+		}
+		if (json_is_true(json_object_get(r->j, "done")))
+			return 0;
+		sleep(2);
+	}
+}
+
+/* One line per run of a request. Returns 1 when one that counts did not pass */
+static int request_print_runs(json_t *runs)
+{
+	json_t *run;
+	size_t i;
+	int failed = 0;
+
+	json_array_foreach(runs, i, run) {
+		const char *o = json_string_value(json_object_get(run, "outcome"));
+
+		int qonly = json_is_true(json_object_get(run, "quarantined_only"));
+
+		printf("  run %lld  %-7s  %s%s\n", cli_jint(run, "id", 0),
+		       json_string_value(json_object_get(run, "side")), o ? o : "-",
+		       qonly ? " (only tests in quarantine failed: not counted)" : "");
+		failed |= (!o || strcmp(o, "passed")) && !qonly;
+	}
+	return failed;
+}
+
+/* Pass/fail per subtest across the request, the changes first */
+static void request_print_passfail(json_t *pf)
+{
+	json_t *cls = json_object_get(pf, "classes"), *t;
+	size_t i;
+
+	if (!json_array_size(json_object_get(pf, "subtests")))
+		return;
+	printf("\nsubtests: %lld new failures, %lld fixed, %lld still failing, "
+	       "%lld flaky, %lld missing, %lld skipped, %lld passing\n",
+	       cli_jint(cls, "new-failure", 0), cli_jint(cls, "fixed", 0),
+	       cli_jint(cls, "still-failing", 0), cli_jint(cls, "flaky", 0),
+	       cli_jint(cls, "missing", 0), cli_jint(cls, "skip", 0),
+	       cli_jint(cls, "pass", 0));
+	json_array_foreach(json_object_get(pf, "subtests"), i, t) {
+		const char *c = cli_jstr(t, "class", NULL);
+
+		if (c && strcmp(c, "pass") && strcmp(c, "skip"))
+			printf("  %-14s %s\n", cli_jstr(t, "label", c),
+			       cli_jstr(t, "path", NULL));
+	}
+	if (cli_jint(json_object_get(pf, "quarantined"), "tests", 0))
+		printf("  %lld quarantined failures not counted (%lld tests in "
+		       "quarantine: kfleet flaky)\n",
+		       cli_jint(json_object_get(pf, "quarantined"), "failures", 0),
+		       cli_jint(json_object_get(pf, "quarantined"), "tests", 0));
+}
+
+/* The metrics table of a done request req, through kfleet compare.
+ * Returns cli_compare()'s exit code. */
+static int request_compare(struct cli *k, json_t *req, const char *job, int markdown,
+			   const char *margin)
+{
+	char ka[32], kb[32], vc[32];
+	char *cargv[16] = { "compare", "--kernels", ka, kb, "--job", (char *)job };
+	int cargc = 6;
+	json_t *cell = json_object_get(json_array_get(json_object_get(req, "comparisons"), 0),
+				       "cell");
+
+	/* the request's own cell: its siblings at other vCPUs have theirs */
+	if (cli_jint(cell, "vcpus", 0) > 0 && json_is_string(json_object_get(cell, "arch"))) {
+		snprintf(vc, sizeof(vc), "%lld", cli_jint(cell, "vcpus", 0));
+		cargv[cargc++] = "--vcpus";
+		cargv[cargc++] = vc;
+		cargv[cargc++] = "--arch";
+		cargv[cargc++] = (char *)cli_jstr(cell, "arch", NULL);
+	}
+
+	if (markdown)
+		cargv[cargc++] = "--markdown";
+	if (margin) {
+		cargv[cargc++] = "--margin";
+		cargv[cargc++] = (char *)margin;
+	}
+	cargv[cargc] = NULL;
+
+	snprintf(ka, sizeof(ka), "%lld", cli_jint(req, "base_kernel_id", 0));
+	snprintf(kb, sizeof(kb), "%lld", cli_jint(req, "patched_kernel_id", 0));
+	printf("\n");
+	return cli_compare(k, cargc, cargv);
+}
+
 int cli_request_report(struct cli *k, long long id, const char *job, int markdown,
 		       const char *margin)
 {
 	struct resp r = { 0 };
-	char path[64];
-	int rc, failed = 0;
+	int rc, failed;
 
-	snprintf(path, sizeof(path), "/api/requests/%lld", id);
-	for (;;) {
-		json_decref(r.j);
-		r.j = NULL;
-		if (cli_api_call(k, "GET", path, NULL, NULL, &r) < 0) {
-			fprintf(stderr, "kfleet: %s: %s\n", k->cmd, r.err);
-			rc = CLI_USAGE;
-			goto out;
-		}
-		if (json_is_true(json_object_get(r.j, "done")))
-			break;
-		sleep(2);
+	if (request_wait(k, id, &r) < 0) {
+		rc = CLI_USAGE;
+		goto out;
 	}
 	cli_print_decided(json_object_get(r.j, "decided"));
-	{
-		json_t *runs = json_object_get(r.j, "runs"), *run;
-		size_t i;
-
-		json_array_foreach(runs, i, run) {
-			const char *o = json_string_value(json_object_get(run, "outcome"));
-
-			int qonly = json_is_true(json_object_get(run, "quarantined_only"));
-
-			printf("  run %lld  %-7s  %s%s\n", cli_jint(run, "id", 0),
-			       json_string_value(json_object_get(run, "side")), o ? o : "-",
-			       qonly ? " (only tests in quarantine failed: not counted)" : "");
-			failed |= (!o || strcmp(o, "passed")) && !qonly;
-		}
-	}
-	{
-		/* pass/fail per subtest across the request, the changes first */
-		json_t *pf = json_object_get(r.j, "passfail"), *t;
-		json_t *cls = json_object_get(pf, "classes");
-		size_t i;
-
-		if (json_array_size(json_object_get(pf, "subtests"))) {
-			printf("\nsubtests: %lld new failures, %lld fixed, %lld still failing, "
-			       "%lld flaky, %lld missing, %lld skipped, %lld passing\n",
-			       cli_jint(cls, "new-failure", 0), cli_jint(cls, "fixed", 0),
-			       cli_jint(cls, "still-failing", 0), cli_jint(cls, "flaky", 0),
-			       cli_jint(cls, "missing", 0), cli_jint(cls, "skip", 0),
-			       cli_jint(cls, "pass", 0));
-			json_array_foreach(json_object_get(pf, "subtests"), i, t) {
-				const char *c = cli_jstr(t, "class", NULL);
-
-				if (c && strcmp(c, "pass") && strcmp(c, "skip"))
-					printf("  %-14s %s\n", cli_jstr(t, "label", c),
-					       cli_jstr(t, "path", NULL));
-			}
-			if (cli_jint(json_object_get(pf, "quarantined"), "tests", 0))
-				printf("  %lld quarantined failures not counted (%lld tests in "
-				       "quarantine: kfleet flaky)\n",
-				       cli_jint(json_object_get(pf, "quarantined"), "failures", 0),
-				       cli_jint(json_object_get(pf, "quarantined"), "tests", 0));
-		}
-	}
+	failed = request_print_runs(json_object_get(r.j, "runs"));
+	request_print_passfail(json_object_get(r.j, "passfail"));
 	/* a job with subtests and no metrics: the pass/fail above is its table */
 	if (!json_array_size(json_object_get(r.j, "comparisons")) &&
 	    json_array_size(json_object_get(json_object_get(r.j, "passfail"), "subtests"))) {
 		rc = failed ? CLI_NOT_PASSED : CLI_OK;
 		goto out;
 	}
-	{
-		char ka[32], kb[32], vc[32];
-		char *cargv[16] = { "compare", "--kernels", ka, kb, "--job", (char *)job };
-		int cargc = 6;
-		json_t *cell = json_object_get(json_array_get(json_object_get(r.j, "comparisons"), 0),
-					       "cell");
-
-		/* the request's own cell: its siblings at other vCPUs have theirs */
-		if (cli_jint(cell, "vcpus", 0) > 0 && json_is_string(json_object_get(cell, "arch"))) {
-			snprintf(vc, sizeof(vc), "%lld", cli_jint(cell, "vcpus", 0));
-			cargv[cargc++] = "--vcpus";
-			cargv[cargc++] = vc;
-			cargv[cargc++] = "--arch";
-			cargv[cargc++] = (char *)cli_jstr(cell, "arch", NULL);
-		}
-
-		if (markdown)
-			cargv[cargc++] = "--markdown";
-		if (margin) {
-			cargv[cargc++] = "--margin";
-			cargv[cargc++] = (char *)margin;
-		}
-		cargv[cargc] = NULL;
-
-		snprintf(ka, sizeof(ka), "%lld", cli_jint(r.j, "base_kernel_id", 0));
-		snprintf(kb, sizeof(kb), "%lld", cli_jint(r.j, "patched_kernel_id", 0));
-		printf("\n");
-		rc = cli_compare(k, cargc, cargv);
-	}
+	rc = request_compare(k, r.j, job, markdown, margin);
 	if (rc == CLI_OK && failed)
 		rc = CLI_NOT_PASSED;
 out:
@@ -379,7 +403,18 @@ out:
 	return rc;
 }
 
-int cli_test(struct cli *k, int argc, char **argv)
+/* kfleet test's options, as given */
+struct test_opts {
+	const char *base, *patched, *job, *arch, *margin;
+	long long repeat, memory, max_runs;
+	int vcpus[CLI_VCPUS_MAX];
+	size_t nvcpus;
+	int wait, markdown, until;
+};
+
+/* Parses kfleet test's command line into o. 0 to go on, 1 when it printed
+ * the help, -1 on a usage error (said). */
+static int test_parse(struct cli *k, int argc, char **argv, struct test_opts *o)
 {
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'B' },
@@ -397,118 +432,141 @@ int cli_test(struct cli *k, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *base = NULL, *patched = NULL, *job = NULL, *arch = NULL, *margin = NULL;
-	long long repeat = 1, memory = 0, id, max_runs = 0, ids[CLI_VCPUS_MAX];
-	int vcpus[CLI_VCPUS_MAX] = { 0 };
-	size_t nvcpus = 0;
-	int wait = 0, markdown = 0, c, rc = CLI_USAGE, until = 0;
-	char *babs = NULL, *pabs = NULL, *token = NULL;
-	json_t *body = NULL;
-	struct resp r = { 0 };
+	int c;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'B': base = optarg; break;
-		case 'P': patched = optarg; break;
-		case 'J': job = optarg; break;
-		case 'a': arch = optarg; break;
+		case 'B': o->base = optarg; break;
+		case 'P': o->patched = optarg; break;
+		case 'J': o->job = optarg; break;
+		case 'a': o->arch = optarg; break;
 		case 'r':
-			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &repeat) < 0)
-				goto out;
+			if (cli_parse_num(k->cmd, "--repeat", optarg, 1, 100, &o->repeat) < 0)
+				return -1;
 			break;
 		case 'v':
-			if (cli_vcpus_list(k->cmd, optarg, vcpus, &nvcpus) < 0)
-				goto out;
+			if (cli_vcpus_list(k->cmd, optarg, o->vcpus, &o->nvcpus) < 0)
+				return -1;
 			break;
 		case 'm':
-			if (cli_parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &memory) < 0)
-				goto out;
+			if (cli_parse_num(k->cmd, "--memory", optarg, 1, 1 << 24, &o->memory) < 0)
+				return -1;
 			break;
-		case 'w': wait = 1; break;
-		case 'M': markdown = 1; break;
+		case 'w': o->wait = 1; break;
+		case 'M': o->markdown = 1; break;
 		case 'g':
 			if (cli_margin_check(k->cmd, optarg) < 0)
-				goto out;
-			margin = optarg;
+				return -1;
+			o->margin = optarg;
 			break;
-		case 'U': until = 1; break;
+		case 'U': o->until = 1; break;
 		case 'X':
-			if (cli_parse_num(k->cmd, "--max-runs", optarg, 1, 100, &max_runs) < 0)
-				goto out;
+			if (cli_parse_num(k->cmd, "--max-runs", optarg, 1, 100, &o->max_runs) < 0)
+				return -1;
 			break;
 		case 'h':
 			cli_help_print(stdout, "test");
-			rc = CLI_OK;
-			goto out;
+			return 1;
 		default:
 			cli_help_print(stderr, "test");
-			goto out;
+			return -1;
 		}
 	}
-	if (!base || !patched || !job || optind < argc) {
+	if (!o->base || !o->patched || !o->job || optind < argc) {
 		fprintf(stderr, "kfleet: test: --base PATH, --patched PATH and --job NAME are "
 			"required\n");
+		return -1;
+	}
+	return cli_decided_check(k->cmd, o->until, o->max_runs, o->repeat);
+}
+
+/* Queues the request at vCPU count o->vcpus[v] (0: the job's) and says so;
+ * *id gets its id. 0 / -1 (said) */
+static int test_queue_one(struct cli *k, const struct test_opts *o, size_t v,
+			  const char *babs, const char *pabs, const char *token, long long *id)
+{
+	json_t *body;
+	struct resp r = { 0 };
+	int rc = -1;
+
+	body = json_pack("{s:s, s:s, s:s, s:I}", "kernel", babs, "patched", pabs, "job", o->job,
+			 "repeat", (json_int_t)o->repeat);
+	if (!body || (o->arch && json_object_set_new(body, "arch", json_string(o->arch)) < 0) ||
+	    (o->vcpus[v] && json_object_set_new(body, "vcpus", json_integer(o->vcpus[v])) < 0) ||
+	    (o->memory && json_object_set_new(body, "memory_mb", json_integer(o->memory)) < 0) ||
+	    cli_decided_body(body, o->until, o->max_runs, o->margin) < 0) {
+		fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
 		goto out;
 	}
-	if (cli_decided_check(k->cmd, until, max_runs, repeat) < 0)
+	if (cli_api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
+		fprintf(stderr, "kfleet: test: %s\n", r.err);
 		goto out;
-	babs = path_abs(base);
-	pabs = path_abs(patched);
-	token = cli_read_token(k);
-	if (!babs || !pabs || !token)
-		goto out;
-	/* one request per vCPU count: each its own cell, the scaling across them */
-	for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++) {
-		json_decref(body);
-		json_decref(r.j);
-		r.j = NULL;
-		body = json_pack("{s:s, s:s, s:s, s:I}", "kernel", babs, "patched", pabs, "job", job,
-				 "repeat", (json_int_t)repeat);
-		if (!body || (arch && json_object_set_new(body, "arch", json_string(arch)) < 0) ||
-		    (vcpus[v] && json_object_set_new(body, "vcpus", json_integer(vcpus[v])) < 0) ||
-		    (memory && json_object_set_new(body, "memory_mb", json_integer(memory)) < 0) ||
-		    cli_decided_body(body, until, max_runs, margin) < 0) {
-			fprintf(stderr, "kfleet: test: the kernel paths and the job must be UTF-8\n");
-			goto out;
-		}
-		if (cli_api_call(k, "POST", "/api/requests", body, token, &r) < 0) {
-			fprintf(stderr, "kfleet: test: %s\n", r.err);
-			goto out;
-		}
-		ids[v] = id = cli_jint(r.j, "id", 0);
-		printf("request %lld queued: %lld runs of base and patched, interleaved%s", id,
-		       2 * repeat, until ? ", then more until decided" : "");
-		if (vcpus[v])
-			printf(" (%d vCPU%s)", vcpus[v], vcpus[v] == 1 ? "" : "s");
-		printf("\n");
 	}
-	rc = CLI_OK;
-	if (!wait)
-		goto out;
-	for (size_t v = 0; v < (nvcpus ? nvcpus : 1); v++) {
+	*id = cli_jint(r.j, "id", 0);
+	printf("request %lld queued: %lld runs of base and patched, interleaved%s", *id,
+	       2 * o->repeat, o->until ? ", then more until decided" : "");
+	if (o->vcpus[v])
+		printf(" (%d vCPU%s)", o->vcpus[v], o->vcpus[v] == 1 ? "" : "s");
+	printf("\n");
+	rc = 0;
+out:
+	json_decref(r.j);
+	json_decref(body);
+	return rc;
+}
+
+/* --wait: the report of each queued request ids[], then with several vCPU
+ * counts the scaling across them. Returns the worst exit code. */
+static int test_report(struct cli *k, const struct test_opts *o, const long long *ids)
+{
+	int rc = CLI_OK;
+
+	for (size_t v = 0; v < (o->nvcpus ? o->nvcpus : 1); v++) {
 		int one;
 
-		if (nvcpus > 1)
-			printf("\nrequest %lld: %s, %d vCPU%s\n", ids[v], job, vcpus[v],
-			       vcpus[v] == 1 ? "" : "s");
-		one = cli_request_report(k, ids[v], job, markdown, margin);
+		if (o->nvcpus > 1)
+			printf("\nrequest %lld: %s, %d vCPU%s\n", ids[v], o->job, o->vcpus[v],
+			       o->vcpus[v] == 1 ? "" : "s");
+		one = cli_request_report(k, ids[v], o->job, o->markdown, o->margin);
 		if (one > rc)
 			rc = one;
 	}
-	if (nvcpus > 1) {
+	if (o->nvcpus > 1) {
 		struct resp q = { 0 };
 		char path[64];
 
 		snprintf(path, sizeof(path), "/api/requests/%lld", ids[0]);
 		if (cli_api_call(k, "GET", path, NULL, NULL, &q) == 0)
 			cli_scaling_report(k, cli_jint(q.j, "base_kernel_id", 0),
-					   cli_jint(q.j, "patched_kernel_id", 0), job, markdown, margin);
+					   cli_jint(q.j, "patched_kernel_id", 0), o->job,
+					   o->markdown, o->margin);
 		json_decref(q.j);
 	}
+	return rc;
+}
+
+int cli_test(struct cli *k, int argc, char **argv)
+{
+	struct test_opts o = { .repeat = 1 };
+	long long ids[CLI_VCPUS_MAX];
+	char *babs = NULL, *pabs = NULL, *token = NULL;
+	int rc = CLI_USAGE, parsed;
+
+	parsed = test_parse(k, argc, argv, &o);
+	if (parsed)
+		return parsed > 0 ? CLI_OK : CLI_USAGE;
+	babs = path_abs(o.base);
+	pabs = path_abs(o.patched);
+	token = cli_read_token(k);
+	if (!babs || !pabs || !token)
+		goto out;
+	/* one request per vCPU count: each its own cell, the scaling across them */
+	for (size_t v = 0; v < (o.nvcpus ? o.nvcpus : 1); v++)
+		if (test_queue_one(k, &o, v, babs, pabs, token, &ids[v]) < 0)
+			goto out;
+	rc = o.wait ? test_report(k, &o, ids) : CLI_OK;
 out:
-	json_decref(r.j);
-	json_decref(body);
 	free(token);
 	free(babs);
 	free(pabs);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* kfleetd.c: the daemon's main(): reads the config (or uses the embedded
  * defaults), checks it (-n), then starts the orchestrator (database,
  * libvirt hosts, workers) and the web server, and runs until SIGINT or
@@ -61,6 +62,69 @@ static char *load_token(const char *path)
 	return strdup(hex);
 }
 
+/* Blocks the signals kfleetd stops on (and SIGHUP) in every thread, into set */
+static void block_signals(sigset_t *set)
+{
+	/* Signals go to sigwait() in serve(), not to whichever thread runs. */
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Starts the web server on o and bd. *allowed gets the host list it was
+ * given when it had to be made (caller frees, after web_stop()). */
+static struct web *start_web(struct config *c, struct orch *o, struct bisect_driver *bd,
+			     const char *token, char **allowed, char **e)
+{
+	struct web_opts wo;
+
+	memset(&wo, 0, sizeof(wo));
+	wo.listen_addr = c->listen_addr;
+	wo.port = c->listen_port;
+	wo.db_path = orch_db_path(o);
+	wo.token = token;
+	wo.orch = o;
+	wo.bisect = bd;
+	wo.kcidb_origin = c->kcidb_origin;
+	/* the public URL's name is one a request may give */
+	if (c->public_host &&
+	    asprintf(allowed, "%s%s%s", c->allowed_hosts ? c->allowed_hosts : "",
+		     c->allowed_hosts ? " " : "", c->public_host) < 0)
+		*allowed = NULL;
+	wo.allowed_hosts = *allowed ? *allowed : c->allowed_hosts;
+	wo.public_url = c->public_url;
+	return web_start(&wo, e);
+}
+
+/* Tells the orchestrator the URL runs link to: the public one, else ours */
+static void set_url(struct config *c, struct orch *o, struct web *w)
+{
+	char url[160];
+
+	snprintf(url, sizeof(url), "http://%s%s%s:%d", strchr(c->listen_addr, ':') ? "[" : "",
+		 c->listen_addr, strchr(c->listen_addr, ':') ? "]" : "", web_port(w));
+	orch_set_url(o, c->public_url ? c->public_url : url);
+}
+
+/* Waits for SIGINT or SIGTERM (SIGHUP only logs). Returns the signal. */
+static int wait_stop_signal(const sigset_t *set)
+{
+	int sig;
+
+	for (;;) {
+		if (sigwait(set, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			log_info("SIGHUP: reloading is not supported yet; restart kfleetd");
+			continue;
+		}
+		return sig;
+	}
+}
+
 /* Starts the orchestrator and the web server on config c, serves until
  * SIGINT or SIGTERM, stops both. Returns the exit status. */
 static int serve(struct config *c)
@@ -69,18 +133,10 @@ static int serve(struct config *c)
 	struct orch *o = NULL;
 	struct bisect_driver *bd = NULL;
 	struct web *w = NULL;
-	struct web_opts wo;
 	sigset_t set;
 	int sig;
 
-	/* Signals go to sigwait() below, not to whichever thread runs. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
+	block_signals(&set);
 	o = orch_new(c, &e);
 	if (!o) {
 		log_error("%s", e ? e : "cannot start");
@@ -101,22 +157,7 @@ static int serve(struct config *c)
 		orch_free(o);
 		return 1;
 	}
-	memset(&wo, 0, sizeof(wo));
-	wo.listen_addr = c->listen_addr;
-	wo.port = c->listen_port;
-	wo.db_path = orch_db_path(o);
-	wo.token = token;
-	wo.orch = o;
-	wo.bisect = bd;
-	wo.kcidb_origin = c->kcidb_origin;
-	/* the public URL's name is one a request may give */
-	if (c->public_host &&
-	    asprintf(&allowed, "%s%s%s", c->allowed_hosts ? c->allowed_hosts : "",
-		     c->allowed_hosts ? " " : "", c->public_host) < 0)
-		allowed = NULL;
-	wo.allowed_hosts = allowed ? allowed : c->allowed_hosts;
-	wo.public_url = c->public_url;
-	w = web_start(&wo, &e);
+	w = start_web(c, o, bd, token, &allowed, &e);
 	if (!w) {
 		log_error("web: %s", e ? e : "cannot start");
 		free(e);
@@ -125,13 +166,7 @@ static int serve(struct config *c)
 		orch_free(o);
 		return 1;
 	}
-	{
-		char url[160];
-
-		snprintf(url, sizeof(url), "http://%s%s%s:%d", strchr(c->listen_addr, ':') ? "[" : "",
-			 c->listen_addr, strchr(c->listen_addr, ':') ? "]" : "", web_port(w));
-		orch_set_url(o, c->public_url ? c->public_url : url);
-	}
+	set_url(c, o, w);
 	if (orch_start(o) < 0 || watcher_start(o) < 0) {
 		log_error("cannot start the workers");
 		watcher_stop(o);
@@ -146,15 +181,7 @@ static int serve(struct config *c)
 	log_info("kfleetd ready: http://%s%s%s:%d/ (state '%s', token in '%s')",
 		 strchr(c->listen_addr, ':') ? "[" : "", c->listen_addr,
 		 strchr(c->listen_addr, ':') ? "]" : "", web_port(w), c->state_dir, token_path);
-	for (;;) {
-		if (sigwait(&set, &sig) != 0)
-			continue;
-		if (sig == SIGHUP) {
-			log_info("SIGHUP: reloading is not supported yet; restart kfleetd");
-			continue;
-		}
-		break;
-	}
+	sig = wait_stop_signal(&set);
 	log_info("signal %d: stopping", sig);
 	web_stop(w);
 	bisect_driver_stop(bd);
