@@ -86,7 +86,7 @@ $(B)/bin/kfleet: $(B)/cli/kfleet.o $(B)/libkfleetcli.a $(B)/libkfleet.a
 # It links only the libc-only files of common/ (util.c's helpers, not hash.c's
 # libcrypto); sections it does not call are dropped.
 AGENT_SRCS := guest/agent.c guest/boot.c guest/agent_tar.c common/frame.c common/util.c common/buf.c
-AGENT_DEPS := $(AGENT_SRCS) guest/agent.h guest/agent_tar.h common/frame.h common/util.h common/buf.h common/hash.h common/host.h images/images.h
+AGENT_DEPS := $(AGENT_SRCS) guest/guest.h guest/agent_tar.h common/frame.h common/util.h common/buf.h common/hash.h common/host.h images/images.h
 AGENT_CFLAGS := -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror) \
 	-I. -static -ffunction-sections -fdata-sections -Wl,--gc-sections
 $(B)/bin/kfleet-agent-x86_64: $(AGENT_DEPS)

@@ -9,7 +9,7 @@
  * With --root DIR --channel FILE it does the same on the host for tests,
  * without mounting anything or powering off. The guest's own setup around
  * the run (mounts, modules, the channel's device, a root disk) is boot.c. */
-#include "guest/agent.h"
+#include "guest/guest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,18 +39,6 @@
 #include "common/util.h"
 #include "guest/agent_tar.h"
 #include "images/images.h"
-
-void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("kfleet-agent: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	fflush(stderr);
-}
 
 static int write_all(int fd, const void *p, size_t n)
 {
@@ -93,24 +81,6 @@ static int send_text(struct agent *a, enum frame_type t, const char *s)
 	size_t n = strlen(s);
 
 	return send_frame(a, t, s, n > FRAME_MAX_PAYLOAD ? FRAME_MAX_PAYLOAD : n);
-}
-
-/* Reads at most max bytes of path into a new NUL-terminated string (caller
- * frees). Returns NULL with errno set; EFBIG when the file is longer. */
-char *slurp(const char *path, size_t max, size_t *lenp)
-{
-	struct buf b = BUF_INIT(0);
-	int saved;
-
-	if (read_file(path, &b, max) < 0 || b.truncated) {
-		saved = b.truncated ? EFBIG : errno;
-		buf_release(&b);
-		errno = saved;
-		return NULL;
-	}
-	if (lenp)
-		*lenp = b.len;
-	return buf_detach(&b);
 }
 
 static int parse_ull(const char *s, unsigned long long max, unsigned long long *out)
@@ -259,15 +229,6 @@ static void send_hello(struct agent *a)
 		 "release=%s\nnproc=%ld\nmem_kb=%llu\nuptime_ms=%llu\nrun=%lld\n",
 		 u.release, nproc, mem_total_kb(), uptime_ms(), a->run_id);
 	send_text(a, FRAME_HELLO, payload);
-}
-
-void set_exit(struct agent *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(a->exit_payload, sizeof(a->exit_payload), fmt, ap);
-	va_end(ap);
 }
 
 /* Sends a chunk of output, or counts it as dropped past output_max */

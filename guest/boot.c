@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* boot.c: the agent's part of the guest's own setup (agent.h): the
+/* boot.c: the agent's part of the guest's own setup (guest.h): the
  * filesystems the command needs, the kernel modules the initramfs lists,
  * the agent channel's virtio port, and a job's root disk switched to and
- * settled after. */
-#include "guest/agent.h"
+ * settled after; and what agent.c and this file both call (say(),
+ * slurp(), set_exit()). */
+#include "guest/guest.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,45 @@
 #include "common/frame.h"
 #include "common/util.h"
 #include "images/images.h"
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kfleet-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/* Reads at most max bytes of path into a new NUL-terminated string (caller
+ * frees). Returns NULL with errno set; EFBIG when the file is longer. */
+char *slurp(const char *path, size_t max, size_t *lenp)
+{
+	struct buf b = BUF_INIT(0);
+	int saved;
+
+	if (read_file(path, &b, max) < 0 || b.truncated) {
+		saved = b.truncated ? EFBIG : errno;
+		buf_release(&b);
+		errno = saved;
+		return NULL;
+	}
+	if (lenp)
+		*lenp = b.len;
+	return buf_detach(&b);
+}
+
+void set_exit(struct agent *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->exit_payload, sizeof(a->exit_payload), fmt, ap);
+	va_end(ap);
+}
 
 /* Mounts what the command expects in a minimal system; failures are reported */
 void mount_guest(void)

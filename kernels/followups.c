@@ -7,6 +7,7 @@
 #include "kernels/seriesint.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,24 @@
 
 #include "common/buf.h"
 #include "common/util.h"
+
+int series_note(struct series *s, const char *fmt, ...)
+{
+	char **nn = realloc(s->notes, (s->nnotes + 1) * sizeof(*nn));
+	va_list ap;
+	int r;
+
+	if (!nn)
+		return -1;
+	s->notes = nn;
+	va_start(ap, fmt);
+	r = vasprintf(&s->notes[s->nnotes], fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -1;
+	s->nnotes++;
+	return 0;
+}
 
 /* Whether a diffstat line ("2 files changed, 5 insertions(+)") is in text */
 static int has_diffstat(const char *text)

@@ -76,24 +76,6 @@ void series_free(struct series *s)
 	free(s);
 }
 
-int series_note(struct series *s, const char *fmt, ...)
-{
-	char **nn = realloc(s->notes, (s->nnotes + 1) * sizeof(*nn));
-	va_list ap;
-	int r;
-
-	if (!nn)
-		return -1;
-	s->notes = nn;
-	va_start(ap, fmt);
-	r = vasprintf(&s->notes[s->nnotes], fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return -1;
-	s->nnotes++;
-	return 0;
-}
-
 /* Moves message m into patch p */
 static int take_patch(struct series_patch *p, struct series_msg *m, const struct classified *c,
 		      int index)

@@ -57,7 +57,7 @@ struct assembly {
 	int others[8], nothers;   /* versions other than v, in mbox order */
 };
 
-/* series.c: adds a note (printf-like) to s; 0 / -1 out of memory */
+/* followups.c: adds a note (printf-like) to s; 0 / -1 out of memory */
 int series_note(struct series *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* followups.c, in the order series_assemble() calls them; 0 / -1 out of

@@ -46,13 +46,6 @@ static void builder_hold(struct builder *b, int on)
 	free(p[1]);
 }
 
-int builder_vcpus(const char *s)
-{
-	long long n;
-
-	return parse_int(s, 1, 4096, &n) < 0 ? 0 : (int)n;
-}
-
 /* Splits a ',' list in place into at most LIST_MAX words */
 static size_t split(char *s, char **v)
 {

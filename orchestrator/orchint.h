@@ -657,7 +657,7 @@ void builder_stop(struct orch *o);
 int decided_start(struct orch *o);
 /* Stops it (sets o->stopping). Accepts one that did not start. */
 void decided_stop(struct orch *o);
-/* A submission's vCPU count: 1 to 4096, else 0 (the job's default) */
+/* submit.c: a submission's vCPU count: 1 to 4096, else 0 (the job's default) */
 int builder_vcpus(const char *s);
 
 #endif

@@ -578,6 +578,14 @@ static int check_kernel(struct orch *o, const struct submit_spec *sp, const stru
 	return 0;
 }
 
+/* A submission's vCPU count as its runs take it (submit_check() checked it) */
+int builder_vcpus(const char *s)
+{
+	long long n;
+
+	return parse_int(s, 1, 4096, &n) < 0 ? 0 : (int)n;
+}
+
 /* The tree the submission builds: sp's, else the one the series' subject
  * tags name, looked up into *t (released by the caller). 0 / -1 with *err */
 static int submit_tree(struct orch *o, const struct submit_spec *sp, const struct series *ser,

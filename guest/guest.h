@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* agent.h: what the agent's two files share: agent.c (the run: its
+/* guest.h: what the agent's two files share: agent.c (the run: its
  * settings, the command, its output and results in frames, the end) and
  * boot.c (the guest's own setup around it: filesystems, modules, the
  * channel's device, the root disk). Built into the static kfleet-agent
  * alone, never into the host's library. */
-#ifndef KF_GUEST_AGENT_H
-#define KF_GUEST_AGENT_H
+#ifndef KF_GUEST_GUEST_H
+#define KF_GUEST_GUEST_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,7 +41,7 @@ struct agent {
 #define AGENT_PORT_WAIT_MS 10000 /* for the virtio port to appear after modprobe */
 #define AGENT_ACK_WAIT_MS  10000 /* for kfleetd to say it has read everything */
 
-/* A line on the console (stderr), "kfleet-agent: ..." */
+/* boot.c: a line on the console (stderr), "kfleet-agent: ..." */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The EXIT frame's payload when the run cannot go on (printf-like) */
 void set_exit(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -50,7 +50,7 @@ void set_exit(struct agent *a, const char *fmt, ...) __attribute__((format(print
  * frees). Returns NULL with errno set; EFBIG when the file is longer. */
 char *slurp(const char *path, size_t max, size_t *lenp);
 
-/* boot.c: /proc, /sys, /dev (devtmpfs) and /tmp mounted; failures said */
+/* /proc, /sys, /dev (devtmpfs) and /tmp mounted; failures said */
 void mount_guest(void);
 /* The serial channel's tty at path, raw at 115200, for writing; fd or -1 */
 int open_tty(const char *path);
