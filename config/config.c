@@ -207,6 +207,29 @@ static void perr(struct parse *p, const char *fmt, ...)
 
 static int valid_name(const char *s);
 
+int config_section_arg(const char *section, const char *word, char *out, size_t n)
+{
+	size_t w = strlen(word), l;
+	const char *s = section + w;
+
+	if (strncmp(section, word, w) || (*s != ' ' && *s != '\t'))
+		return 0;
+	if (!out)
+		return 1;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	l = strlen(s);
+	if (l >= 2 && s[0] == '"' && s[l - 1] == '"') {
+		s++;
+		l -= 2;
+	}
+	if (l >= n)
+		return -1;
+	memcpy(out, s, l);
+	out[l] = '\0';
+	return 1;
+}
+
 /* Checks a "[...]" line: known sections only, host names well formed.
  * Returns -1 when the line is not a section header at all. */
 static int check_section(struct parse *p, const char *l)
@@ -228,7 +251,7 @@ static int check_section(struct parse *p, const char *l)
 	if (!strcmp(name, "daemon") || !strcmp(name, "run") || !strcmp(name, "image") ||
 	    !strcmp(name, "build") || !strcmp(name, "quiet") || !strcmp(name, "storage")) {
 		p->skip_section = 0;
-	} else if (!strncmp(name, "host", 4) && (name[4] == ' ' || name[4] == '\t')) {
+	} else if (config_section_arg(name, "host", NULL, 0)) {
 		char *h = name + 5;
 		size_t hn;
 
@@ -244,7 +267,7 @@ static int check_section(struct parse *p, const char *l)
 		else
 			perr(p, "[%s]: host name '%s' must be 1-32 letters, digits, '-', '_' or '.'",
 			     name, h);
-	} else if (!strncmp(name, "watch", 5) && (name[5] == ' ' || name[5] == '\t')) {
+	} else if (config_section_arg(name, "watch", NULL, 0)) {
 		char msg[256];
 
 		if (config_watch_section(name, msg, sizeof(msg)) == 0)
@@ -494,20 +517,10 @@ static int valid_name(const char *s)
 static struct config_host *section_host(struct parse *p, const char *section)
 {
 	char name[64];
-	const char *s = section + 4;
-	size_t n;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	n = strlen(s);
-	if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
-		s++;
-		n -= 2;
-	}
-	if (n >= sizeof(name))
-		n = sizeof(name) - 1;
-	memcpy(name, s, n);
-	name[n] = '\0';
+	/* check_section() took only a valid name (1-32 bytes) */
+	if (config_section_arg(section, "host", name, sizeof(name)) != 1)
+		return NULL;
 	if (!p->hosts_from_file) {
 		for (size_t i = 0; i < p->c->nhosts; i++)
 			host_release(&p->c->hosts[i]);
@@ -804,14 +817,6 @@ static void kw_set(struct parse *p, const struct keyword *k, void *obj, const ch
 	}
 }
 
-/* "host NAME" -> "host", "watch NAME" -> "watch", others as they are */
-static int section_word(const char *section, const char *word)
-{
-	size_t n = strlen(word);
-
-	return !strncmp(section, word, n) && (section[n] == ' ' || section[n] == '\t');
-}
-
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse *p = user;
@@ -825,14 +830,14 @@ static int handler(void *user, const char *section, const char *key, const char 
 		perr(p, "'%s' is outside any section", key);
 		return 1;
 	}
-	if (section_word(section, "watch")) {
+	if (config_section_arg(section, "watch", NULL, 0)) {
 		char msg[512];
 
 		if (config_watch_key(p->c, section, key, v, msg, sizeof(msg)) < 0)
 			perr(p, "[%s]: %s", section, msg);
 		return 1;
 	}
-	if (section_word(section, "host")) {
+	if (config_section_arg(section, "host", NULL, 0)) {
 		obj = section_host(p, section);
 		if (!obj)
 			return 1;

@@ -150,6 +150,10 @@ char *config_db_path(const struct config *c);
  * then keys, sorted): its section ("host" for every [host NAME]), *key
  * set; NULL past the last. [watch NAME]'s keys are watch/'s. */
 const char *config_keyword_at(size_t i, const char **key);
+/* Whether section is "WORD NAME" (blanks between, NAME maybe in double
+ * quotes): 1 with NAME unquoted in out (NULL: not wanted), 0 when it is
+ * another section, -1 when NAME needs n bytes or more */
+int config_section_arg(const char *section, const char *word, char *out, size_t n);
 /* config/watches.c, for config.c: a [watch NAME] header, one of its keys
  * (into c->watches), every section once the file is read (how many are
  * wrong, each said in err as "PATH: [watch NAME]: why"); printing and

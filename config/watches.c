@@ -22,21 +22,8 @@ void config_watch_checker_set(const struct config_watch_checker *k)
  * takes the name; 0 / -1 */
 static int section_name(const char *section, char *out, size_t n)
 {
-	const char *s = section + 5;
-	size_t l;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	l = strlen(s);
-	if (l >= 2 && s[0] == '"' && s[l - 1] == '"') {
-		s++;
-		l -= 2;
-	}
-	if (l >= n)
-		return -1;
-	memcpy(out, s, l);
-	out[l] = '\0';
-	return checker && checker->name_ok(out) ? 0 : -1;
+	return config_section_arg(section, "watch", out, n) == 1 && checker &&
+	       checker->name_ok(out) ? 0 : -1;
 }
 
 int config_watch_section(const char *section, char *msg, size_t n)
