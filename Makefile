@@ -25,6 +25,13 @@ else
 B := build
 endif
 
+# where make install puts kfleet, and where an installed kfleet reads its
+# config (sysconfdir/kfleet) and keeps its state (localstatedir/lib/kfleet):
+# /etc and /var for PREFIX=/usr, PREFIX/etc and PREFIX/var for any other
+PREFIX ?= /usr/local
+sysconfdir ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+localstatedir ?= $(if $(filter /usr,$(PREFIX)),/var,$(PREFIX)/var)
+
 ARCH_HOST := $(shell uname -m)
 # guest/ (the agent, the workloads) is built for the guest, apart (below)
 LIB_SRCS := $(wildcard analysis/*.c bisect/*.c common/*.c config/*.c db/*.c export/*.c kernels/*.c \
@@ -66,6 +73,22 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
+# an installed kfleet finds its config and state from its prefix as make
+# install puts them; sysconfdir= or localstatedir= given to make are built
+# into config.o instead (rebuilt when they change)
+ifeq ($(origin sysconfdir)$(origin localstatedir),filefile)
+PATHS_STAMP := $(B)/config/paths.default
+else
+PATHS_STAMP := $(B)/config/paths.$(subst /,_,$(sysconfdir)).$(subst /,_,$(localstatedir))
+$(B)/config/config.o: override CFLAGS += -DKFLEET_SYSCONFDIR='"$(sysconfdir)"' \
+	-DKFLEET_LOCALSTATEDIR='"$(localstatedir)"'
+endif
+$(B)/config/config.o: $(PATHS_STAMP)
+$(PATHS_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(B)/config/paths.*
+	@touch $@
+
 $(B)/libkfleet.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
@@ -74,7 +97,9 @@ $(B)/libkfleetcli.a: $(CLI_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/bin/kfleetd: $(B)/daemon/kfleetd.o $(B)/libkfleet.a
+# the daemon's own files (main, reload) before the library
+DAEMON_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard daemon/*.c))
+$(B)/bin/kfleetd: $(DAEMON_OBJS) $(B)/libkfleet.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -234,9 +259,14 @@ demo: $(BINS)
 	@B=$(B) sh daemon/demo.sh
 
 # make install: kfleetd finds lib/kfleet and share/kfleet from where it is
-# (config/config.c), so the tree may be staged (DESTDIR) or moved
-PREFIX ?= /usr/local
+# (config/config.c), so the tree may be staged (DESTDIR) or moved; installed,
+# it reads sysconfdir/kfleet/kfleetd.conf and keeps its state in
+# localstatedir/lib/kfleet, built into config.o (rebuilt when they change)
 INSTALL_ROOT := $(DESTDIR)$(PREFIX)
+ETC_DIR := $(DESTDIR)$(sysconfdir)/kfleet
+# the example config: kfleetd -nv of the installed kfleetd, every line
+# commented out (the embedded defaults); the staging prefix taken out
+EXAMPLE_CONF := $(ETC_DIR)/kfleetd.conf
 install: $(BINS) $(MAN_PAGES)
 	install -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/sbin $(INSTALL_ROOT)/lib/kfleet \
 		$(INSTALL_ROOT)/share/kfleet/jobs/defs $(INSTALL_ROOT)/share/kfleet/kernels/configs \
@@ -251,17 +281,27 @@ install: $(BINS) $(MAN_PAGES)
 	install -m 644 $(B)/man/kfleet.1 $(INSTALL_ROOT)/share/man/man1/
 	install -m 644 $(B)/man/kfleetd.conf.5 $(INSTALL_ROOT)/share/man/man5/
 	install -m 644 $(B)/man/kfleetd.8 $(INSTALL_ROOT)/share/man/man8/
+	install -d -m 755 $(DESTDIR)$(localstatedir)/lib/kfleet $(ETC_DIR)
+	[ -e $(EXAMPLE_CONF) ] || { { echo "# kfleetd's configuration: kfleetd.conf(5). Every key below is at its default"; \
+		echo "# (kfleetd -nv prints them); uncomment a line to change it. kfleetd reads this"; \
+		echo "# file when started with no -c; SIGHUP or kfleet reload re-reads it."; \
+		$(INSTALL_ROOT)/sbin/kfleetd -n -v -c /dev/null | sed -e 1d \
+			-e 's|$(abspath $(DESTDIR))/|/|g' -e 's|^\([a-z_[]\)|# \1|' \
+			-e 's|^# jobs = [0-9]*$$|# jobs = (one per CPU online)|' \
+			-e 's|^# state_dir = .*|# state_dir = $(localstatedir)/lib/kfleet|'; } \
+		> $(EXAMPLE_CONF).tmp && mv $(EXAMPLE_CONF).tmp $(EXAMPLE_CONF); }
 
 uninstall:
 	rm -f $(INSTALL_ROOT)/bin/kfleet $(INSTALL_ROOT)/sbin/kfleetd \
 		$(INSTALL_ROOT)/share/man/man1/kfleet.1 $(INSTALL_ROOT)/share/man/man5/kfleetd.conf.5 \
 		$(INSTALL_ROOT)/share/man/man8/kfleetd.8
 	rm -rf $(INSTALL_ROOT)/lib/kfleet $(INSTALL_ROOT)/share/kfleet
+	@echo "make uninstall: $(ETC_DIR) and $(DESTDIR)$(localstatedir)/lib/kfleet are kept (config, state)"
 
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(B)/daemon/kfleetd.d $(B)/cli/kfleet.d \
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(DAEMON_OBJS:.o=.d) $(B)/cli/kfleet.d \
 	$(UNIT_BINS:=.d) $(B)/man/mangen.d
 
 .PHONY: all man check check-quick check-unit check-san check-e2e demo fuzz fuzz-bins unit-bins clean \

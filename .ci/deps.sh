@@ -13,7 +13,7 @@ libinih-dev libarchive-dev libssl-dev zlib1g-dev libcmocka-dev python3-aiosmtpd 
 curl python3 python3-jsonschema clang git
 chromium linux-source-6.1 flex bison bc libelf-dev kmod cpio ccache bubblewrap xz-utils
 wrk mmdebstrap libguestfs-dev openssh-server openssh-client fdisk
-llvm rsync linux-headers-amd64 dwarves xxd man-db groff-base
+llvm rsync linux-headers-amd64 dwarves xxd man-db groff-base debhelper
 python3-django python3-djangorestframework python3-django-filters public-inbox python3-rfc3987"
 missing=""
 for p in $PKGS; do

@@ -22,6 +22,7 @@ struct fetch_opts;
 /* The CLI's state, from kfleet.c's main() */
 struct cli {
 	const char *config_path;   /* -c */
+	char *default_config;      /* installed, no -c: SYSCONFDIR/kfleet/kfleetd.conf */
 	const char *url_opt;       /* --url */
 	const char *token_file;    /* --token-file */
 	const char *cmd;           /* the command, for messages */
@@ -104,6 +105,8 @@ json_t *cli_visible_json(json_t *j);
 /* The global usage's first line and its closing lines */
 #define CLI_USAGE_HEAD "usage: kfleet [-c CONFIG] [--url URL] [--token-file FILE] COMMAND ..."
 #define CLI_USAGE_TAIL \
+	"Config: -c CONFIG (kfleetd's); installed, with no -c, /etc/kfleet/kfleetd.conf\n" \
+	"(SYSCONFDIR/kfleet) when it exists.\n" \
 	"URL: --url, $KFLEET_URL, the config's listen address, or " CLI_DEFAULT_URL ".\n" \
 	"Token: --token-file, $KFLEET_TOKEN_FILE, or the config's state_dir/token.\n"
 
@@ -133,16 +136,23 @@ int cli_runs(struct cli *k, int argc, char **argv);
 int cli_show(struct cli *k, int argc, char **argv);
 /* progress.c: the builds of a submission (its JSON, sub) while they run,
  * on stderr: one line rewritten in place on a terminal (tty), else a line
- * when a build's stage changes or it passes another tenth; st starts
- * zeroed, and _end clears the line before other output */
+ * when a build's stage changes, it passes another tenth, or
+ * CLI_PROGRESS_EVERY_MS went by without one (the count so far: a first
+ * build with no count to compare with is not silent); st starts zeroed,
+ * and _end clears the line before other output */
 #define CLI_PROGRESS_MAX 8
+#define CLI_PROGRESS_EVERY_MS 25000   /* polled every 2 s: a line at least every 30 s */
 struct cli_progress {
 	int n, shown;
 	long long id[CLI_PROGRESS_MAX];
 	char stage[CLI_PROGRESS_MAX][16];
 	int decile[CLI_PROGRESS_MAX];
+	long long printed_ms[CLI_PROGRESS_MAX];   /* when its last plain line was, mono_ms() */
 };
 void cli_build_progress(json_t *sub, int tty, struct cli_progress *st);
+/* The same onto out at now_ms (mono_ms(): cli_build_progress) */
+void cli_build_progress_to(FILE *out, json_t *sub, int tty, struct cli_progress *st,
+			   long long now_ms);
 void cli_build_progress_end(int tty, struct cli_progress *st);
 /* cmd_logs.c */
 int cli_logs(struct cli *k, int argc, char **argv);
@@ -186,6 +196,11 @@ int cli_watch(struct cli *k, int argc, char **argv);
 int cli_tree(struct cli *k, int argc, char **argv);
 /* cmd_hosts.c: `kfleet hosts` */
 int cli_hosts(struct cli *k, int argc, char **argv);
+/* cmd_daemon.c: `kfleet reload [--json]` (the daemon's config read again,
+ * what changed printed), `kfleet shutdown [--no-wait] [--timeout S]` (it
+ * stops as on SIGTERM; waited for) */
+int cli_reload(struct cli *k, int argc, char **argv);
+int cli_shutdown(struct cli *k, int argc, char **argv);
 
 /* cmd_submit.c: `kfleet submit` (and, with test set, `kfleet test --tree
  * --mbox...`: wait for the builds and the runs, then print the tables),

@@ -299,6 +299,33 @@ static const struct cli_help helps[] = {
 	  "end and per metric step to start with (5). --wait prints a line per step\n"
 	  "and then the report, and on stderr where the running step is (its builds,\n"
 	  "then its runs); it exits 0 when a culprit was found and verified.\n" },
+	{ "reload",
+	  "  reload [--json]                      kfleetd reads its config again (as on SIGHUP)\n"
+	  "                                       and says what changed: applied, or at restart\n",
+	  "usage: kfleet reload [--json]\n"
+	  "\n"
+	  "Asks kfleetd to read its config file again, as SIGHUP does, and prints\n"
+	  "each key that differs from the config it runs with (old -> new, applied\n"
+	  "now or taking effect at the next restart), then a summary. log_level is\n"
+	  "applied at once; every other key waits for a restart, and is listed\n"
+	  "again at each reload until then. A file with errors changes nothing: its\n"
+	  "errors are printed, exit 2. Needs the token.\n"
+	  "\n"
+	  "  --json             print the answer as JSON\n" },
+	{ "shutdown",
+	  "  shutdown [--no-wait] [--timeout S]   stop kfleetd as SIGTERM does; wait until it is\n"
+	  "                                       gone (60 s at most)\n",
+	  "usage: kfleet shutdown [--no-wait] [--timeout S]\n"
+	  "\n"
+	  "Stops kfleetd as SIGTERM does: the runs in flight are stopped (their\n"
+	  "guests destroyed) and queued again, queued runs keep their place, and\n"
+	  "kfleetd runs them when it starts again. Waits until the daemon no longer\n"
+	  "answers and, when it runs on this machine, its process is gone (its pid\n"
+	  "file removed), then says it stopped. Needs the token.\n"
+	  "\n"
+	  "  --no-wait          return once kfleetd took the request\n"
+	  "  --timeout S        wait at most S seconds (1 to 3600, default 60); past\n"
+	  "                     it, exit 2\n" },
 	{ "series",
 	  "  series show (--mbox FILE | --url URL | --msgid ID | --patchwork URL/ID)\n"
 	  "      [--lore BASE] [--json]          read a patch series and print it, no daemon\n",

@@ -66,6 +66,8 @@ static const struct command {
 	{ "bisect", cli_bisect },
 	{ "bisections", cli_bisection },
 	{ "bisection", cli_bisection },
+	{ "reload", cli_reload },
+	{ "shutdown", cli_shutdown },
 };
 
 /* -c CONFIG read into k->cfg (the embedded defaults without one), then the
@@ -77,6 +79,9 @@ static int load_config(struct cli *k)
 		fprintf(stderr, "kfleet: out of memory\n");
 		return -1;
 	}
+	/* installed, with no -c: the daemon's own config, for its address and token */
+	if (!k->config_path)
+		k->config_path = k->default_config = config_default_file(&k->cfg);
 	if (k->config_path) {
 		struct buf err = BUF_INIT(64 * 1024);
 
@@ -159,6 +164,7 @@ int main(int argc, char **argv)
 	curl_global_cleanup();
 out:
 	free(k.url);
+	free(k.default_config);
 	config_release(&k.cfg);
 	return rc;
 }

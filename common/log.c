@@ -21,9 +21,11 @@ void log_init(const char *progname, enum log_level min)
 	min_level = min;
 }
 
+/* kfleetd's reload changes the level while other threads log: the level is
+ * read and written whole (relaxed: a message may take the old one) */
 void log_set_level(enum log_level min)
 {
-	min_level = min;
+	__atomic_store_n(&min_level, min, __ATOMIC_RELAXED);
 }
 
 int log_to_file(const char *path)
@@ -59,7 +61,7 @@ void log_vmsg(enum log_level l, const char *fmt, va_list ap)
 	struct tm tm;
 	int n;
 
-	if (l < min_level)
+	if (l < __atomic_load_n(&min_level, __ATOMIC_RELAXED))
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);

@@ -11,7 +11,7 @@ enum log_level { LOG_LVL_DEBUG, LOG_LVL_INFO, LOG_LVL_WARN, LOG_LVL_ERROR };
 
 void log_init(const char *progname, enum log_level min);
 int log_to_file(const char *path);          /* 0 / -1 */
-void log_set_level(enum log_level min);
+void log_set_level(enum log_level min);   /* any thread, any time */
 int log_level_parse(const char *s, enum log_level *out); /* 0 / -1 */
 const char *log_level_name(enum log_level l);
 

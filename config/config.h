@@ -62,6 +62,9 @@ void config_watch_checker_set(const struct config_watch_checker *k);
 
 struct config {
 	char *path;              /* the file read, NULL for the embedded defaults */
+	int installed;           /* kfleetd/kfleet run from an install (PREFIX/sbin beside
+				    PREFIX/lib/kfleet), not from the build tree */
+	char *etc_dir;           /* installed: SYSCONFDIR/kfleet; else NULL */
 	char *state_dir;         /* database, token, runs/, cache/ */
 	char *listen_addr;       /* IPv4 or IPv6 literal */
 	int listen_port;
@@ -165,5 +168,45 @@ int config_watch_check(const struct config *c, const char *path, struct buf *err
 void config_watch_print(const struct config *c, FILE *out);
 void config_watch_release(struct config *c);
 char *config_token_path(const struct config *c);
+/* The config file read when none is named: SYSCONFDIR/kfleet/kfleetd.conf
+ * for an installed kfleet, if it exists (caller frees); NULL from the
+ * build tree (the embedded defaults) or when there is none */
+char *config_default_file(const struct config *c);
+
+/* ---- diff.c: two configurations compared key by key (kfleetd's reload) ---- */
+
+/* One key of a configuration as config_print() writes it */
+struct config_entry {
+	char *section;   /* "daemon", "host NAME", "watch NAME", ... */
+	char *key;
+	char *value;     /* "" for a key printed empty */
+};
+struct config_entries {
+	struct config_entry *v;
+	size_t n;
+};
+/* c's keys in config_print()'s order into e: 0 / -1 (out of memory).
+ * Release e with config_entries_release(). */
+int config_entries_init(struct config_entries *e, const struct config *c);
+void config_entries_release(struct config_entries *e);
+/* The value of key in section (borrowed), NULL when e has no such key */
+const char *config_entries_get(const struct config_entries *e, const char *section,
+			       const char *key);
+/* key in section set to value (a copy), added at the end when e lacks it:
+ * 0 / -1 (out of memory) */
+int config_entries_set(struct config_entries *e, const char *section, const char *key,
+		       const char *value);
+/* A key whose value differs between two configurations: its strings are
+ * borrowed from the two config_entries */
+struct config_change {
+	const char *section, *key;
+	const char *old_value;   /* NULL: the old one lacks the key (its section added) */
+	const char *new_value;   /* NULL: the new one lacks it (its section removed) */
+};
+/* The keys that differ from a to b, a's keys first in a's order (changed,
+ * or gone), then b's keys that a lacks in b's order: *out (caller frees
+ * the array, not the strings, valid while a and b are) and *n. 0 / -1 */
+int config_entries_diff(const struct config_entries *a, const struct config_entries *b,
+			struct config_change **out, size_t *n);
 
 #endif

@@ -39,6 +39,6 @@ rc=0
 "$B/bin/kfleet" test --tree linux --mbox t/data/linux-series/kfleet-test.mbox --job "$JOB" \
 	--arch "$ARCH" --repeat "$REPEAT" || rc=$?
 echo
-echo "demo: kfleetd keeps running (stop it with: pkill -x kfleetd); the pages are at $URL/"
+echo "demo: kfleetd keeps running (stop it with: $B/bin/kfleet shutdown); the pages are at $URL/"
 # 1: a run did not pass (the table says which); anything else is an error
 [ "$rc" -le 1 ]

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kfleetd.c: the daemon's main(): reads the config (or uses the embedded
- * defaults), checks it (-n), then starts the orchestrator (database,
- * libvirt hosts, workers) and the web server, and runs until SIGINT or
- * SIGTERM. Only this file may exit on an error. */
+ * defaults), checks it (-n), takes the state directory's pid file, then
+ * starts the orchestrator (database, libvirt hosts, workers) and the web
+ * server, and runs until SIGINT or SIGTERM (or kfleet shutdown); SIGHUP
+ * (or kfleet reload) reads the config again (reload.c). Only this file may
+ * exit on an error. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,8 +18,10 @@
 
 #include "bisect/bisect.h"
 #include "common/log.h"
+#include "common/pidfile.h"
 #include "common/util.h"
 #include "config/config.h"
+#include "daemon/reload.h"
 #include "orchestrator/orchestrator.h"
 #include "watch/watch.h"
 #include "web/web.h"
@@ -26,7 +30,9 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: kfleetd [-c CONFIG] [-n [-v]] [-d] [-l LOGFILE]\n"
-		"  -c CONFIG   read this INI file (default: embedded defaults)\n"
+		"  -c CONFIG   read this INI file (default: the embedded defaults; installed,\n"
+		"              SYSCONFDIR/kfleet/kfleetd.conf if it exists: /etc/kfleet/kfleetd.conf\n"
+		"              from the Debian package)\n"
 		"  -n          check the configuration and exit; with -v print it normalised\n"
 		"  -d          debug logging\n"
 		"  -l LOGFILE  log to this file instead of stderr\n");
@@ -74,10 +80,25 @@ static void block_signals(sigset_t *set)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* Starts the web server on o and bd. *allowed gets the host list it was
- * given when it had to be made (caller frees, after web_stop()). */
+/* POST /api/reload: as SIGHUP */
+static int web_reload(void *arg, struct json_t **answer, char **err)
+{
+	return reload_run(arg, answer, err);
+}
+
+/* POST /api/shutdown, its answer sent: SIGTERM to the process, which every
+ * thread blocks, so that serve()'s sigwait() takes it */
+static void web_shutdown(void *arg)
+{
+	(void)arg;
+	kill(getpid(), SIGTERM);
+}
+
+/* Starts the web server on o and bd, reloads through rl. *allowed gets the
+ * host list it was given when it had to be made (caller frees, after
+ * web_stop()). */
 static struct web *start_web(struct config *c, struct orch *o, struct bisect_driver *bd,
-			     const char *token, char **allowed, char **e)
+			     struct reload *rl, const char *token, char **allowed, char **e)
 {
 	struct web_opts wo;
 
@@ -96,6 +117,9 @@ static struct web *start_web(struct config *c, struct orch *o, struct bisect_dri
 		*allowed = NULL;
 	wo.allowed_hosts = *allowed ? *allowed : c->allowed_hosts;
 	wo.public_url = c->public_url;
+	wo.reload = web_reload;
+	wo.shutdown = web_shutdown;
+	wo.control_arg = rl;
 	return web_start(&wo, e);
 }
 
@@ -109,8 +133,9 @@ static void set_url(struct config *c, struct orch *o, struct web *w)
 	orch_set_url(o, c->public_url ? c->public_url : url);
 }
 
-/* Waits for SIGINT or SIGTERM (SIGHUP only logs). Returns the signal. */
-static int wait_stop_signal(const sigset_t *set)
+/* Waits for SIGINT or SIGTERM, reading the config again through rl on
+ * each SIGHUP. Returns the signal. */
+static int wait_stop_signal(const sigset_t *set, struct reload *rl)
 {
 	int sig;
 
@@ -118,86 +143,115 @@ static int wait_stop_signal(const sigset_t *set)
 		if (sigwait(set, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
-			log_info("SIGHUP: reloading is not supported yet; restart kfleetd");
+			log_info("SIGHUP: reading the config again");
+			reload_run(rl, NULL, NULL);   /* it says what changed, or why nothing did */
 			continue;
 		}
 		return sig;
 	}
 }
 
-/* Starts the orchestrator and the web server on config c, serves until
- * SIGINT or SIGTERM, stops both. Returns the exit status. */
-static int serve(struct config *c)
+/* Starts the orchestrator and the web server on config c, read from
+ * conf_path (NULL: the embedded defaults; -d: debug), serves until SIGINT
+ * or SIGTERM, stops both. Returns the exit status. */
+static int serve(struct config *c, const char *conf_path, int debug)
 {
 	char *e = NULL, *token = NULL, *token_path = NULL, *allowed = NULL, exposed[512];
+	struct reload *rl = NULL;
 	struct orch *o = NULL;
 	struct bisect_driver *bd = NULL;
 	struct web *w = NULL;
 	sigset_t set;
-	int sig;
+	int sig, rc = 1;
 
 	block_signals(&set);
-	o = orch_new(c, &e);
-	if (!o) {
+	if (!(rl = reload_new(c, conf_path, debug))) {
+		log_error("out of memory");
+		goto out;
+	}
+	if (!(o = orch_new(c, &e))) {
 		log_error("%s", e ? e : "cannot start");
-		free(e);
-		return 1;
+		goto out;
 	}
 	token_path = config_token_path(c);
 	token = token_path ? load_token(token_path) : NULL;
 	if (!token) {
 		log_error("token '%s': %s", token_path ? token_path : "?", strerror(errno));
-		orch_free(o);
-		return 1;
+		goto out;
 	}
-	bd = bisect_driver_start(o, c, &e);
-	if (!bd) {
+	if (!(bd = bisect_driver_start(o, c, &e))) {
 		log_error("bisect: %s", e ? e : "cannot start");
-		free(e);
-		orch_free(o);
-		return 1;
+		goto out;
 	}
-	w = start_web(c, o, bd, token, &allowed, &e);
-	if (!w) {
+	if (!(w = start_web(c, o, bd, rl, token, &allowed, &e))) {
 		log_error("web: %s", e ? e : "cannot start");
-		free(e);
-		free(allowed);
-		bisect_driver_stop(bd);
-		orch_free(o);
-		return 1;
+		goto out;
 	}
 	set_url(c, o, w);
 	if (orch_start(o) < 0 || watcher_start(o) < 0) {
 		log_error("cannot start the workers");
-		watcher_stop(o);
-		web_stop(w);
-		bisect_driver_stop(bd);
-		orch_free(o);
-		free(allowed);
-		return 1;
+		goto out;
 	}
 	if (config_listen_exposed(c, exposed, sizeof(exposed)))
 		log_warn("%s", exposed);
-	log_info("kfleetd ready: http://%s%s%s:%d/ (state '%s', token in '%s')",
+	log_info("kfleetd ready: http://%s%s%s:%d/ (pid %ld, state '%s', token in '%s')",
 		 strchr(c->listen_addr, ':') ? "[" : "", c->listen_addr,
-		 strchr(c->listen_addr, ':') ? "]" : "", web_port(w), c->state_dir, token_path);
-	sig = wait_stop_signal(&set);
+		 strchr(c->listen_addr, ':') ? "]" : "", web_port(w), (long)getpid(),
+		 c->state_dir, token_path);
+	sig = wait_stop_signal(&set, rl);
 	log_info("signal %d: stopping", sig);
+	rc = 0;
+out:
 	web_stop(w);
 	bisect_driver_stop(bd);
-	watcher_stop(o);
+	if (o)
+		watcher_stop(o);
 	orch_free(o);
+	reload_free(rl);
+	free(e);
 	free(token);
 	free(token_path);
 	free(allowed);
-	return 0;
+	return rc;
+}
+
+/* Locks state_dir/kfleetd.pid for the daemon's life (the directory made
+ * when missing): 0, or -1 after saying why not (another kfleetd on it) */
+static int take_pidfile(const struct config *c, struct pidfile *pf)
+{
+	char *dir = path_abs(c->state_dir), *path = dir ? path_join(dir, "kfleetd.pid") : NULL;
+	pid_t other = 0;
+	int rc = -1;
+
+	pf->fd = -1;
+	pf->path = NULL;
+	if (!path)
+		log_error("out of memory");
+	else if (mkdir_p(dir, 0755) < 0)
+		log_error("state directory '%s': %s", dir, strerror(errno));
+	else if (pidfile_lock(pf, path, &other) == 0)
+		rc = 0;
+	else if (errno == EWOULDBLOCK && other > 0)
+		log_error("state directory '%s' is in use by another kfleetd, pid %ld (it holds "
+			  "'%s'): stop it first (kfleet shutdown), or give this one another "
+			  "state_dir", dir, (long)other, path);
+	else if (errno == EWOULDBLOCK)
+		log_error("state directory '%s' is in use by another kfleetd, starting (it holds "
+			  "'%s', its pid not written yet)", dir, path);
+	else
+		log_error("pid file '%s': %s", path, strerror(errno));
+	free(dir);
+	free(path);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	struct config c;
+	struct pidfile pf;
 	struct buf err = BUF_INIT(64 * 1024);
 	const char *conf_path = NULL, *log_path = NULL;
+	char *default_conf = NULL;
 	int check = 0, verbose = 0, debug = 0, opt, rc, fd;
 
 	/* fds 0-2 open (/dev/null where a parent closed them): a file kfleetd
@@ -229,6 +283,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kfleetd: out of memory\n");
 		return 1;
 	}
+	/* installed, with no -c: SYSCONFDIR/kfleet/kfleetd.conf when there is one */
+	if (!conf_path)
+		conf_path = default_conf = config_default_file(&c);
 	if (conf_path && config_load(&c, conf_path, &err) < 0) {
 		fputs(buf_str(&err), stderr);
 		fprintf(stderr, "kfleetd: configuration '%s' has errors\n", conf_path);
@@ -258,6 +315,7 @@ int main(int argc, char **argv)
 		else
 			printf("configuration %s: ok\n", conf_path ? conf_path : "(embedded defaults)");
 		config_release(&c);
+		free(default_conf);
 		return 0;
 	}
 	log_set_level(debug ? LOG_LVL_DEBUG : c.log_level);
@@ -265,10 +323,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kfleetd: log file '%s': %s\n", log_path, strerror(errno));
 		return 1;
 	}
-	rc = serve(&c);
-	if (rc)
-		return rc;
+	rc = take_pidfile(&c, &pf) < 0 ? 1 : serve(&c, conf_path, debug);
+	pidfile_release(&pf);   /* gone once kfleetd is: start-stop-daemon reads it */
 	config_release(&c);
 	buf_release(&err);
-	return 0;
+	free(default_conf);
+	return rc;
 }

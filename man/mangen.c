@@ -132,9 +132,22 @@ static int page_kfleetd(const char *usage_file)
 	       "database in the state directory, connects to its libvirt hosts and serves the "
 	       "status pages and the JSON API that kfleet(1) uses. It builds kernels from the patch "
 	       "series it is given, in a sandbox, runs queued runs in transient guests, stores "
-	       "every result and metric in SQLite, and runs until SIGINT or SIGTERM; runs in "
-	       "flight when it stops are retried when it starts again.\n");
-	printf(".SH FILES\n.TP\n.I state_dir/kfleet.db\nThe database.\n.TP\n.I state_dir/token\n"
+	       "every result and metric in SQLite, and runs until SIGINT or SIGTERM (or kfleet "
+	       "shutdown); runs in flight when it stops are retried when it starts again.\n");
+	printf(".SH SIGNALS\n.TP\n.B SIGTERM, SIGINT\n");
+	roff_s("Stop: the web server first, then the runs in flight (their guests destroyed, the "
+	       "runs queued again) and the workers; the pid file is removed. kfleet shutdown does "
+	       "the same.\n");
+	printf(".TP\n.B SIGHUP\n");
+	roff_s("Read the config file again (the -c file, or the one read by default) and log each "
+	       "key that differs from the config kfleetd runs with, old -> new, and whether it "
+	       "was applied now (log_level) or takes effect at the next restart (every other "
+	       "key), then a summary line. A file with errors is logged and changes nothing. "
+	       "kfleet reload does the same and prints what changed.\n");
+	printf(".SH FILES\n.TP\n.I state_dir/kfleetd.pid\nkfleetd's pid, locked while it runs: a "
+	       "second kfleetd on the same state directory is refused, naming it; one left by a "
+	       "killed kfleetd is taken over. For start\\-stop\\-daemon \\-\\-pidfile.\n"
+	       ".TP\n.I state_dir/kfleet.db\nThe database.\n.TP\n.I state_dir/token\n"
 	       "The token the calls that change state need (made on first start, mode 0600).\n"
 	       ".TP\n.I state_dir/runs/ID/\nEach run's files: console, output, domain XML.\n");
 	printf(".SH SEE ALSO\n.BR kfleet (1),\n.BR kfleetd.conf (5)\n");

@@ -17,7 +17,7 @@ bad() { echo "cli-help: $*" >&2; fail=1; }
 
 words="run runs show logs cancel repro jobs compare test import trend flaky export submit
 	tree trees watch submission submissions builds build bisect bisections bisection
-	series parse help"
+	reload shutdown series parse help"
 "$K" help > "$out" 2> "$err" || bad "kfleet help: exit $?"
 [ -s "$err" ] && bad "kfleet help wrote to stderr: $(cat "$err")"
 usage=$(cat "$out")

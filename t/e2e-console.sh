@@ -27,7 +27,9 @@ check "late WARNING: ...the WARNING named" contains "$(kf_field "$late" detail)"
 
 # kfleet logs -f follows a run live: its output's first line shows while the
 # guest still runs, the console comes too, and it ends with the outcome
-live=$(kf run --kernel "$KERNEL" --timeout 120 -- 'echo live-first; echo "<2>kfleet-live: a console line" > /dev/kmsg; sleep 15; echo live-second' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
+# (the guest sleeps past kf_dom's 60 s bound: a Chromium slow to start on a
+# loaded machine still finds the run running)
+live=$(kf run --kernel "$KERNEL" --timeout 180 -- 'echo live-first; echo "<2>kfleet-live: a console line" > /dev/kmsg; sleep 62; echo live-second' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')
 # beside it, a hostile guest: a title set by OSC, colours, a bare CR, a C1
 # CSI (U+009B), on its output and its console
 esc=$(kf run --kernel "$KERNEL" --timeout 120 -- 'printf "\033]0;pwned\007\033[31mred\033[0m\rcr\n\302\233c1\n"; printf "\033]0;console-pwned\007\n" > /dev/console' 2>&1 | sed -n 's/^run \([0-9]*\) queued$/\1/p')

@@ -20,8 +20,19 @@ check "the programs, agents, jobs, fragments and man pages are installed" has "$
 check "...as many jobs as the source tree has" equals "$(ls "$R/usr/share/kfleet/jobs/defs" | wc -l)" "$(ls "$TOP/jobs/defs" | wc -l)"
 out=$("$R/usr/sbin/kfleetd" -nv)
 check "the installed kfleetd takes its jobs and fragments from share/kfleet" has "$out" \
-	"job_dirs = $R/usr/sbin/../share/kfleet/jobs/defs" "configs_dir = $R/usr/sbin/../share/kfleet/kernels/configs"
+	"job_dirs = $R/usr/share/kfleet/jobs/defs" "configs_dir = $R/usr/share/kfleet/kernels/configs"
 check "...nothing from the source tree" lacks "$out" "$TOP"
+check "...and its state under the prefix's var/lib/kfleet, not ./var" contains "$out" "state_dir = $R/usr/var/lib/kfleet"
+conf=$R/etc/kfleet/kfleetd.conf
+check "an example config in sysconfdir (/etc for PREFIX=/usr)" test -f "$conf"
+check "...every key of kfleetd -nv, commented out, with the installed paths" has "$(cat "$conf")" \
+	"# [daemon]" "# state_dir = /var/lib/kfleet" "# job_dirs = /usr/share/kfleet/jobs/defs" \
+	"# [run]" "# timeout = 300" "# agent_dir = /usr/lib/kfleet"
+check "...nothing of the staging directory in it" lacks "$(cat "$conf")" "$R"
+check "...and it is a valid config as it is" "$R/usr/sbin/kfleetd" -n -c "$conf"
+sed 's/^# \(\[run\]\|timeout = 300\)$/\1/; s/^\(timeout = \)300$/\1301/' "$conf" > "$T/uncommented.conf"
+check "...and with a line uncommented and changed, it says so" contains "$("$R/usr/sbin/kfleetd" -n -v -c "$T/uncommented.conf")" "timeout = 301"
+check "make install keeps a config that is there" sh -c "echo '# mine' >> '$conf' && make -s -C '$TOP' install DESTDIR='$R' PREFIX=/usr && tail -n 1 '$conf' | grep -qx '# mine'"
 
 # the installed daemon and CLI, with this test's state and port
 kf_config ""
@@ -38,5 +49,5 @@ check "man finds the installed pages" contains "$(MANPATH="$R/usr/share/man" man
 kf_stop
 
 check "make uninstall" make -s -C "$TOP" uninstall DESTDIR="$R" PREFIX=/usr
-check "...leaves no file behind" equals "$(find "$R" -type f | wc -l)" 0
+check "...leaves no file behind but the config" equals "$(cd "$R" && find . -type f)" "./etc/kfleet/kfleetd.conf"
 kf_done

@@ -25,7 +25,7 @@ done
 # kfleet(1): a section (.SS) for every command word kfleet takes
 words="run runs show logs cancel repro jobs compare test import trend flaky export submit
 	tree trees watch submission submissions builds build bisect bisections bisection
-	series parse help"
+	reload shutdown series parse help"
 sed -n 's/^\.SS "\(.*\)"$/\1/p' "$M/kfleet.1" | tr -d ',' | tr ' ' '\n' > "$tmp/sections"
 for w in $words; do
 	grep -qx "$w" "$tmp/sections" || bad "kfleet.1: no section for '$w'"

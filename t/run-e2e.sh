@@ -14,7 +14,7 @@ B=${1:-build}; export B
 cd "$(dirname "$0")/.." || exit 1
 jobs=${E2E_JOBS:-1}
 alone="t/e2e-libvirtd.sh"
-first="t/e2e-linux.sh t/e2e-bisect.sh t/e2e-watch.sh t/e2e-bpf.sh t/e2e-kernels.sh"
+first="t/e2e-linux.sh t/e2e-bisect.sh t/e2e-deb.sh t/e2e-watch.sh t/e2e-bpf.sh t/e2e-kernels.sh"
 [ $# -gt 0 ] || set -- t/e2e-*.sh
 if [ "${E2E_TIER:-}" = quick ]; then
 	q=(); for a in "$@"; do grep -q '^# tier: quick' "$a" && q+=("$a"); done

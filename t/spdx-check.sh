@@ -5,7 +5,7 @@
 # files do; the fake kernel tree (t/fake-kbuild/tree) keeps its own.
 cd "$(dirname "$0")/.." || exit 1
 bad=0
-files=$(git ls-files '*.c' '*.h' '*.sh' '*.py' Makefile '.ci/*' | grep -v '^t/fake-kbuild/tree/')
+files=$(git ls-files '*.c' '*.h' '*.sh' '*.py' Makefile '.ci/*' debian/rules 'debian/*.init' 'debian/*.postinst' 'debian/*.postrm' 'debian/*.service' | grep -v '^t/fake-kbuild/tree/')
 [ "$(echo "$files" | wc -l)" -gt 100 ] || { echo "spdx-check: git lists no sources here"; exit 1; }
 for f in $files; do
 	head -n 3 "$f" | grep -q 'SPDX-License-Identifier: GPL-2.0-only' && continue

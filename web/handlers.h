@@ -124,6 +124,14 @@ WEB_HANDLER(api_watch_remove);      /* POST /api/watches/NAME/remove */
  * submissions since a time (?since=2024-05-01, ?since=7d; all without it),
  * or of one submission's (?submission=ID) */
 WEB_HANDLER(api_export_kcidb);      /* GET /api/export/kcidb */
+/* control.c: the daemon's (token; 501 when the server has no daemon) */
+WEB_HANDLER(api_reload);            /* POST /api/reload: its config re-read, as on SIGHUP:
+				       {"path", "summary", "changed", "applied", "restart",
+				       "kept", "changes": [{"section", "key", "old", "new",
+				       "when": "now"|"restart"|"kept", "line"}]}; 409 with
+				       the file's errors when it has some (nothing changed) */
+WEB_HANDLER(api_shutdown);          /* POST /api/shutdown: {"pid", "stopping": true}, then
+				       it stops as on SIGTERM */
 /* Where a watch took the submission from and where it reported it (the
  * checks, their states, the mail), as a section of its page; nothing
  * when no watch made it */

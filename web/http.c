@@ -133,6 +133,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	web_guard_request(&w->guard, c, 0);
 	if (!req)
 		return;
+	/* after the answer to POST /api/shutdown went out (or its client left) */
+	if (req->stop_after && w->shutdown)
+		w->shutdown(w->control_arg);
 	buf_release(&req->body);
 	free(req);
 	*con_cls = NULL;
@@ -206,6 +209,9 @@ struct web *web_start(const struct web_opts *o, char **err)
 	pthread_mutex_init(&w->dbs_lock, NULL);
 	w->orch = o->orch;
 	w->bisect = o->bisect;
+	w->reload = o->reload;
+	w->shutdown = o->shutdown;
+	w->control_arg = o->control_arg;
 	w->db_path = strdup(o->db_path);
 	w->token = strdup(o->token ? o->token : "");
 	snprintf(w->kcidb_origin, sizeof(w->kcidb_origin), "%s",

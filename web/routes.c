@@ -76,6 +76,8 @@ static const struct web_route routes[] = {
 	{ WEB_GET,  "/api/export/kcidb", api_export_kcidb, WEB_ROUTE_STAMPED },
 	{ WEB_POST, "/api/watches", api_watches_add, 0 },
 	{ WEB_POST, "/api/watches/{name}/remove", api_watch_remove, 0 },
+	{ WEB_POST, "/api/reload", api_reload, 0 },
+	{ WEB_POST, "/api/shutdown", api_shutdown, 0 },
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))

@@ -28,6 +28,7 @@
 #define WEB_POOL_THREADS   4
 
 struct db;
+struct json_t;
 struct orch;
 
 #include "web/guard.h"
@@ -51,12 +52,17 @@ struct web {
 	struct web_hosts hosts;        /* hostcheck.c: the names a request's Host may give */
 	char kcidb_origin[65];         /* the KCIDB export's origin (export.c) */
 	char link_base[256];           /* public_url or "http://ADDR:PORT": the export's links */
+	/* the daemon's reload and shutdown (control.c; web_opts says what they do) */
+	int (*reload)(void *arg, struct json_t **answer, char **err);
+	void (*shutdown)(void *arg);
+	void *control_arg;
 };
 
 /* One request being received (MHD's con_cls). */
 struct web_req {
 	struct buf body;   /* capped at WEB_BODY_MAX, or WEB_UPLOAD_MAX for an upload */
 	int too_big;       /* the body went past the cap */
+	int stop_after;    /* answered POST /api/shutdown: w->shutdown() once it is sent */
 };
 
 #endif

@@ -18,8 +18,8 @@
 static const char *const words[] = {
 	"run", "runs", "show", "logs", "cancel", "repro", "jobs", "compare", "test", "import",
 	"trend", "flaky", "export", "submit", "tree", "trees", "hosts", "watch", "submission",
-	"submissions", "builds", "build", "bisect", "bisections", "bisection", "series",
-	"parse", "help",
+	"submissions", "builds", "build", "bisect", "bisections", "bisection", "reload",
+	"shutdown", "series", "parse", "help",
 };
 
 /* What f(out) printed; caller frees */

@@ -76,6 +76,8 @@ static void test_each_route(void **state)
 		{ "POST", "/api/import", api_import, 0, NULL },
 		{ "GET", "/api/trend", api_trend, 0, NULL },
 		{ "GET", "/api/compare", api_compare, 0, NULL },
+		{ "POST", "/api/reload", api_reload, 0, NULL },
+		{ "POST", "/api/shutdown", api_shutdown, 0, NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -105,6 +107,8 @@ static void test_wrong_method(void **state)
 		{ "GET", "/api/requests", WEB_POST },
 		{ "GET", "/api/import", WEB_POST },
 		{ "GET", "/api/trees/linux/fetch", WEB_POST },
+		{ "GET", "/api/reload", WEB_POST },
+		{ "GET", "/api/shutdown", WEB_POST },
 		{ "POST", "/trends", WEB_GET },
 		{ "get", "/api/health", WEB_GET },   /* methods are case-sensitive */
 		/* anything under /submissions and /builds: 405 to all but GET */
