@@ -299,6 +299,34 @@ static int build_configure(struct build *b, char **err)
 	return rc;
 }
 
+/* A build from nothing (no init/ in O= yet: a new slot not seeded, or one
+ * emptied) notes how many kbuild lines its .config makes, about, with the
+ * lines so far (estimate.c), for its progress while no earlier build of
+ * its arch and config gives the count; an incremental one notes nothing */
+static void build_estimate(struct build *b)
+{
+	const char *obj = kbuild_obj_host(&b->st);
+	char *init = path_join(obj, "init"), *why = NULL;
+	struct buf cfg = BUF_INIT(KBUILD_ESTIMATE_CONFIG_MAX);
+	struct kbuild_estimate est;
+	struct kbuild_progress kp;
+	int64_t t = mono_ms();
+
+	if (!init || access(init, F_OK) == 0 ||
+	    kbuild_read_beneath(obj, ".config", &cfg, KBUILD_ESTIMATE_CONFIG_MAX, &why) < 0 ||
+	    kbuild_estimate(b->src, buf_str(&cfg), cfg.len, b->s->arch, &est) < 0 ||
+	    kbuild_log_progress(b->r->log, &kp) < 0)
+		goto out;
+	kbuild_log_note(b->r->log, KBUILD_ESTIMATE_NOTE "%lld kbuild lines for a build from "
+			"nothing (%lld so far; by the .config %lld objects, %lld modules, %lld "
+			"directories; %lld ms)", kp.objects + est.lines, kp.objects, est.objects,
+			est.modules, est.dirs, (long long)(mono_ms() - t));
+out:
+	free(why);
+	free(init);
+	buf_release(&cfg);
+}
+
 /* make kernelrelease into r->release */
 static int build_release_name(struct build *b, char **err)
 {
@@ -356,6 +384,7 @@ static int build_make(struct build *b, char **err)
 	cmd_arg(c, strcmp(b->s->arch, "arm64") ? "bzImage" : "Image");
 	if (b->modules)
 		cmd_arg(c, "modules");
+	build_estimate(b);
 	if ((rc = kbuild_step(&b->st, c, "make", err)) != 0)
 		return rc;
 	if (build_release_name(b, err) < 0)

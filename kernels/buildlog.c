@@ -110,9 +110,23 @@ static const char *stage_of(const char *step, size_t n)
 	return "config";             /* defconfig, merge_config.sh, olddefconfig */
 }
 
+/* The count of an estimate note, "N kbuild lines ...": 0 when it is not one */
+static long long estimate_of(const char *s, const char *end)
+{
+	char num[24];
+	size_t n = strspn(s, "0123456789");
+	long long v;
+
+	if (!n || n >= sizeof(num) || s + n >= end || s[n] != ' ')
+		return 0;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return parse_int(num, 1, 1LL << 40, &v) == 0 ? v : 0;
+}
+
 int kbuild_log_progress(const char *log, struct kbuild_progress *p)
 {
-	static const char mark[] = "### kfleet: step ";
+	static const char mark[] = "### kfleet: step ", est[] = "### kfleet: " KBUILD_ESTIMATE_NOTE;
 	struct buf b = BUF_INIT(KBUILD_PROGRESS_LOG_MAX);
 	const char *s, *end;
 
@@ -133,6 +147,8 @@ int kbuild_log_progress(const char *log, struct kbuild_progress *p)
 			const char *step = s + sizeof(mark) - 1;
 
 			snprintf(p->stage, sizeof(p->stage), "%s", stage_of(step, (size_t)(e - step)));
+		} else if ((size_t)(e - s) > sizeof(est) - 1 && !memcmp(s, est, sizeof(est) - 1)) {
+			p->estimate = estimate_of(s + sizeof(est) - 1, e);
 		}
 		s = nl ? nl + 1 : end;
 	}

@@ -316,12 +316,15 @@ char *kbuild_log_errors(const char *log, size_t len);
  * before the first: the worktree and the config's files; "config",
  * "make", "modules", "selftests") and the kbuild lines so far ("  CC
  * kernel/fork.o", one an object or target), which the same count of an
- * earlier build of the same arch and config turns into a fraction.
- * 0, or -1 (errno) when the log cannot be read. */
+ * earlier build of the same arch and config turns into a fraction; for
+ * a build from nothing, the estimate of its lines from its .config that
+ * build.c notes before make (estimate.c), else 0. 0, or -1 (errno) when
+ * the log cannot be read. */
 #define KBUILD_PROGRESS_LOG_MAX (64u << 20)
 struct kbuild_progress {
 	char stage[16];
 	long long objects;
+	long long estimate;          /* kbuild lines the .config makes, about; 0: none */
 	int truncated;               /* the log was longer than read */
 };
 int kbuild_log_progress(const char *log, struct kbuild_progress *p);

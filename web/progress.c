@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* progress.c: a running build's stage and the objects made so far, read
  * from its log (kernels/buildlog.c), against the count of the newest done
- * build of the same arch and config, which also gives a time left. */
+ * build of the same arch and config, which also gives a time left; for
+ * the first build of its arch and config, against the estimate from its
+ * .config that the build noted in its log (kernels/estimate.c). */
 #include "web/progress.h"
 
 #include <stdio.h>
@@ -68,16 +70,25 @@ int web_build_progress(struct db *db, const struct build_row *b, struct web_prog
 	if (db_build_previous(db, b, &prev) == 1) {
 		long long n = log_objects(prev.dir);
 
-		p->expected = n > 0 ? n : 0;
-		/* by the objects' pace once a few are made, else by the last
-		 * build's time; a build past the last one's count is nearly done */
-		if (p->expected && p->objects * 20 >= p->expected && p->objects < p->expected)
-			p->eta_ms = p->elapsed_ms * (p->expected - p->objects) / p->objects;
-		else if (p->expected && p->objects >= p->expected)
-			p->eta_ms = 0;
-		else if (prev.ms > 0)
-			p->eta_ms = prev.ms > p->elapsed_ms ? prev.ms - p->elapsed_ms : 0;
+		if (n > 0) {
+			p->expected = n;
+			p->expected_from = "previous build";
+		}
 	}
+	if (!p->expected && kp.estimate > 0) {
+		p->expected = kp.estimate;
+		p->expected_from = "config";
+	}
+	/* by the objects' pace once a few are made, else by the last build's
+	 * time; a build past the last one's count is nearly done (past an
+	 * estimate, when it ends is not known) */
+	if (p->expected && p->objects * 20 >= p->expected && p->objects < p->expected)
+		p->eta_ms = p->elapsed_ms * (p->expected - p->objects) / p->objects;
+	else if (p->expected && p->objects >= p->expected &&
+		 !strcmp(p->expected_from, "previous build"))
+		p->eta_ms = 0;
+	else if (prev.ms > 0)
+		p->eta_ms = prev.ms > p->elapsed_ms ? prev.ms - p->elapsed_ms : 0;
 	db_row_release(db_build_fields, &prev, sizeof(prev));
 	return 1;
 }
@@ -88,8 +99,10 @@ json_t *web_build_progress_json(struct db *db, const struct build_row *b)
 
 	if (!web_build_progress(db, b, &p))
 		return json_null();
-	return json_pack("{ss sI so sI so}", "stage", p.stage, "objects", (json_int_t)p.objects,
+	return json_pack("{ss sI so so sI so}", "stage", p.stage, "objects", (json_int_t)p.objects,
 			 "expected", p.expected ? json_integer(p.expected) : json_null(),
+			 "expected_from",
+			 p.expected_from ? json_string(p.expected_from) : json_null(),
 			 "elapsed_ms", (json_int_t)p.elapsed_ms,
 			 "eta_ms", p.eta_ms >= 0 ? json_integer(p.eta_ms) : json_null());
 }
@@ -108,8 +121,10 @@ void web_progress_text(const struct web_progress *p, struct buf *out)
 	if (p->objects || !strcmp(p->stage, "make")) {
 		buf_printf(out, ": %lld", p->objects);
 		if (p->expected && p->objects <= p->expected)
-			buf_printf(out, " of about %lld objects (%lld%%)", p->expected,
-				   p->objects * 100 / p->expected);
+			buf_printf(out, " of about %lld objects (%lld%%%s)", p->expected,
+				   p->objects * 100 / p->expected,
+				   p->expected_from && !strcmp(p->expected_from, "config") ?
+				   ", estimated from its .config" : "");
 		else
 			buf_puts(out, " objects");
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* buildlog_test.c: unit tests for kernels/buildlog.c: the first compiler
  * and make errors of a build log (not what make -j went on building), the
- * same read from a log file's tail, and kfleet's own notes in a log. */
+ * same read from a log file's tail, kfleet's own notes in a log, and
+ * where a build is from its log (its stage, objects, estimate). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,12 +151,45 @@ static void test_progress(void **state)
 	free(log);
 }
 
+/* A build from nothing notes the estimate of its lines before make; the
+ * progress reads it back, and nothing else that looks like it */
+static void test_progress_estimate(void **state)
+{
+	char dir[128];
+	char *log;
+	struct kbuild_progress p;
+
+	(void)state;
+	tu_tmpdir(dir, sizeof(dir), "progress-est");
+	log = tu_path(dir, "build.log");
+	tu_write_str(log, "### kfleet: step tinyconfig\n  HOSTCC  scripts/basic/fixdep\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_int_equal(p.estimate, 0);
+	append(log, "### kfleet: estimate: about x kbuild lines\n"
+		 "### kfleet: estimate: about 12\n"
+		 "### kfleet: estimate: about 99999999999999999999 kbuild lines\n"
+		 "  CC      estimate: about 5 kbuild lines\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_int_equal(p.estimate, 0);
+	assert_int_equal(p.objects, 2);
+	kbuild_log_note(log, KBUILD_ESTIMATE_NOTE "%d kbuild lines for a build from nothing "
+			"(1 so far; ...)", 938);
+	append(log, "### kfleet: step make\n  CC      init/main.o\n");
+	assert_int_equal(kbuild_log_progress(log, &p), 0);
+	assert_int_equal(p.estimate, 938);
+	assert_int_equal(p.objects, 3);
+	assert_string_equal(p.stage, "make");
+	tu_rmrf(dir);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_errors),
 		cmocka_unit_test(test_log_file),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_progress_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
