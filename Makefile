@@ -75,15 +75,15 @@ $(B)/%.o: %.c
 
 # an installed kfleet finds its config and state from its prefix as make
 # install puts them; sysconfdir= or localstatedir= given to make are built
-# into config.o instead (rebuilt when they change)
+# into config/install.o instead (rebuilt when they change)
 ifeq ($(origin sysconfdir)$(origin localstatedir),filefile)
 PATHS_STAMP := $(B)/config/paths.default
 else
 PATHS_STAMP := $(B)/config/paths.$(subst /,_,$(sysconfdir)).$(subst /,_,$(localstatedir))
-$(B)/config/config.o: override CFLAGS += -DKFLEET_SYSCONFDIR='"$(sysconfdir)"' \
+$(B)/config/install.o: override CFLAGS += -DKFLEET_SYSCONFDIR='"$(sysconfdir)"' \
 	-DKFLEET_LOCALSTATEDIR='"$(localstatedir)"'
 endif
-$(B)/config/config.o: $(PATHS_STAMP)
+$(B)/config/install.o: $(PATHS_STAMP)
 $(PATHS_STAMP):
 	@mkdir -p $(dir $@)
 	@rm -f $(B)/config/paths.*
@@ -213,6 +213,13 @@ build/fuzz/kbuild_fuzz: fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) kernels/kernels.h
 		common/cmd.h common/cmdint.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/kbuild_fuzz.c $(KBUILD_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)
+# the Kbuild files a first build's estimate reads (kernels/estimate_mk.c): a series may change them
+KMK_FUZZ_SRCS := kernels/estimate_mk.c kernels/copyout.c $(CMD_SRCS) common/buf.c common/util.c \
+	common/hash.c common/log.c
+build/fuzz/kmk_fuzz: fuzz/kmk_fuzz.c $(KMK_FUZZ_SRCS) kernels/estimateint.h kernels/kernelsint.h \
+		kernels/kernels.h common/cmd.h common/cmdint.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ fuzz/kmk_fuzz.c $(KMK_FUZZ_SRCS) $(shell pkg-config --libs libcrypto)
 COPYOUT_FUZZ_SRCS := images/extract.c images/quote.c images/watchdog.c common/util.c common/buf.c
 build/fuzz/copyout_fuzz: fuzz/copyout_fuzz.c $(COPYOUT_FUZZ_SRCS) images/copyout.h images/copyoutint.h
 	@mkdir -p $(dir $@)
@@ -224,7 +231,7 @@ build/fuzz/host_fuzz: fuzz/host_fuzz.c $(HOST_FUZZ_SRCS) web/hostcheck.h common/
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ fuzz/host_fuzz.c $(HOST_FUZZ_SRCS)
 # kfleetd's config file, with watch/'s checker for its [watch NAME] sections
-CONFIG_FUZZ_SRCS := config/config.c config/print.c config/watches.c watch/config.c watch/spec.c \
+CONFIG_FUZZ_SRCS := config/config.c config/install.c config/section.c config/print.c config/watches.c watch/config.c watch/spec.c \
 	export/origin.c common/util.c common/buf.c common/log.c
 build/fuzz/config_fuzz: fuzz/config_fuzz.c $(CONFIG_FUZZ_SRCS) config/config.h watch/watch.h
 	@mkdir -p $(dir $@)
@@ -250,7 +257,7 @@ FUZZ_BINS := build/fuzz/frame_fuzz build/fuzz/console_fuzz build/fuzz/ktap_fuzz 
 		build/fuzz/test_progs_fuzz build/fuzz/bench_fuzz build/fuzz/metrics_fuzz \
 		build/fuzz/series_fuzz build/fuzz/kbuild_fuzz build/fuzz/copyout_fuzz \
 		build/fuzz/host_fuzz build/fuzz/config_fuzz build/fuzz/pw_fuzz build/fuzz/lore_fuzz \
-		build/fuzz/url_fuzz
+		build/fuzz/url_fuzz build/fuzz/kmk_fuzz
 fuzz-bins: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	@t/run-fuzz.sh $(FUZZ_SECONDS) $^
@@ -261,7 +268,7 @@ demo: $(BINS)
 # make install: kfleetd finds lib/kfleet and share/kfleet from where it is
 # (config/config.c), so the tree may be staged (DESTDIR) or moved; installed,
 # it reads sysconfdir/kfleet/kfleetd.conf and keeps its state in
-# localstatedir/lib/kfleet, built into config.o (rebuilt when they change)
+# localstatedir/lib/kfleet
 INSTALL_ROOT := $(DESTDIR)$(PREFIX)
 ETC_DIR := $(DESTDIR)$(sysconfdir)/kfleet
 # the example config: kfleetd -nv of the installed kfleetd, every line

@@ -20,9 +20,6 @@
 #include "images/images.h"
 
 #define DEFAULT_STATE_DIR "./var"
-/* Where an installed kfleet keeps its config and its state, as make install
- * puts them: /etc and /var for PREFIX=/usr, PREFIX/etc and PREFIX/var for
- * any other; `make sysconfdir=... localstatedir=...` builds others in */
 #define DEFAULT_LISTEN_ADDR "127.0.0.1"
 #define DEFAULT_PORT 8080
 
@@ -92,84 +89,6 @@ static struct config_host *host_add(struct config *c, const char *name)
 	return v;
 }
 
-/* PREFIX of an installed kfleet (the directory above the binary's), when
- * PREFIX/lib/kfleet holds the agent; NULL from the build tree */
-static char *install_prefix(const char *exe)
-{
-	char *prefix = strdup(exe), *slash, *agent = NULL;
-
-	slash = prefix ? strrchr(prefix, '/') : NULL;
-	if (!slash)
-		goto no;
-	*slash = '\0';
-	if (asprintf(&agent, "%s/lib/kfleet/kfleet-agent-x86_64", prefix) < 0)
-		goto no;
-	if (access(agent, X_OK) == 0) {
-		free(agent);
-		return prefix;
-	}
-no:
-	free(agent);
-	free(prefix);
-	return NULL;
-}
-
-/* Sets agent_dir, job_dirs and configs_dir (and, installed, state_dir)
- * from where the running binary is. 0 / -1 */
-static int find_install(struct config *c)
-{
-	char *exe = exe_dir(), *prefix = exe ? install_prefix(exe) : NULL;
-	int r = 0;
-
-	if (prefix) {
-		c->installed = 1;
-		free(c->state_dir);
-		c->state_dir = NULL;
-#ifdef KFLEET_LOCALSTATEDIR
-		c->state_dir = strdup(KFLEET_LOCALSTATEDIR "/lib/kfleet");
-#else
-		if (asprintf(&c->state_dir, "%s/var/lib/kfleet",
-			     strcmp(prefix, "/usr") ? prefix : "") < 0)
-			c->state_dir = NULL;
-#endif
-		c->etc_dir = NULL;
-#ifdef KFLEET_SYSCONFDIR
-		c->etc_dir = strdup(KFLEET_SYSCONFDIR "/kfleet");
-#else
-		if (asprintf(&c->etc_dir, "%s/etc/kfleet", strcmp(prefix, "/usr") ? prefix : "") < 0)
-			c->etc_dir = NULL;
-#endif
-		if (asprintf(&c->agent_dir, "%s/lib/kfleet", prefix) < 0)
-			c->agent_dir = NULL;
-		if (asprintf(&c->job_dirs, "%s/share/kfleet/jobs/defs", prefix) < 0)
-			c->job_dirs = NULL;
-		if (asprintf(&c->configs_dir, "%s/share/kfleet/kernels/configs", prefix) < 0)
-			c->configs_dir = NULL;
-	} else {
-		c->agent_dir = exe ? strdup(exe) : strdup(".");
-		if (c->agent_dir && asprintf(&c->job_dirs, "%s/../../jobs/defs", c->agent_dir) < 0)
-			c->job_dirs = NULL;
-		if (c->agent_dir && asprintf(&c->configs_dir, "%s/../../kernels/configs",
-					     c->agent_dir) < 0)
-			c->configs_dir = NULL;
-	}
-	if (!c->state_dir || !c->job_dirs || !c->configs_dir || (c->installed && !c->etc_dir))
-		r = -1;
-	free(prefix);
-	free(exe);
-	return r;
-}
-
-char *config_default_file(const struct config *c)
-{
-	char *path = c->etc_dir ? path_join(c->etc_dir, "kfleetd.conf") : NULL;
-
-	if (path && access(path, F_OK) == 0)
-		return path;
-	free(path);
-	return NULL;
-}
-
 int config_defaults(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -195,7 +114,7 @@ int config_defaults(struct config *c)
 	 * and PREFIX/share/kfleet), or in the source tree it was built in
 	 * (build/bin: the agents beside it, jobs/defs and kernels/configs two
 	 * up); found from where the binary is, so an install may be moved */
-	if (find_install(c) < 0)
+	if (config_find_install(c) < 0)
 		return -1;
 	if (!c->agent_dir)
 		c->agent_dir = strdup(".");
@@ -267,29 +186,6 @@ static void perr(struct parse *p, const char *fmt, ...)
 }
 
 static int valid_name(const char *s);
-
-int config_section_arg(const char *section, const char *word, char *out, size_t n)
-{
-	size_t w = strlen(word), l;
-	const char *s = section + w;
-
-	if (strncmp(section, word, w) || (*s != ' ' && *s != '\t'))
-		return 0;
-	if (!out)
-		return 1;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	l = strlen(s);
-	if (l >= 2 && s[0] == '"' && s[l - 1] == '"') {
-		s++;
-		l -= 2;
-	}
-	if (l >= n)
-		return -1;
-	memcpy(out, s, l);
-	out[l] = '\0';
-	return 1;
-}
 
 /* Checks a "[...]" line: known sections only, host names well formed.
  * Returns -1 when the line is not a section header at all. */

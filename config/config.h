@@ -168,6 +168,9 @@ int config_watch_check(const struct config *c, const char *path, struct buf *err
 void config_watch_print(const struct config *c, FILE *out);
 void config_watch_release(struct config *c);
 char *config_token_path(const struct config *c);
+/* install.c: sets agent_dir, job_dirs and configs_dir (and, installed,
+ * state_dir and etc_dir) from where the running binary is. 0 / -1 */
+int config_find_install(struct config *c);
 /* The config file read when none is named: SYSCONFDIR/kfleet/kfleetd.conf
  * for an installed kfleet, if it exists (caller frees); NULL from the
  * build tree (the embedded defaults) or when there is none */
