@@ -90,6 +90,7 @@ static void test_first_build(void **state)
 	db_row_release(db_build_fields, &got, sizeof(got));
 
 	/* no estimate and no earlier build: nothing to compare with */
+	free(dir);
 	id = build_with_log(f, "k2", "### kfleet: step make\n  CC      init/main.o\n", &b, &dir);
 	assert_int_equal(db_build_get(f->db, id, &got), 1);
 	free(got.config_hash);
