@@ -116,8 +116,6 @@ int config_defaults(struct config *c)
 	 * up); found from where the binary is, so an install may be moved */
 	if (config_find_install(c) < 0)
 		return -1;
-	if (!c->agent_dir)
-		c->agent_dir = strdup(".");
 	/* built programs next to the agent */
 	c->programs_dir = path_join(c->agent_dir, "wl");
 	c->build_jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);

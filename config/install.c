@@ -12,10 +12,6 @@
 #include "common/util.h"
 #include "config/config.h"
 
-/* Where an installed kfleet keeps its config and its state, as make install
- * puts them: /etc and /var for PREFIX=/usr, PREFIX/etc and PREFIX/var for
- * any other; `make sysconfdir=... localstatedir=...` builds others in */
-
 /* PREFIX of an installed kfleet (the directory above the binary's), when
  * PREFIX/lib/kfleet holds the agent; NULL from the build tree */
 static char *install_prefix(const char *exe)
@@ -38,8 +34,11 @@ no:
 	return NULL;
 }
 
-/* Sets agent_dir, job_dirs and configs_dir (and, installed, state_dir)
- * from where the running binary is. 0 / -1 */
+/* Sets agent_dir, job_dirs and configs_dir (and, installed, state_dir and
+ * etc_dir) from where the running binary is. An installed kfleet keeps its
+ * config and its state where make install puts them: /etc and /var for
+ * PREFIX=/usr, PREFIX/etc and PREFIX/var for any other; `make sysconfdir=...
+ * localstatedir=...` builds others in. 0 / -1 */
 int config_find_install(struct config *c)
 {
 	char *exe = exe_dir(), *prefix = exe ? install_prefix(exe) : NULL;
@@ -77,7 +76,8 @@ int config_find_install(struct config *c)
 					     c->agent_dir) < 0)
 			c->configs_dir = NULL;
 	}
-	if (!c->state_dir || !c->job_dirs || !c->configs_dir || (c->installed && !c->etc_dir))
+	if (!c->agent_dir || !c->state_dir || !c->job_dirs || !c->configs_dir ||
+	    (c->installed && !c->etc_dir))
 		r = -1;
 	free(prefix);
 	free(exe);
